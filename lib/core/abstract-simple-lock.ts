@@ -1,0 +1,48 @@
+import type { LockConfiguration } from './lock-configuration.js';
+import type { SimpleLock } from './lock-provider.js';
+
+/**
+ * The single-use rule and the `lockAtLeastFor` arithmetic shared by every provider's lock.
+ * Times are `performance.now()` values, so a wall-clock jump cannot shorten or stretch a lock.
+ */
+export abstract class AbstractSimpleLock implements SimpleLock {
+  private spent = false;
+
+  protected constructor(
+    readonly configuration: LockConfiguration,
+    /** When the store confirmed the lock (monotonic ms). */
+    protected readonly acquiredAt: number,
+  ) {}
+
+  async unlock(): Promise<void> {
+    this.spend('unlock');
+    const keepFor = this.configuration.lockAtLeastFor - (performance.now() - this.acquiredAt);
+    await this.release(keepFor >= 1 ? Math.ceil(keepFor) : 0);
+  }
+
+  async extend(lockAtMostFor: number, lockAtLeastFor: number): Promise<SimpleLock | undefined> {
+    if (lockAtLeastFor > lockAtMostFor) {
+      throw new Error(`Cannot extend lock "${this.configuration.name}": lockAtLeastFor ${lockAtLeastFor} ms > lockAtMostFor ${lockAtMostFor} ms`);
+    }
+    this.spend('extend');
+    return this.prolong({ name: this.configuration.name, lockAtMostFor, lockAtLeastFor });
+  }
+
+  /** Deletes the lock, or keeps it `keepFor` ms more (owner-checked). */
+  protected abstract release(keepFor: number): Promise<void>;
+
+  /** Sets the lock to expire `lockAtMostFor` from now (owner-checked) and returns the lock that follows. */
+  protected abstract prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined>;
+
+  private spend(operation: string): void {
+    if (this.spent) {
+      throw new Error(`Lock "${this.configuration.name}" was already unlocked or extended; cannot ${operation} it again`);
+    }
+    this.spent = true;
+  }
+}
+
+/** TTLs sent to a store: whole milliseconds, never 0 (Redis rejects `PX 0`). */
+export function ttlMillis(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
+}

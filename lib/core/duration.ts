@@ -1,0 +1,59 @@
+/**
+ * A length of time: a number of milliseconds, or a string such as `'500ms'`, `'30s'`, `'5m'`, `'2h'`,
+ * `'1d'`, a compound `'1h30m'`, or ISO-8601 `'PT30S'`, `'PT1H30M'`, `'P1D'`.
+ */
+export type Duration = number | string;
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const COMPOUND = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/i;
+const COMPOUND_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gi;
+const ISO_8601 =
+  /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
+const PLAIN_MS = /^\d+(?:\.\d+)?$/;
+
+/**
+ * Converts a {@link Duration} to milliseconds.
+ *
+ * @throws Error quoting the input when it is not a finite, non-negative duration.
+ */
+export function parseDuration(value: Duration): number {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`Invalid duration ${value}: not a finite number of milliseconds`);
+    if (value < 0) throw new Error(`Invalid duration ${value}: must not be negative`);
+    return value;
+  }
+  if (typeof value !== 'string') {
+    throw new Error(`Invalid duration ${JSON.stringify(value)}: expected milliseconds or a string such as '30s'`);
+  }
+  const text = value.trim();
+  if (PLAIN_MS.test(text)) return Number(text);
+  if (COMPOUND.test(text)) {
+    let total = 0;
+    for (const [, amount, unit] of text.matchAll(COMPOUND_PART)) total += Number(amount) * UNIT_MS[unit.toLowerCase()];
+    return total;
+  }
+  const iso = ISO_8601.exec(text);
+  if (iso && text.toUpperCase() !== 'P' && !/T$/i.test(text)) {
+    const [, days = '0', hours = '0', minutes = '0', seconds = '0'] = iso;
+    return Math.round(
+      Number(days) * UNIT_MS.d + Number(hours) * UNIT_MS.h + Number(minutes) * UNIT_MS.m + Number(seconds) * UNIT_MS.s,
+    );
+  }
+  const hint = text.startsWith('-') ? 'must not be negative' : "expected milliseconds, '30s', '1h30m' or ISO-8601 'PT30S'";
+  throw new Error(`Invalid duration "${value}": ${hint}`);
+}
+
+/** Milliseconds as the shortest exact unit string (`90000` → `'90s'`, `5400000` → `'1h30m'`), for logs. */
+export function formatDuration(ms: number): string {
+  if (ms === 0 || !Number.isInteger(ms)) return `${ms}ms`;
+  let rest = ms;
+  let text = '';
+  for (const unit of ['d', 'h', 'm', 's', 'ms']) {
+    const size = UNIT_MS[unit];
+    if (rest >= size) {
+      text += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return text;
+}

@@ -1,0 +1,49 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Duration } from './duration.js';
+
+/**
+ * The lock of the run in progress, readable from any depth of async calls inside a locked job or
+ * {@link LockingTaskExecutor.executeWithLock} task.
+ */
+export interface LockContext {
+  /** The lock's name. */
+  readonly name: string;
+  /** Who holds it (this node's `lockedBy`). */
+  readonly lockedBy: string;
+  /** When this node asked for the lock (this node's clock). */
+  readonly lockedAt: Date;
+  /** Until when the lock is held at least, as this node knows it; moves with `extend`. */
+  readonly lockedUntil: Date;
+  /** Strictly greater than every earlier token of this lock name (when the provider fences). */
+  readonly fencingToken: number | undefined;
+  /** Aborts, with a {@link LockLostError} as its reason, when the lock is lost. */
+  readonly signal: AbortSignal;
+  /**
+   * Moves the lock's expiry to `lockAtMostFor` from now (ShedLock's `LockExtender.extendActiveLock`).
+   * @throws LockExtensionError when the lock can no longer be extended.
+   */
+  extend(lockAtMostFor: Duration, lockAtLeastFor?: Duration): Promise<void>;
+}
+
+/** An entry of the per-async-context stack of held locks. */
+export interface HeldLockFrame {
+  readonly name: string;
+  readonly context: LockContext;
+  readonly parent: HeldLockFrame | undefined;
+}
+
+/** @internal The locks held by the current async context, innermost first. */
+export const heldLocks = new AsyncLocalStorage<HeldLockFrame>();
+
+/** The innermost lock held by the current async context, or `undefined` outside a locked run. */
+export function currentLock(): LockContext | undefined {
+  return heldLocks.getStore()?.context;
+}
+
+/** @internal Whether the current async context already holds `name` (reentrancy). */
+export function holdsLock(name: string): boolean {
+  for (let frame = heldLocks.getStore(); frame; frame = frame.parent) {
+    if (frame.name === name) return true;
+  }
+  return false;
+}

@@ -1,0 +1,55 @@
+import { Observable, Subject } from 'rxjs';
+
+interface LockEventBase {
+  /** The lock's name. */
+  readonly lockName: string;
+  /** The scheduler job's registry name, when the lock belongs to a job. */
+  readonly jobName?: string;
+  /** Who takes or holds the lock (this node). */
+  readonly lockedBy: string;
+  /** When the event happened (epoch ms, this node's clock). */
+  readonly at: number;
+}
+
+/** What the lock layer did: one event per step of a locked run, plus faults. */
+export type LockEvent =
+  | (LockEventBase & { readonly type: 'attempt' })
+  | (LockEventBase & { readonly type: 'acquired'; readonly fencingToken?: number; readonly lockedUntil: number })
+  | (LockEventBase & { readonly type: 'skipped'; readonly reason: 'locked' | 'store-error'; readonly error?: unknown })
+  | (LockEventBase & { readonly type: 'started' })
+  | (LockEventBase & { readonly type: 'finished'; readonly durationMs: number; readonly error?: unknown })
+  | (LockEventBase & { readonly type: 'released'; readonly heldForMs: number })
+  | (LockEventBase & { readonly type: 'extended'; readonly lockedUntil: number })
+  | (LockEventBase & { readonly type: 'lost'; readonly reason: LockLostReason })
+  | (LockEventBase & {
+      readonly type: 'release-failed';
+      readonly reason: 'expired' | 'not-owner' | 'store-error';
+      readonly error?: unknown;
+    });
+
+/** Why a running job's lock was lost. */
+export type LockLostReason = 'expired' | 'not-owner' | 'lease-expired' | 'shutdown';
+
+export type LockEventType = LockEvent['type'];
+
+/** Distributes {@link LockEvent}s; injectable in a Nest app, constructible on its own. */
+export class LockEvents {
+  private readonly subject = new Subject<LockEvent>();
+
+  /** Every lock event of this node. Subscribers run synchronously; keep them cheap. */
+  readonly events$: Observable<LockEvent> = this.subject.asObservable();
+
+  /** Whether anyone listens, so the hot path builds no event object for nobody. */
+  get observed(): boolean {
+    return this.subject.observed;
+  }
+
+  /** @internal */
+  emit(event: LockEvent): void {
+    try {
+      this.subject.next(event);
+    } catch {
+      // A subscriber's own failure is rxjs's to report; it must never reach the job.
+    }
+  }
+}

@@ -1,0 +1,7 @@
+/** Why a task did not run. */
+export type SkipReason = 'locked' | 'store-error';
+
+/** The outcome of {@link LockingTaskExecutor.executeWithLock}. */
+export type TaskResult<T> =
+  | { readonly executed: true; readonly result: T }
+  | { readonly executed: false; readonly reason: SkipReason; readonly error?: unknown };

@@ -1,0 +1,49 @@
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { LockEvents } from './core/lock-events.js';
+import { LockingTaskExecutor } from './core/locking-task-executor.js';
+import { LockedJobRegistry } from './locked-job.registry.js';
+import { LockedJobRunner } from './locked-job.runner.js';
+import { RedisClientLifecycle } from './redis-client.lifecycle.js';
+import { SCHEDULER_LOCK_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import { SchedulerLockExplorer } from './scheduler-lock.explorer.js';
+import { SchedulerLockMetadataAccessor } from './scheduler-lock-metadata.accessor.js';
+import { ConfigurableSchedulerLockModule, SCHEDULER_LOCK_MODULE_OPTIONS } from './scheduler-lock.module-definition.js';
+import { createSchedulerLockSettings, type SchedulerLockSettings } from './scheduler-lock.settings.js';
+import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.js';
+
+/**
+ * Makes `@nestjs/schedule` jobs marked with `@SchedulerLock()` run on one node at a time. Import it
+ * once with `forRoot()` or `forRootAsync()`, next to `ScheduleModule.forRoot()`; it is global.
+ */
+@Global()
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    {
+      provide: SCHEDULER_LOCK_SETTINGS,
+      useFactory: createSchedulerLockSettings,
+      inject: [SCHEDULER_LOCK_MODULE_OPTIONS],
+    },
+    {
+      provide: SCHEDULER_LOCK_PROVIDER,
+      useFactory: (settings: SchedulerLockSettings) => settings.provider,
+      inject: [SCHEDULER_LOCK_SETTINGS],
+    },
+    LockEvents,
+    {
+      provide: LockingTaskExecutor,
+      useFactory: (settings: SchedulerLockSettings, events: LockEvents) =>
+        new LockingTaskExecutor(settings.provider, { defaults: settings.defaults, lockedBy: settings.lockedBy, events }),
+      inject: [SCHEDULER_LOCK_SETTINGS, LockEvents],
+    },
+    LockedJobRegistry,
+    LockedJobRunner,
+    SchedulerLockMetadataAccessor,
+    SchedulerLockExplorer,
+    SchedulerRegistryInterceptor,
+    RedisClientLifecycle,
+  ],
+  exports: [SCHEDULER_LOCK_PROVIDER, LockEvents, LockingTaskExecutor, LockedJobRegistry],
+})
+export class SchedulerLockModule extends ConfigurableSchedulerLockModule {}

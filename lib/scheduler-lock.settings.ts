@@ -1,0 +1,70 @@
+import { Logger } from '@nestjs/common';
+import { Redis, type RedisOptions } from 'ioredis';
+import { FaultLog } from './core/fault-log.js';
+import { SchedulerLockConfigurationError, durationOption, type LockDefaults } from './core/lock-configuration.js';
+import type { LockProvider } from './core/lock-provider.js';
+import type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
+import { DEFAULT_KEY_PREFIX, defaultLockedBy, RedisLockProvider } from './redis/redis-lock-provider.js';
+import type { RedisClient } from './redis/redis-scripts.js';
+
+/** The module's options, validated once at startup. */
+export interface SchedulerLockSettings {
+  readonly provider: LockProvider;
+  readonly defaults: LockDefaults;
+  readonly lockedBy: string;
+  /** The Redis client the module created, and so must close; never one it was handed. */
+  readonly ownedClient?: Redis;
+}
+
+const SUBJECT = 'SchedulerLockModule options';
+
+/** Validates the module options and builds the lock provider they describe. */
+export function createSchedulerLockSettings(options: SchedulerLockModuleOptions): SchedulerLockSettings {
+  if (!options || typeof options !== 'object') {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${String(options)}`);
+  }
+  if ((options.redis === undefined) === (options.provider === undefined)) {
+    const got = options.redis === undefined ? 'neither' : 'both';
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: set exactly one of "redis" and "provider" (got ${got})`);
+  }
+  if (options.defaultLockAtMostFor === undefined) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: defaultLockAtMostFor is required (for example '10m')`);
+  }
+  const lockAtMostFor = durationOption(options.defaultLockAtMostFor, 0, 'defaultLockAtMostFor', SUBJECT);
+  const lockAtLeastFor = durationOption(options.defaultLockAtLeastFor, 0, 'defaultLockAtLeastFor', SUBJECT);
+  if (lockAtMostFor <= 0) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: defaultLockAtMostFor must be greater than 0 (got ${JSON.stringify(options.defaultLockAtMostFor)})`);
+  }
+  if (lockAtLeastFor > lockAtMostFor) {
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: defaultLockAtLeastFor (${lockAtLeastFor} ms) must not be greater than defaultLockAtMostFor (${lockAtMostFor} ms)`,
+    );
+  }
+  const lockedBy = options.lockedBy ?? defaultLockedBy();
+  const defaults = { lockAtMostFor, lockAtLeastFor };
+  if (options.provider) return { provider: options.provider, defaults, lockedBy };
+
+  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  if (isRedisClient(options.redis)) {
+    return { provider: new RedisLockProvider(options.redis, { keyPrefix, lockedBy }), defaults, lockedBy };
+  }
+  const ownedClient = createClient(options.redis!);
+  return { provider: new RedisLockProvider(ownedClient, { keyPrefix, lockedBy }), defaults, lockedBy, ownedClient };
+}
+
+function isRedisClient(value: unknown): value is RedisClient {
+  return typeof (value as RedisClient | undefined)?.defineCommand === 'function';
+}
+
+/**
+ * A client for locks: commands fail at once while Redis is unreachable (no offline queue), so a tick
+ * is skipped on time instead of taking its lock late, and reconnection goes on in the background.
+ */
+function createClient(redis: RedisOptions | string): Redis {
+  const options: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+  const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...options, ...redis });
+  const faults = new FaultLog(new Logger('SchedulerLock'));
+  client.on('error', (error: Error) => faults.error('redis', `Redis connection error: ${error.message}`));
+  client.on('ready', () => faults.clear('redis'));
+  return client;
+}

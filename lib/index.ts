@@ -6,12 +6,20 @@ export type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-mod
 export type { SchedulerLockOptions } from './interfaces/scheduler-lock-options.interface.js';
 
 export { parseDuration, type Duration } from './core/duration.js';
-export { SchedulerLockConfigurationError, type LockConfiguration } from './core/lock-configuration.js';
-export { LockNotHeldError, type LockNotHeldReason, type LockProvider, type SimpleLock } from './core/lock-provider.js';
+export { SchedulerLockConfigurationError, DEFAULT_LEASE, type KeepAlive, type LockConfiguration } from './core/lock-configuration.js';
+export {
+  LockNotHeldError,
+  type LeaseRenewal,
+  type LeaseRenewalOutcome,
+  type LockNotHeldReason,
+  type LockProvider,
+  type SimpleLock,
+} from './core/lock-provider.js';
 export { AbstractSimpleLock } from './core/abstract-simple-lock.js';
 export { LockingTaskExecutor, type ExecuteWithLockOptions, type LockingTaskExecutorSettings } from './core/locking-task-executor.js';
 export type { TaskResult, SkipReason } from './core/task-result.js';
 export { LockAssert } from './core/lock-assert.js';
+export { LockExtender } from './core/lock-extender.js';
 export { currentLock, type LockContext } from './core/lock-context.js';
 export { LockLostError, LockExtensionError } from './core/errors.js';
 export { LockEvents, type LockEvent, type LockEventType, type LockLostReason } from './core/lock-events.js';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createLockConfiguration, SchedulerLockConfigurationError, type LockConfiguration } from './core/lock-configuration.js';
+import { LockingTaskExecutor } from './core/locking-task-executor.js';
+import { createLockConfiguration, SchedulerLockConfigurationError, type RunLockConfiguration } from './core/lock-configuration.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockOptions } from './interfaces/scheduler-lock-options.interface.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -11,7 +12,7 @@ export interface LockedJob {
   readonly jobName: string;
   /** `undefined` for a job declared for runtime registration: it locks whichever kind is added under `jobName`. */
   readonly kind: JobKind | undefined;
-  readonly configuration: LockConfiguration;
+  readonly configuration: RunLockConfiguration;
   /** Where the lock was declared, for error messages. */
   readonly source: string;
   /** The decorated method, bound to its instance; runtime jobs run the callback they were added with. */
@@ -27,7 +28,10 @@ export class LockedJobRegistry {
   private readonly jobs = new Map<string, LockedJob>();
   private readonly sourcesByLock = new Map<string, string>();
 
-  constructor(@Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings) {}
+  constructor(
+    @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
+    private readonly executor: LockingTaskExecutor,
+  ) {}
 
   /**
    * Declares that the job added later as `SchedulerRegistry.addCronJob(jobName, job)` (or
@@ -44,6 +48,7 @@ export class LockedJobRegistry {
   /** @internal */
   add(job: LockedJob): void {
     const { name } = job.configuration;
+    this.executor.assertSupported(job.configuration, job.source);
     const holder = this.sourcesByLock.get(name);
     if (holder !== undefined) {
       throw new SchedulerLockConfigurationError(`Duplicate lock name "${name}": used by ${holder} and by ${job.source}; give one of them another name`);

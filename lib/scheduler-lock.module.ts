@@ -4,7 +4,7 @@ import { LockEvents } from './core/lock-events.js';
 import { LockingTaskExecutor } from './core/locking-task-executor.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobRunner } from './locked-job.runner.js';
-import { RedisClientLifecycle } from './redis-client.lifecycle.js';
+import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
 import { SCHEDULER_LOCK_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import { SchedulerLockExplorer } from './scheduler-lock.explorer.js';
 import { SchedulerLockMetadataAccessor } from './scheduler-lock-metadata.accessor.js';
@@ -42,7 +42,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     SchedulerLockMetadataAccessor,
     SchedulerLockExplorer,
     SchedulerRegistryInterceptor,
-    RedisClientLifecycle,
+    SchedulerLockLifecycle,
   ],
   exports: [SCHEDULER_LOCK_PROVIDER, LockEvents, LockingTaskExecutor, LockedJobRegistry],
 })

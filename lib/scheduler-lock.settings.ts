@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
 import { FaultLog } from './core/fault-log.js';
-import { SchedulerLockConfigurationError, durationOption, type LockDefaults } from './core/lock-configuration.js';
+import { SchedulerLockConfigurationError, durationOption, resolveLease, type LockDefaults } from './core/lock-configuration.js';
 import type { LockProvider } from './core/lock-provider.js';
 import type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, defaultLockedBy, RedisLockProvider } from './redis/redis-lock-provider.js';
@@ -12,11 +12,14 @@ export interface SchedulerLockSettings {
   readonly provider: LockProvider;
   readonly defaults: LockDefaults;
   readonly lockedBy: string;
+  /** How long `app.close()` waits for runs in progress, in ms. */
+  readonly shutdownTimeout: number;
   /** The Redis client the module created, and so must close; never one it was handed. */
   readonly ownedClient?: Redis;
 }
 
 const SUBJECT = 'SchedulerLockModule options';
+const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
 /** Validates the module options and builds the lock provider they describe. */
 export function createSchedulerLockSettings(options: SchedulerLockModuleOptions): SchedulerLockSettings {
@@ -41,15 +44,17 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
     );
   }
   const lockedBy = options.lockedBy ?? defaultLockedBy();
-  const defaults = { lockAtMostFor, lockAtLeastFor };
-  if (options.provider) return { provider: options.provider, defaults, lockedBy };
+  const defaults = { lockAtMostFor, lockAtLeastFor, lease: resolveLease(options.keepAlive, undefined, SUBJECT) };
+  const shutdownTimeout = durationOption(options.shutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, 'shutdownTimeout', SUBJECT);
+  const common = { defaults, lockedBy, shutdownTimeout };
+  if (options.provider) return { provider: options.provider, ...common };
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (isRedisClient(options.redis)) {
-    return { provider: new RedisLockProvider(options.redis, { keyPrefix, lockedBy }), defaults, lockedBy };
+    return { provider: new RedisLockProvider(options.redis, { keyPrefix, lockedBy }), ...common };
   }
   const ownedClient = createClient(options.redis!);
-  return { provider: new RedisLockProvider(ownedClient, { keyPrefix, lockedBy }), defaults, lockedBy, ownedClient };
+  return { provider: new RedisLockProvider(ownedClient, { keyPrefix, lockedBy }), ...common, ownedClient };
 }
 
 function isRedisClient(value: unknown): value is RedisClient {

@@ -1,7 +1,8 @@
 import { parseDuration, type Duration } from './duration.js';
 import { LockExtensionError, LockLostError } from './errors.js';
-import type { LockLostReason } from './lock-events.js';
+import type { RunLockConfiguration } from './lock-configuration.js';
 import type { LockContext } from './lock-context.js';
+import type { LockLostReason } from './lock-events.js';
 import type { SimpleLock } from './lock-provider.js';
 
 /** What an {@link ActiveLock} reports to the executor that owns it. */
@@ -11,23 +12,47 @@ export interface ActiveLockListener {
 }
 
 /**
- * A lock held by a run in progress: the {@link LockContext} the run sees, and the state the executor
- * needs to release it. `lock` changes on every extension, since a {@link SimpleLock} is single-use.
+ * The signal aborts this long before the known expiry (a tenth of the lease or of `lockAtMostFor`, at
+ * most 1 s), so the run can stop while the lock is still its own.
+ */
+const ABORT_MARGIN_MS = 1_000;
+
+/**
+ * A lock held by a run in progress: the {@link LockContext} the run sees, and the timing the
+ * {@link LeaseKeeper} and the executor need. Times without a `Date` type are `performance.now()` values,
+ * so a wall-clock jump cannot move a deadline. `lock` changes on every `extend`, since a
+ * {@link SimpleLock} is single-use.
  */
 export class ActiveLock implements LockContext {
   private readonly controller = new AbortController();
   readonly signal: AbortSignal = this.controller.signal;
   readonly lockedAt: Date;
-  private until: number;
+  readonly lease: number | undefined;
+  /** When the lock expires in the store at the latest, as far as this node knows. */
+  expiresAt = 0;
+  /** When the signal aborts unless the lock was renewed or extended first. */
+  abortAt = 0;
+  /** `lockAtMostFor` after the lock was taken or last extended: renewals never go past it. */
+  capAt: number;
+  /** When the {@link LeaseKeeper} renews the lease next; `Infinity` when not renewing. */
+  renewAt: number;
+  private readonly epochOffset = Date.now() - performance.now();
+  private readonly abortMargin: number;
 
   constructor(
     private current: SimpleLock,
-    readonly lockedBy: string,
+    configuration: RunLockConfiguration,
     requestedAt: number,
+    readonly lockedBy: string,
+    readonly jobName: string | undefined,
     private readonly listener: ActiveLockListener,
   ) {
-    this.lockedAt = new Date(requestedAt);
-    this.until = requestedAt + current.configuration.lockAtMostFor;
+    this.lockedAt = new Date(this.epochOffset + requestedAt);
+    this.lease = configuration.lease;
+    this.abortMargin = Math.min(ABORT_MARGIN_MS, (this.lease ?? configuration.lockAtMostFor) / 10);
+    this.capAt = requestedAt + configuration.lockAtMostFor;
+    this.renewAt = this.lease === undefined ? Infinity : requestedAt + this.renewalInterval;
+    this.expire(requestedAt, current.configuration.lockAtMostFor);
   }
 
   get name(): string {
@@ -39,7 +64,7 @@ export class ActiveLock implements LockContext {
   }
 
   get lockedUntil(): Date {
-    return new Date(this.until);
+    return new Date(this.epochOffset + this.expiresAt);
   }
 
   get fencingToken(): number | undefined {
@@ -50,27 +75,51 @@ export class ActiveLock implements LockContext {
     return this.signal.aborted;
   }
 
+  /** How often the lease is renewed: three chances before it runs out. */
+  get renewalInterval(): number {
+    return this.lease === undefined ? Infinity : this.lease / 3;
+  }
+
+  /** The next moment the keeper must look at this lock. */
+  get dueAt(): number {
+    return Math.min(this.abortAt, this.renewAt);
+  }
+
   async extend(lockAtMostFor: Duration, lockAtLeastFor: Duration = 0): Promise<void> {
     const atMost = parseDuration(lockAtMostFor);
     const atLeast = parseDuration(lockAtLeastFor);
     if (this.lost) {
-      throw new LockExtensionError(`Lock "${this.name}" cannot be extended: ${String(this.signal.reason?.message)}`);
+      throw new LockExtensionError(`Lock "${this.name}" cannot be extended: ${(this.signal.reason as Error).message}`);
     }
-    const requestedAt = Date.now();
+    const sentAt = performance.now();
     const next = await this.current.extend(atMost, atLeast);
     if (!next) {
       this.markLost('expired');
       throw new LockExtensionError(`Lock "${this.name}" cannot be extended: it expired or another node holds it`);
     }
     this.current = next;
-    this.until = requestedAt + atMost;
+    this.capAt = sentAt + atMost;
+    this.expire(sentAt, atMost);
+    this.listener.extended(this);
+  }
+
+  /** Records a successful lease renewal sent at `sentAt` with `ttl`. */
+  renewed(sentAt: number, ttl: number): void {
+    this.expire(sentAt, ttl);
+    this.renewAt = sentAt + this.renewalInterval;
     this.listener.extended(this);
   }
 
   /** Aborts the run's signal once; later calls keep the first reason. */
   markLost(reason: LockLostReason): void {
     if (this.lost) return;
+    this.renewAt = Infinity;
     this.controller.abort(new LockLostError(this.name, reason));
     this.listener.lost(this, reason);
+  }
+
+  private expire(sentAt: number, ttl: number): void {
+    this.expiresAt = sentAt + ttl;
+    this.abortAt = this.expiresAt - this.abortMargin;
   }
 }

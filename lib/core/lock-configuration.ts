@@ -10,17 +10,35 @@ export interface LockConfiguration {
   readonly lockAtLeastFor: number;
 }
 
+/**
+ * A renewing lease: the lock is taken for `lease` (default 30 s) and renewed while the run goes on,
+ * so a crashed node blocks the job for one lease, while `lockAtMostFor` stays the hard cap.
+ */
+export type KeepAlive = boolean | { lease?: Duration };
+
 /** Lock durations as a user writes them, before validation. */
 export interface LockDurations {
   lockAtMostFor?: Duration;
   lockAtLeastFor?: Duration;
+  /** Renew the lock while the run goes on; see {@link KeepAlive}. Default: the module's setting. */
+  keepAlive?: KeepAlive;
 }
 
-/** Module-wide durations, in milliseconds, used where a lock does not set its own. */
+/** Module-wide settings, in milliseconds, used where a lock does not set its own. */
 export interface LockDefaults {
   readonly lockAtMostFor: number;
   readonly lockAtLeastFor: number;
+  /** The lease of `keepAlive` runs; `undefined` when locks do not renew by default. */
+  readonly lease?: number;
 }
+
+/** A validated lock for a run: the provider's configuration plus the lease, if the lock renews. */
+export interface RunLockConfiguration extends LockConfiguration {
+  readonly lease?: number;
+}
+
+/** The lease of `keepAlive: true`. */
+export const DEFAULT_LEASE = 30_000;
 
 /** A configuration value that cannot work: thrown at startup, naming the job and the value. */
 export class SchedulerLockConfigurationError extends Error {
@@ -36,7 +54,7 @@ export function createLockConfiguration(
   durations: LockDurations,
   defaults: LockDefaults,
   subject = `lock "${name}"`,
-): LockConfiguration {
+): RunLockConfiguration {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new SchedulerLockConfigurationError(`${subject}: the lock name must be a non-empty string (got ${JSON.stringify(name)})`);
   }
@@ -50,7 +68,23 @@ export function createLockConfiguration(
       `${subject}: lockAtLeastFor (${lockAtLeastFor} ms) must not be greater than lockAtMostFor (${lockAtMostFor} ms)`,
     );
   }
-  return { name, lockAtMostFor, lockAtLeastFor };
+  const lease = resolveLease(durations.keepAlive, defaults.lease, subject);
+  return lease === undefined ? { name, lockAtMostFor, lockAtLeastFor } : { name, lockAtMostFor, lockAtLeastFor, lease };
+}
+
+/** The lease in ms a `keepAlive` option asks for, or `undefined` for a lock that does not renew. */
+export function resolveLease(keepAlive: KeepAlive | undefined, fallback: number | undefined, subject: string): number | undefined {
+  if (keepAlive === undefined) return fallback;
+  if (keepAlive === false) return undefined;
+  if (keepAlive === true) return DEFAULT_LEASE;
+  if (typeof keepAlive !== 'object' || keepAlive === null) {
+    throw new SchedulerLockConfigurationError(`${subject}: keepAlive must be true, false or { lease } (got ${JSON.stringify(keepAlive)})`);
+  }
+  const lease = durationOption(keepAlive.lease, DEFAULT_LEASE, 'keepAlive.lease', subject);
+  if (lease <= 0) {
+    throw new SchedulerLockConfigurationError(`${subject}: keepAlive.lease must be greater than 0 (got ${JSON.stringify(keepAlive.lease)})`);
+  }
+  return lease;
 }
 
 /** Parses one duration option, wrapping a parse error with the option and the job it belongs to. */

@@ -1,4 +1,5 @@
 import { Observable, Subject } from 'rxjs';
+import type { SkipReason } from './task-result.js';
 
 interface LockEventBase {
   /** The lock's name. */
@@ -15,7 +16,7 @@ interface LockEventBase {
 export type LockEvent =
   | (LockEventBase & { readonly type: 'attempt' })
   | (LockEventBase & { readonly type: 'acquired'; readonly fencingToken?: number; readonly lockedUntil: number })
-  | (LockEventBase & { readonly type: 'skipped'; readonly reason: 'locked' | 'store-error'; readonly error?: unknown })
+  | (LockEventBase & { readonly type: 'skipped'; readonly reason: SkipReason; readonly error?: unknown })
   | (LockEventBase & { readonly type: 'started' })
   | (LockEventBase & { readonly type: 'finished'; readonly durationMs: number; readonly error?: unknown })
   | (LockEventBase & { readonly type: 'released'; readonly heldForMs: number })

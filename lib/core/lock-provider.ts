@@ -7,7 +7,22 @@ import type { LockConfiguration } from './lock-configuration.js';
 export interface LockProvider {
   /** Resolves to the lock, or to `undefined` when another holder has it. Rejects on a store error. */
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined>;
+  /**
+   * Optional, needed for `keepAlive`: sets each lock's TTL to its `ttl` if the lock is still ours, all
+   * in one store round trip where the store allows. Resolves to one outcome per renewal, in order;
+   * rejects on a store error. Unlike `extend`, the lock objects stay usable.
+   */
+  renewLeases?(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]>;
 }
+
+/** One lease to renew: a lock this provider returned, and its new TTL in ms. */
+export interface LeaseRenewal {
+  readonly lock: SimpleLock;
+  readonly ttl: number;
+}
+
+/** What a renewal found. */
+export type LeaseRenewalOutcome = 'renewed' | LockNotHeldReason;
 
 /**
  * One acquisition of a lock. Single-use: calling `unlock` or `extend` on a lock that was already

@@ -1,5 +1,5 @@
 /** Why a task did not run. */
-export type SkipReason = 'locked' | 'store-error';
+export type SkipReason = 'locked' | 'store-error' | 'shutdown';
 
 /** The outcome of {@link LockingTaskExecutor.executeWithLock}. */
 export type TaskResult<T> =

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AbstractSimpleLock } from '../core/abstract-simple-lock.js';
 import type { LockConfiguration } from '../core/lock-configuration.js';
-import { LockNotHeldError, type LockProvider, type SimpleLock } from '../core/lock-provider.js';
+import {
+  LockNotHeldError,
+  type LeaseRenewal,
+  type LeaseRenewalOutcome,
+  type LockProvider,
+  type SimpleLock,
+} from '../core/lock-provider.js';
 
 interface HeldLock {
   token: string;
@@ -25,6 +31,15 @@ export class InMemoryLockProvider implements LockProvider {
     this.fences.set(configuration.name, fencingToken);
     this.locks.set(configuration.name, { token, expiresAt: now + configuration.lockAtMostFor });
     return new InMemorySimpleLock(this, token, configuration, fencingToken, now);
+  }
+
+  async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
+    return renewals.map(({ lock, ttl }) => {
+      const held = this.ownedBy(lock.configuration.name, (lock as InMemorySimpleLock).token);
+      if (held instanceof LockNotHeldError) return held.reason;
+      held.expiresAt = performance.now() + ttl;
+      return 'renewed';
+    });
   }
 
   /** @internal The live lock of a name, dropping it if it has expired. */
@@ -54,7 +69,7 @@ export class InMemoryLockProvider implements LockProvider {
 class InMemorySimpleLock extends AbstractSimpleLock {
   constructor(
     private readonly store: InMemoryLockProvider,
-    private readonly token: string,
+    readonly token: string,
     configuration: LockConfiguration,
     readonly fencingToken: number,
     acquiredAt: number,

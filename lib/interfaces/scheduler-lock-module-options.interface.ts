@@ -1,5 +1,6 @@
 import type { RedisOptions } from 'ioredis';
 import type { Duration } from '../core/duration.js';
+import type { KeepAlive } from '../core/lock-configuration.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import type { RedisClient } from '../redis/redis-scripts.js';
 
@@ -21,4 +22,11 @@ export interface SchedulerLockModuleOptions {
   defaultLockAtLeastFor?: Duration;
   /** Stored with each lock so an operator can see who holds it. Default `<hostname>:<pid>`. */
   lockedBy?: string;
+  /**
+   * Renew every job's lock while it runs (`true` = 30 s lease, or `{ lease }`), unless the job sets its
+   * own `keepAlive`. Default `false`.
+   */
+  keepAlive?: KeepAlive;
+  /** On `app.close()`, how long runs in progress are awaited before their signal is aborted. Default 10 s. */
+  shutdownTimeout?: Duration;
 }

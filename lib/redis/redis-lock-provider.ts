@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AbstractSimpleLock, ttlMillis } from '../core/abstract-simple-lock.js';
 import type { LockConfiguration } from '../core/lock-configuration.js';
-import { LockNotHeldError, type LockProvider, type SimpleLock } from '../core/lock-provider.js';
+import {
+  LockNotHeldError,
+  type LeaseRenewal,
+  type LeaseRenewalOutcome,
+  type LockNotHeldReason,
+  type LockProvider,
+  type SimpleLock,
+} from '../core/lock-provider.js';
 import { OwnerCheck, withLockCommands, type LockCommands, type RedisClient } from './redis-scripts.js';
 
 /** Options of {@link RedisLockProvider}. */
@@ -26,6 +33,9 @@ export function defaultLockedBy(): string {
  * `<keyPrefix>:{<name>}` (fields `token`, `lockedBy`, `lockedAt`, `fence`) with a TTL of
  * `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`. The braces keep both keys in
  * one Cluster slot. One round trip to acquire, one to release, both owner-checked Lua scripts.
+ *
+ * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
+ * Cluster, where keys live in different slots, one call per lock, sent together.
  *
  * The client is the caller's: the provider never closes it.
  */
@@ -58,13 +68,27 @@ export class RedisLockProvider implements LockProvider {
     if (fence === null) return undefined;
     return new RedisSimpleLock(this.client, key, token, configuration, Number(fence), performance.now());
   }
+
+  async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
+    const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
+    let outcomes: OwnerCheck[];
+    if (this.client.isCluster) {
+      outcomes = await Promise.all(
+        locks.map((lock, i) => this.client.schedulerLockExtend(lock.key, lock.token, ttlMillis(renewals[i].ttl))),
+      );
+    } else {
+      const tokensAndTtls = locks.flatMap((lock, i) => [lock.token, ttlMillis(renewals[i].ttl)]);
+      outcomes = await this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls);
+    }
+    return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
+  }
 }
 
 class RedisSimpleLock extends AbstractSimpleLock {
   constructor(
     private readonly client: LockCommands,
-    private readonly key: string,
-    private readonly token: string,
+    readonly key: string,
+    readonly token: string,
     configuration: LockConfiguration,
     readonly fencingToken: number,
     acquiredAt: number,
@@ -85,5 +109,9 @@ class RedisSimpleLock extends AbstractSimpleLock {
 }
 
 function notHeld(name: string, outcome: OwnerCheck): LockNotHeldError {
-  return new LockNotHeldError(name, outcome === OwnerCheck.Expired ? 'expired' : 'not-owner');
+  return new LockNotHeldError(name, notHeldReason(outcome));
+}
+
+function notHeldReason(outcome: OwnerCheck): LockNotHeldReason {
+  return outcome === OwnerCheck.Expired ? 'expired' : 'not-owner';
 }

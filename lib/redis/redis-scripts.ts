@@ -16,12 +16,15 @@ export interface LockCommands {
   schedulerLockAcquire(lockKey: string, fenceKey: string, token: string, ttl: number, lockedBy: string): Promise<number | null>;
   schedulerLockRelease(lockKey: string, token: string, keepFor: number): Promise<OwnerCheck>;
   schedulerLockExtend(lockKey: string, token: string, ttl: number): Promise<OwnerCheck>;
+  /** Variadic: `numberOfKeys` first, then the keys, then a token and a TTL per key. */
+  schedulerLockRenew(numberOfKeys: number, ...keysThenTokensAndTtls: (string | number)[]): Promise<OwnerCheck[]>;
 }
 
 const SCRIPTS = {
   schedulerLockAcquire: { file: 'acquire.lua', numberOfKeys: 2 },
   schedulerLockRelease: { file: 'release.lua', numberOfKeys: 1 },
   schedulerLockExtend: { file: 'extend.lua', numberOfKeys: 1 },
+  schedulerLockRenew: { file: 'renew.lua', numberOfKeys: undefined }, // variadic
 } as const;
 
 const sources = new Map(

@@ -10,12 +10,14 @@ interface LockEventBase {
   readonly lockedBy: string;
   /** When the event happened (epoch ms, this node's clock). */
   readonly at: number;
+  /** From `acquired` on: the acquisition's fencing token, which tells one run's events from another's. */
+  readonly fencingToken?: number;
 }
 
 /** What the lock layer did: one event per step of a locked run, plus faults. */
 export type LockEvent =
   | (LockEventBase & { readonly type: 'attempt' })
-  | (LockEventBase & { readonly type: 'acquired'; readonly fencingToken?: number; readonly lockedUntil: number })
+  | (LockEventBase & { readonly type: 'acquired'; readonly lockedUntil: number })
   | (LockEventBase & { readonly type: 'skipped'; readonly reason: SkipReason; readonly error?: unknown })
   | (LockEventBase & { readonly type: 'started' })
   | (LockEventBase & { readonly type: 'finished'; readonly durationMs: number; readonly error?: unknown })

@@ -117,12 +117,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
     }
 
     const active = new ActiveLock(lock, configuration, requestedAt, this.lockedBy, labels.jobName, this);
-    this.emit(() => ({
-      type: 'acquired',
-      fencingToken: active.fencingToken,
-      lockedUntil: active.lockedUntil.getTime(),
-      ...this.base(name, labels.jobName),
-    }));
+    this.emit(() => ({ type: 'acquired', lockedUntil: active.lockedUntil.getTime(), ...this.runBase(active) }));
     const outcome = this.hold(active, task);
     this.running.set(active, outcome);
     try {
@@ -148,16 +143,15 @@ export class LockingTaskExecutor implements ActiveLockListener {
 
   /** Runs the task with its lock as the async context's innermost lock, then releases it. */
   private async hold<T>(active: ActiveLock, task: () => T | Promise<T>): Promise<T> {
-    const { name, jobName } = active;
     this.keeper.track(active);
-    this.emit(() => ({ type: 'started', ...this.base(name, jobName) }));
+    this.emit(() => ({ type: 'started', ...this.runBase(active) }));
     const startedAt = performance.now();
     try {
-      const result = await heldLocks.run({ name, context: active, parent: heldLocks.getStore() }, task);
-      this.emit(() => ({ type: 'finished', durationMs: performance.now() - startedAt, ...this.base(name, jobName) }));
+      const result = await heldLocks.run({ name: active.name, context: active, parent: heldLocks.getStore() }, task);
+      this.emit(() => ({ type: 'finished', durationMs: performance.now() - startedAt, ...this.runBase(active) }));
       return result;
     } catch (error) {
-      this.emit(() => ({ type: 'finished', durationMs: performance.now() - startedAt, error, ...this.base(name, jobName) }));
+      this.emit(() => ({ type: 'finished', durationMs: performance.now() - startedAt, error, ...this.runBase(active) }));
       throw error;
     } finally {
       this.keeper.untrack(active);
@@ -170,31 +164,35 @@ export class LockingTaskExecutor implements ActiveLockListener {
     const { name, jobName } = active;
     try {
       await active.lock.unlock();
-      this.emit(() => ({ type: 'released', heldForMs: performance.now() - startedAt, ...this.base(name, jobName) }));
+      this.emit(() => ({ type: 'released', heldForMs: performance.now() - startedAt, ...this.runBase(active) }));
     } catch (error) {
       if (error instanceof LockNotHeldError) {
         this.logger.warn(`Lock "${name}"${jobLabel({ jobName })} was lost before its run ended (${error.reason}); another node may have run the job meanwhile`);
-        this.emit(() => ({ type: 'release-failed', reason: error.reason, error, ...this.base(name, jobName) }));
+        this.emit(() => ({ type: 'release-failed', reason: error.reason, error, ...this.runBase(active) }));
       } else {
         this.logger.error(`Could not release lock "${name}"${jobLabel({ jobName })}; it expires on its own: ${describe(error)}`);
-        this.emit(() => ({ type: 'release-failed', reason: 'store-error', error, ...this.base(name, jobName) }));
+        this.emit(() => ({ type: 'release-failed', reason: 'store-error', error, ...this.runBase(active) }));
       }
     }
   }
 
   /** @internal */
   extended(active: ActiveLock): void {
-    this.emit(() => ({ type: 'extended', lockedUntil: active.lockedUntil.getTime(), ...this.base(active.name, active.jobName) }));
+    this.emit(() => ({ type: 'extended', lockedUntil: active.lockedUntil.getTime(), ...this.runBase(active) }));
   }
 
   /** @internal */
   lost(active: ActiveLock, reason: LockLostReason): void {
     this.logger.warn(`Lock "${active.name}"${jobLabel(active)} was lost while its run was still going (${reason}); the run's signal is aborted`);
-    this.emit(() => ({ type: 'lost', reason, ...this.base(active.name, active.jobName) }));
+    this.emit(() => ({ type: 'lost', reason, ...this.runBase(active) }));
   }
 
   private base(lockName: string, jobName: string | undefined) {
     return { lockName, jobName, lockedBy: this.lockedBy, at: Date.now() };
+  }
+
+  private runBase(active: ActiveLock) {
+    return { ...this.base(active.name, active.jobName), fencingToken: active.fencingToken };
   }
 
   private emit(build: () => LockEvent): void {

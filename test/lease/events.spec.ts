@@ -1,0 +1,156 @@
+import { Injectable, type INestApplicationContext } from '@nestjs/common';
+import { Interval, ScheduleModule } from '@nestjs/schedule';
+import { Test } from '@nestjs/testing';
+import { Redis } from 'ioredis';
+import { LockEvents, RedisLockProvider, SchedulerLock, SchedulerLockModule, currentLock, type LockEvent } from '../../lib/index.js';
+import { events } from '../support/lock-events.js';
+import { startPrivateRedisServer } from '../support/redis-server.js';
+import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+
+/** What the job does on its next tick, set by each test. */
+const body: { run: () => Promise<void> } = { run: async () => undefined };
+
+@Injectable()
+class ReportJob {
+  @SchedulerLock({ name: 'report', keepAlive: { lease: '300ms' } })
+  @Interval('report-job', 30)
+  async run(): Promise<void> {
+    await body.run();
+  }
+}
+
+async function startApp(redis: Redis, keyPrefix: string): Promise<{ app: INestApplicationContext; events$: LockEvents['events$'] }> {
+  const app = await Test.createTestingModule({
+    imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot({ redis, keyPrefix, defaultLockAtMostFor: '1m', lockedBy: 'node-a' })],
+    providers: [ReportJob],
+  }).compile();
+  const { events$ } = app.get(LockEvents);
+  return { app, events$ };
+}
+
+/**
+ * The next `count` events of one run of the job, from its next attempt on: once the run has a fencing
+ * token, events of later ticks (other tokens, or attempts) are left out.
+ */
+function sequence(events$: LockEvents['events$'], count: number): Promise<LockEvent[]> {
+  let attempted = false;
+  let token: number | undefined;
+  return events(
+    events$,
+    (event) => {
+      if (token === undefined) {
+        attempted ||= event.type === 'attempt';
+        token = event.fencingToken;
+        return attempted;
+      }
+      return event.fencingToken === token;
+    },
+    count,
+  );
+}
+
+describe('lock events of a scheduled job', () => {
+  let client: Redis;
+  let prefix: string;
+  let app: INestApplicationContext;
+
+  beforeEach(() => {
+    client = sharedRedis();
+    prefix = uniquePrefix('events');
+  });
+
+  afterEach(async () => {
+    await app.close();
+    await deleteKeys(client, prefix);
+    client.disconnect();
+  });
+
+  it('a run: attempt, acquired, started, finished, released, each naming lock, job and node', async () => {
+    body.run = async () => undefined;
+    const started = await startApp(client, prefix);
+    app = started.app;
+    const run = sequence(started.events$, 5);
+    await app.init();
+
+    const seen = await run;
+    expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
+    for (const event of seen) expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', lockedBy: 'node-a' });
+    const [, acquired, , finished] = seen;
+    expect(acquired).toMatchObject({ fencingToken: expect.any(Number), lockedUntil: expect.any(Number) });
+    expect(finished).toMatchObject({ durationMs: expect.any(Number) });
+    expect(finished).not.toHaveProperty('error', expect.anything());
+  });
+
+  it('a failing run: finished carries the error, and the lock is still released', async () => {
+    const failure = new Error('report failed');
+    body.run = async () => {
+      throw failure;
+    };
+    const started = await startApp(client, prefix);
+    app = started.app;
+    const run = sequence(started.events$, 5);
+    await app.init();
+
+    const seen = await run;
+    expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
+    expect(seen[3]).toMatchObject({ error: failure });
+  });
+
+  it('a skip: attempt, then skipped with reason locked', async () => {
+    const holder = new RedisLockProvider(client, { keyPrefix: prefix });
+    await holder.lock({ name: 'report', lockAtMostFor: 10_000, lockAtLeastFor: 0 });
+    const started = await startApp(client, prefix);
+    app = started.app;
+    const skip = sequence(started.events$, 2);
+    await app.init();
+
+    const seen = await skip;
+    expect(seen.map((event) => event.type)).toEqual(['attempt', 'skipped']);
+    expect(seen[1]).toMatchObject({ reason: 'locked', jobName: 'report-job' });
+  });
+
+  it('a loss: lost with its reason while the run goes on, then release-failed when it ends', async () => {
+    body.run = async () => {
+      await client.del(`${prefix}:{report}`);
+      const { signal } = currentLock()!;
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      body.run = async () => undefined;
+    };
+    const started = await startApp(client, prefix);
+    app = started.app;
+    const loss = sequence(started.events$, 6);
+    await app.init();
+
+    const seen = await loss;
+    expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'lost', 'finished', 'release-failed']);
+    expect(seen[3]).toMatchObject({ reason: 'expired' });
+    expect(seen[5]).toMatchObject({ reason: 'expired' });
+  });
+});
+
+describe('release failure on a store error', () => {
+  it('emits release-failed with reason store-error when Redis dies during the run; the run itself completes', async () => {
+    const server = await startPrivateRedisServer();
+    const client = new Redis(server.port, '127.0.0.1', { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+    client.on('error', () => undefined);
+    let completed = false;
+    body.run = async () => {
+      await server.kill();
+      completed = true;
+      body.run = async () => undefined;
+    };
+    const { app, events$ } = await startApp(client, 'store-error');
+    try {
+      const run = sequence(events$, 5);
+      await app.init();
+      const seen = await run;
+      expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'release-failed']);
+      expect(seen[4]).toMatchObject({ reason: 'store-error', error: expect.any(Error) });
+      expect(completed).toBe(true);
+    } finally {
+      await app.close();
+      client.disconnect();
+      await server.kill();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { SHARED_REDIS_URL, deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+
+const WORKER = fileURLToPath(new URL('../../.build/test/lease/fixtures/fencing-worker.js', import.meta.url));
+const PROCESSES = 5;
+const ACQUISITIONS = 200;
+
+/** Runs the fencing worker as a separate process and resolves to the tokens it got. */
+function runWorker(keyPrefix: string): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WORKER], {
+      env: { ...process.env, REDIS_URL: SHARED_REDIS_URL, KEY_PREFIX: keyPrefix, ACQUISITIONS: String(ACQUISITIONS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output).tokens) : reject(new Error(`worker exited with ${code}`))));
+  });
+}
+
+describe('fencing tokens across processes', () => {
+  let client: Redis;
+  let prefix: string;
+
+  beforeEach(() => {
+    client = sharedRedis();
+    prefix = uniquePrefix('fencing');
+  });
+
+  afterEach(async () => {
+    await deleteKeys(client, prefix);
+    client.disconnect();
+  });
+
+  it(`increase strictly across ${PROCESSES} processes x ${ACQUISITIONS} acquisitions, and after the lock key is deleted by hand`, async () => {
+    const workers = Array.from({ length: PROCESSES }, () => runWorker(prefix));
+    const lockKey = `${prefix}:{fenced}`;
+    const logKey = `${prefix}:log`;
+    // While the workers run, delete the held lock key by hand a few times, noting the highest token
+    // issued before each deletion.
+    const deletions: number[] = [];
+    while (deletions.length < 5) {
+      const issued = Number(await client.get(`${lockKey}:fence`));
+      if (issued >= (deletions.length + 1) * 100) {
+        deletions.push(issued);
+        await client.del(lockKey);
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+    const perProcess = await Promise.all(workers);
+    const log = (await client.lrange(logKey, 0, -1)).map(Number);
+
+    const all = perProcess.flat();
+    expect(all).toHaveLength(PROCESSES * ACQUISITIONS);
+    expect(new Set(all).size).toBe(all.length); // no token handed out twice
+    for (const tokens of perProcess) {
+      expect(tokens).toEqual([...tokens].sort((a, b) => a - b)); // each process sees them rise
+    }
+    // In the order the lock was actually taken (logged under the lock), tokens only rise, except where
+    // a hand deletion let two holders overlap for a moment; even then no token goes back below the
+    // highest one issued before the deletion.
+    const inversions = log.filter((token, i) => i > 0 && token < log[i - 1]);
+    expect(inversions.length).toBeLessThanOrEqual(deletions.length);
+    for (const issuedBefore of deletions) {
+      const after = log.slice(log.indexOf(issuedBefore) + 1);
+      expect(after.every((token) => token > issuedBefore)).toBe(true);
+    }
+    expect(Math.max(...all)).toBe(PROCESSES * ACQUISITIONS);
+  });
+});

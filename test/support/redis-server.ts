@@ -58,6 +58,7 @@ async function waitUntilReady(port: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined); // refused while the server starts; the loop retries
     try {
       await probe.connect();
       if ((await probe.ping()) === 'PONG') return;

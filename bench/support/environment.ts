@@ -1,0 +1,19 @@
+import { cpus } from 'node:os';
+import type { Redis } from 'ioredis';
+
+/** One line naming the date, the machine and the Redis a benchmark ran on, for its report. */
+export async function describeEnvironment(client: Redis): Promise<string> {
+  const info = await client.info('server');
+  const redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+  const cores = cpus();
+  return `${new Date().toISOString()} · ${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}) · Node ${process.version} · Redis ${redisVersion}`;
+}
+
+/** A positive number from the environment, or `fallback` when unset. */
+export function numberFromEnv(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (got "${text}")`);
+  return value;
+}

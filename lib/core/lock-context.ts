@@ -30,6 +30,11 @@ export interface HeldLockFrame {
   readonly name: string;
   readonly context: LockContext;
   readonly parent: HeldLockFrame | undefined;
+  /**
+   * Set when the run ends. A callback created inside a run (a timer, a listener) keeps its async
+   * context after the lock is released; an ended frame no longer counts as holding the lock.
+   */
+  ended: boolean;
 }
 
 /** @internal The locks held by the current async context, innermost first. */
@@ -37,13 +42,16 @@ export const heldLocks = new AsyncLocalStorage<HeldLockFrame>();
 
 /** The innermost lock held by the current async context, or `undefined` outside a locked run. */
 export function currentLock(): LockContext | undefined {
-  return heldLocks.getStore()?.context;
+  for (let frame = heldLocks.getStore(); frame; frame = frame.parent) {
+    if (!frame.ended) return frame.context;
+  }
+  return undefined;
 }
 
 /** @internal Whether the current async context already holds `name` (reentrancy). */
 export function holdsLock(name: string): boolean {
   for (let frame = heldLocks.getStore(); frame; frame = frame.parent) {
-    if (frame.name === name) return true;
+    if (frame.name === name && !frame.ended) return true;
   }
   return false;
 }

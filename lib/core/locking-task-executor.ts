@@ -146,14 +146,16 @@ export class LockingTaskExecutor implements ActiveLockListener {
     this.keeper.track(active);
     this.emit(() => ({ type: 'started', ...this.runBase(active) }));
     const startedAt = performance.now();
+    const frame = { name: active.name, context: active, parent: heldLocks.getStore(), ended: false };
     try {
-      const result = await heldLocks.run({ name: active.name, context: active, parent: heldLocks.getStore() }, task);
+      const result = await heldLocks.run(frame, task);
       this.emit(() => ({ type: 'finished', durationMs: performance.now() - startedAt, ...this.runBase(active) }));
       return result;
     } catch (error) {
       this.emit(() => ({ type: 'finished', durationMs: performance.now() - startedAt, error, ...this.runBase(active) }));
       throw error;
     } finally {
+      frame.ended = true;
       this.keeper.untrack(active);
       await this.release(active, startedAt);
     }

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/index.js';
+import { pollUntil, type Polled } from '../support/timing.js';
+
+/** Long enough that no lock of a test expires unless the test means it to. */
+export const HELD_FOR_THE_TEST = 10_000;
+
+/** A lock name no other test uses, so tests sharing one store never meet. */
+export function uniqueLockName(label = 'lock'): string {
+  return `${label}-${randomUUID().slice(0, 8)}`;
+}
+
+/** A configuration as a provider receives it (milliseconds). */
+export function lockConfig(name: string, lockAtMostFor = HELD_FOR_THE_TEST, lockAtLeastFor = 0): LockConfiguration {
+  return { name, lockAtMostFor, lockAtLeastFor };
+}
+
+/** Takes a lock that the test needs to exist, failing clearly when the provider refuses it. */
+export async function mustLock(provider: LockProvider, configuration: LockConfiguration): Promise<SimpleLock> {
+  const lock = await provider.lock(configuration);
+  if (!lock) throw new Error(`expected to take lock "${configuration.name}", but it was held`);
+  return lock;
+}
+
+/**
+ * Whether `name` is held, asked the only way every provider answers: by trying to take it (and
+ * releasing at once if that worked), like ShedLock's `assertLocked`/`assertUnlocked`.
+ */
+export async function isLocked(provider: LockProvider, name: string): Promise<boolean> {
+  const probe = await provider.lock(lockConfig(name));
+  if (!probe) return true;
+  await probe.unlock();
+  return false;
+}
+
+/**
+ * Takes `configuration`'s lock as soon as it is free, polling until `deadline` (`performance.now()`).
+ * `at` tells when it was first found free, so a test can also show it was NOT free earlier.
+ */
+export function lockWhenFree(provider: LockProvider, configuration: LockConfiguration, deadline: number): Promise<Polled<SimpleLock>> {
+  return pollUntil(() => provider.lock(configuration), deadline, 10, `lock "${configuration.name}" free`);
+}
+
+/** Fails unless `tokens` are numbers, each greater than the one before. */
+export function expectStrictlyIncreasing(tokens: readonly (number | undefined)[]): void {
+  for (const token of tokens) expect(Number.isInteger(token)).toBe(true);
+  const increasing = [...new Set(tokens as number[])].sort((a, b) => a - b);
+  expect(tokens).toEqual(increasing);
+}

@@ -1,0 +1,193 @@
+import { once } from 'node:events';
+import { hostname } from 'node:os';
+import { Redis } from 'ioredis';
+import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../../lib/index.js';
+import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
+import { recordCommands } from '../support/redis-monitor.js';
+import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { pollUntil, settleWithin } from '../support/timing.js';
+import { describeLockProvider, type LockProviderFixture } from './lock-provider.acceptance.js';
+import { isLocked, lockConfig, mustLock, uniqueLockName } from './lock-probes.js';
+
+/** Each node on its own connection to the shared Redis, under one fresh prefix. */
+function sharedRedisFixture(): LockProviderFixture {
+  const keyPrefix = uniquePrefix('provider');
+  const clients: Redis[] = [];
+  return {
+    connect() {
+      const client = sharedRedis();
+      clients.push(client);
+      return new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${clients.length}` });
+    },
+    async close() {
+      const admin = sharedRedis();
+      await deleteKeys(admin, keyPrefix);
+      await Promise.all([admin, ...clients].map((client) => client.quit()));
+    },
+  };
+}
+
+describeLockProvider('RedisLockProvider', sharedRedisFixture);
+
+describe('RedisLockProvider on the shared Redis', () => {
+  const keyPrefix = uniquePrefix('provider-layout');
+  let admin: Redis;
+  let client: Redis;
+  let provider: RedisLockProvider;
+
+  beforeAll(() => {
+    admin = sharedRedis();
+    client = sharedRedis();
+    provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'node-a' });
+  });
+
+  afterAll(async () => {
+    await deleteKeys(admin, keyPrefix);
+    await Promise.all([admin.quit(), client.quit()]);
+  });
+
+  it('stores a lock as the hash <prefix>:{<name>} (token, lockedBy, lockedAt, fence) with a TTL of lockAtMostFor', async () => {
+    const name = uniqueLockName();
+    const lockAtMostFor = 5_000;
+    const before = Date.now();
+    const lock = await mustLock(provider, lockConfig(name, lockAtMostFor));
+    const after = Date.now();
+    const key = `${keyPrefix}:{${name}}`;
+    const fenceKey = `${key}:fence`;
+
+    expect(provider.lockKey(name)).toBe(key);
+    expect(await admin.type(key)).toBe('hash');
+    const fields = await admin.hgetall(key);
+    expect(Object.keys(fields).sort()).toEqual(['fence', 'lockedAt', 'lockedBy', 'token']);
+    expect(fields.token).not.toBe('');
+    expect(fields.lockedBy).toBe('node-a');
+    // Redis's clock and ours are the same machine's; allow for the millisecond rounding of each.
+    expect(Number(fields.lockedAt)).toBeGreaterThanOrEqual(before - 5);
+    expect(Number(fields.lockedAt)).toBeLessThanOrEqual(after + 5);
+    expect(Number(fields.fence)).toBe(lock.fencingToken);
+    const ttl = await admin.pttl(key);
+    expect(ttl).toBeGreaterThan(lockAtMostFor - 1_000);
+    expect(ttl).toBeLessThanOrEqual(lockAtMostFor);
+
+    expect(await admin.get(fenceKey)).toBe(fields.fence);
+    expect(await admin.pttl(fenceKey)).toBe(-1);
+    await lock.unlock();
+    expect(await admin.exists(key)).toBe(0);
+    expect(await admin.exists(fenceKey)).toBe(1);
+  });
+
+  it('clamps TTLs below 1 ms to 1 ms instead of failing (lockAtMostFor 0.2 ms)', async () => {
+    const name = uniqueLockName();
+    const lock = await provider.lock(lockConfig(name, 0.2));
+    expect(lock).toBeDefined();
+    // The key got a TTL (it did not stay forever): it is gone within a few milliseconds.
+    await pollUntil(async () => ((await admin.exists(provider.lockKey(name))) === 0 ? true : undefined), performance.now() + 50);
+  });
+
+  it('keeps increasing the fencing token after the lock key was deleted by hand', async () => {
+    const name = uniqueLockName();
+    const first = await mustLock(provider, lockConfig(name));
+    await admin.del(provider.lockKey(name));
+    const second = await mustLock(provider, lockConfig(name));
+    expect(second.fencingToken).toBeGreaterThan(first.fencingToken!);
+    await expect(first.unlock()).rejects.toMatchObject({ name: 'LockNotHeldError', reason: 'not-owner' });
+    await second.unlock();
+  });
+});
+
+describe('RedisLockProvider on a private Redis', () => {
+  let server: PrivateRedisServer;
+  let admin: Redis;
+  let client: Redis;
+
+  beforeAll(async () => {
+    server = await startPrivateRedisServer();
+    admin = new Redis(server.url);
+    // One retry, so commands fail fast while the server is down instead of queueing.
+    client = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    // Connection errors are expected while the server is killed; without a listener ioredis prints them.
+    client.on('error', () => undefined);
+    admin.on('error', () => undefined);
+  });
+
+  afterAll(async () => {
+    admin.disconnect();
+    client.disconnect();
+    await server.kill();
+  });
+
+  it(`uses the key prefix "${DEFAULT_KEY_PREFIX}" and lockedBy <hostname>:<pid> by default`, async () => {
+    const provider = new RedisLockProvider(client);
+    const name = uniqueLockName();
+    expect(DEFAULT_KEY_PREFIX).toBe('job-lock');
+    const lock = await mustLock(provider, lockConfig(name));
+    expect(await admin.hget(`job-lock:{${name}}`, 'lockedBy')).toBe(`${hostname()}:${process.pid}`);
+    await lock.unlock();
+    expect(await admin.exists(`job-lock:{${name}}`)).toBe(0);
+  });
+
+  it('takes one round trip (one EVALSHA) per acquire, refused acquire, extend and release', async () => {
+    const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('round-trips') });
+    const otherNode = new RedisLockProvider(admin, { keyPrefix: provider.keyPrefix });
+    const name = uniqueLockName();
+    // ioredis sends each script's first call on a connection as EVAL; warm all three up first.
+    const warmUp = await mustLock(provider, lockConfig(name));
+    await (await warmUp.extend(1_000, 0))!.unlock();
+
+    const recorder = await recordCommands(admin);
+    try {
+      await recorder.take();
+      const lock = await mustLock(provider, lockConfig(name));
+      expect(await recorder.take()).toEqual(['evalsha']);
+      expect(await provider.lock(lockConfig(name))).toBeUndefined();
+      expect(await recorder.take()).toEqual(['evalsha']);
+      const extended = await lock.extend(1_000, 0);
+      expect(await recorder.take()).toEqual(['evalsha']);
+      await extended!.unlock();
+      expect(await recorder.take()).toEqual(['evalsha']);
+      expect(await isLocked(otherNode, name)).toBe(false);
+    } finally {
+      await recorder.close();
+    }
+  });
+
+  it('still works after SCRIPT FLUSH (ioredis falls back to EVAL)', async () => {
+    const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('script-flush') });
+    const name = uniqueLockName();
+    const warmUp = await mustLock(provider, lockConfig(name));
+    await (await warmUp.extend(1_000, 0))!.unlock();
+    expect(await cachedScripts(admin)).toBeGreaterThan(0);
+
+    await admin.script('FLUSH');
+    expect(await cachedScripts(admin)).toBe(0);
+
+    const lock = await mustLock(provider, lockConfig(name));
+    const extended = await lock.extend(1_000, 0);
+    expect(extended).toBeDefined();
+    await extended!.unlock();
+    expect(await isLocked(provider, name)).toBe(false);
+  });
+
+  it('rejects lock() within seconds while Redis is down, and locks again once it is back', async () => {
+    const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('redis-down') });
+    const name = uniqueLockName();
+    await client.ping();
+    await server.kill();
+
+    const attempt = await settleWithin(provider.lock(lockConfig(name)), 5_000);
+    expect(attempt.status).toBe('rejected');
+
+    await server.start();
+    if (client.status !== 'ready') await settleWithin(once(client, 'ready'), 5_000);
+    const lock = await mustLock(provider, lockConfig(name));
+    await lock.unlock();
+  });
+});
+
+/** How many Lua scripts the server has cached. */
+async function cachedScripts(client: Redis): Promise<number> {
+  const info = await client.info('memory');
+  const match = /number_of_cached_scripts:(\d+)/.exec(info);
+  if (!match) throw new Error('INFO memory has no number_of_cached_scripts');
+  return Number(match[1]);
+}

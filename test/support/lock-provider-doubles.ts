@@ -1,0 +1,74 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/index.js';
+
+/** Wraps a provider and records every `lock()` call and every lock it handed out. */
+export class RecordingLockProvider implements LockProvider {
+  readonly requests: LockConfiguration[] = [];
+  readonly locks: SimpleLock[] = [];
+
+  constructor(private readonly inner: LockProvider) {}
+
+  async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    this.requests.push(configuration);
+    const lock = await this.inner.lock(configuration);
+    if (lock) this.locks.push(lock);
+    return lock;
+  }
+}
+
+/** A provider whose store is unreachable: every `lock()` rejects with `error`. */
+export class UnreachableLockProvider implements LockProvider {
+  attempts = 0;
+
+  constructor(private readonly error: Error) {}
+
+  async lock(): Promise<SimpleLock | undefined> {
+    this.attempts += 1;
+    throw this.error;
+  }
+}
+
+/**
+ * Takes real locks from `inner`, but their `unlock()` rejects with `error` without releasing, as when
+ * the store goes away during a run. The lock then stays until it expires.
+ */
+export class FailingReleaseLockProvider implements LockProvider {
+  constructor(
+    private readonly inner: LockProvider,
+    private readonly error: Error,
+  ) {}
+
+  async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    const lock = await this.inner.lock(configuration);
+    if (!lock) return undefined;
+    return {
+      configuration: lock.configuration,
+      fencingToken: lock.fencingToken,
+      extend: (lockAtMostFor, lockAtLeastFor) => lock.extend(lockAtMostFor, lockAtLeastFor),
+      unlock: () => Promise.reject(this.error),
+    };
+  }
+}
+
+/**
+ * Takes real locks from `inner` whose `unlock()` waits one event-loop turn before releasing, as a store
+ * round trip does. Code that does not wait for the release then visibly runs ahead of it, even though
+ * `inner` releases at once.
+ */
+export class SlowReleaseLockProvider implements LockProvider {
+  constructor(private readonly inner: LockProvider) {}
+
+  async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    const lock = await this.inner.lock(configuration);
+    if (!lock) return undefined;
+    return {
+      configuration: lock.configuration,
+      fencingToken: lock.fencingToken,
+      extend: (lockAtMostFor, lockAtLeastFor) => lock.extend(lockAtMostFor, lockAtLeastFor),
+      unlock: async () => {
+        await nextTurn();
+        await lock.unlock();
+      },
+    };
+  }
+}

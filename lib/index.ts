@@ -1,6 +1,7 @@
 export { SchedulerLockModule } from './scheduler-lock.module.js';
 export { SchedulerLock } from './decorators/scheduler-lock.decorator.js';
 export { LockedJobRegistry } from './locked-job.registry.js';
+export { LockedJobStatus, type JobStatus } from './locked-job.status.js';
 export { SCHEDULER_LOCK_PROVIDER } from './scheduler-lock.constants.js';
 export type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
 export type { SchedulerLockOptions } from './interfaces/scheduler-lock-options.interface.js';
@@ -9,9 +10,14 @@ export { parseDuration, type Duration } from './core/duration.js';
 export { SchedulerLockConfigurationError, DEFAULT_LEASE, type KeepAlive, type LockConfiguration } from './core/lock-configuration.js';
 export {
   LockNotHeldError,
+  type JobRecord,
+  type JobRunState,
   type LeaseRenewal,
   type LeaseRenewalOutcome,
   type LockNotHeldReason,
+  type OccurrenceClaim,
+  type RecoveryClaim,
+  type RunOutcome,
   type LockProvider,
   type SimpleLock,
 } from './core/lock-provider.js';

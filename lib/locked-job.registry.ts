@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LockingTaskExecutor } from './core/locking-task-executor.js';
 import { createLockConfiguration, SchedulerLockConfigurationError, type RunLockConfiguration } from './core/lock-configuration.js';
+import { resolveOccurrencePolicy, type OccurrencePolicy } from './occurrence/occurrence-policy.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockOptions } from './interfaces/scheduler-lock-options.interface.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -17,6 +18,8 @@ export interface LockedJob {
   readonly source: string;
   /** The decorated method, bound to its instance; runtime jobs run the callback they were added with. */
   readonly handler?: () => unknown;
+  /** Once-per-occurrence settings when the job is (or may be, for runtime jobs) a cron job with them on. */
+  readonly occurrence?: OccurrencePolicy;
 }
 
 /**
@@ -42,7 +45,7 @@ export class LockedJobRegistry {
   declare(jobName: string, options: SchedulerLockOptions = {}): void {
     const source = `runtime job "${jobName}"`;
     const configuration = createLockConfiguration(options.name ?? jobName, options, this.settings.defaults, source);
-    this.add({ jobName, kind: undefined, configuration, source });
+    this.add({ jobName, kind: undefined, configuration, source, occurrence: resolveOccurrencePolicy(options, undefined, source) });
   }
 
   /** @internal */
@@ -58,6 +61,11 @@ export class LockedJobRegistry {
     }
     this.sourcesByLock.set(name, job.source);
     this.jobs.set(job.jobName, job);
+  }
+
+  /** @internal The locked job registered under `jobName`, of any kind. */
+  get(jobName: string): LockedJob | undefined {
+    return this.jobs.get(jobName);
   }
 
   /** @internal The locked job registered under `jobName` as `kind`, if any. */

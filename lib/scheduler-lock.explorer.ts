@@ -4,6 +4,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import { formatDuration } from './core/duration.js';
 import { createLockConfiguration, SchedulerLockConfigurationError } from './core/lock-configuration.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
+import { resolveOccurrencePolicy } from './occurrence/occurrence-policy.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import { SchedulerLockMetadataAccessor } from './scheduler-lock-metadata.accessor.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -66,7 +67,8 @@ export class SchedulerLockExplorer implements OnModuleInit {
     const options = this.accessor.getLockOptions(method)!;
     const configuration = createLockConfiguration(options.name ?? jobName, options, this.settings.defaults, subject);
     const instance = wrapper.instance as Record<string, (...args: unknown[]) => unknown>;
-    this.jobs.add({ jobName, kind, configuration, source, handler: () => instance[methodName]() });
+    const occurrence = resolveOccurrencePolicy(options, kind, subject);
+    this.jobs.add({ jobName, kind, configuration, source, handler: () => instance[methodName](), occurrence });
     this.logger.log(
       `Locked ${kind} job "${jobName}"${jobName === source ? "" : ` (${source})`}: lock "${configuration.name}", lockAtMostFor ${formatDuration(configuration.lockAtMostFor)}, lockAtLeastFor ${formatDuration(configuration.lockAtLeastFor)}`,
     );

@@ -4,6 +4,8 @@ import { LockEvents } from './core/lock-events.js';
 import { LockingTaskExecutor } from './core/locking-task-executor.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobRunner } from './locked-job.runner.js';
+import { LockedJobStatus } from './locked-job.status.js';
+import { RecoveryWatcher } from './occurrence/recovery-watcher.js';
 import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
 import { SCHEDULER_LOCK_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import { SchedulerLockExplorer } from './scheduler-lock.explorer.js';
@@ -34,16 +36,23 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     {
       provide: LockingTaskExecutor,
       useFactory: (settings: SchedulerLockSettings, events: LockEvents) =>
-        new LockingTaskExecutor(settings.provider, { defaults: settings.defaults, lockedBy: settings.lockedBy, events }),
+        new LockingTaskExecutor(settings.provider, {
+          defaults: settings.defaults,
+          lockedBy: settings.lockedBy,
+          events,
+          acquireTimeout: settings.acquireTimeout,
+        }),
       inject: [SCHEDULER_LOCK_SETTINGS, LockEvents],
     },
     LockedJobRegistry,
     LockedJobRunner,
+    LockedJobStatus,
+    RecoveryWatcher,
     SchedulerLockMetadataAccessor,
     SchedulerLockExplorer,
     SchedulerRegistryInterceptor,
     SchedulerLockLifecycle,
   ],
-  exports: [SCHEDULER_LOCK_PROVIDER, LockEvents, LockingTaskExecutor, LockedJobRegistry],
+  exports: [SCHEDULER_LOCK_PROVIDER, LockEvents, LockingTaskExecutor, LockedJobRegistry, LockedJobStatus],
 })
 export class SchedulerLockModule extends ConfigurableSchedulerLockModule {}

@@ -14,12 +14,15 @@ export interface SchedulerLockSettings {
   readonly lockedBy: string;
   /** How long `app.close()` waits for runs in progress, in ms. */
   readonly shutdownTimeout: number;
+  /** How long a lock attempt may take before the tick is skipped, in ms. */
+  readonly acquireTimeout: number;
   /** The Redis client the module created, and so must close; never one it was handed. */
   readonly ownedClient?: Redis;
 }
 
 const SUBJECT = 'SchedulerLockModule options';
 const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
+const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
 
 /** Validates the module options and builds the lock provider they describe. */
 export function createSchedulerLockSettings(options: SchedulerLockModuleOptions): SchedulerLockSettings {
@@ -46,7 +49,11 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   const lockedBy = options.lockedBy ?? defaultLockedBy();
   const defaults = { lockAtMostFor, lockAtLeastFor, lease: resolveLease(options.keepAlive, undefined, SUBJECT) };
   const shutdownTimeout = durationOption(options.shutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, 'shutdownTimeout', SUBJECT);
-  const common = { defaults, lockedBy, shutdownTimeout };
+  const acquireTimeout = durationOption(options.acquireTimeout, DEFAULT_ACQUIRE_TIMEOUT, 'acquireTimeout', SUBJECT);
+  if (acquireTimeout <= 0) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: acquireTimeout must be greater than 0 (got ${JSON.stringify(options.acquireTimeout)})`);
+  }
+  const common = { defaults, lockedBy, shutdownTimeout, acquireTimeout };
   if (options.provider) return { provider: options.provider, ...common };
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
@@ -62,14 +69,23 @@ function isRedisClient(value: unknown): value is RedisClient {
 }
 
 /**
- * A client for locks: commands fail at once while Redis is unreachable (no offline queue), so a tick
- * is skipped on time instead of taking its lock late, and reconnection goes on in the background.
+ * A client for locks. Until its first connection attempt succeeds or fails, commands wait in ioredis's
+ * offline queue, so a job due at startup runs; from then on the queue is off (ioredis reads the option
+ * on every command), so while Redis is unreachable a lock attempt fails at once and the tick is skipped
+ * on time.
  */
 function createClient(redis: RedisOptions | string): Redis {
-  const options: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+  const options: RedisOptions = { maxRetriesPerRequest: 1 };
   const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...options, ...redis });
   const faults = new FaultLog(new Logger('SchedulerLock'));
-  client.on('error', (error: Error) => faults.error('redis', `Redis connection error: ${error.message}`));
-  client.on('ready', () => faults.clear('redis'));
+  const failFast = () => (client.options.enableOfflineQueue = false);
+  client.on('error', (error: Error) => {
+    failFast();
+    faults.error('redis', `Redis connection error: ${error.message}`);
+  });
+  client.on('ready', () => {
+    failFast();
+    faults.clear('redis');
+  });
   return client;
 }

@@ -1,8 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { SchedulerLockConfigurationError } from './core/lock-configuration.js';
+import { LockingTaskExecutor } from './core/locking-task-executor.js';
 import { LockedJobRegistry, type LockedJob } from './locked-job.registry.js';
 import { LockedJobRunner } from './locked-job.runner.js';
+import type { CronTimeLike } from './occurrence/cron-schedule.js';
+import { OccurrenceJob, type OccurrenceServices } from './occurrence/occurrence-job.js';
+import { RecoveryWatcher } from './occurrence/recovery-watcher.js';
+import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 type CronJob = Parameters<SchedulerRegistry['addCronJob']>[1];
 type Callback = (this: unknown, ...args: unknown[]) => unknown;
@@ -11,6 +17,7 @@ type Callback = (this: unknown, ...args: unknown[]) => unknown;
 interface CronCallbacks {
   _callbacks?: Callback[];
   context: unknown;
+  cronTime: CronTimeLike;
 }
 interface TimerCallback {
   _onTimeout?: Callback;
@@ -23,11 +30,17 @@ interface TimerCallback {
  */
 @Injectable()
 export class SchedulerRegistryInterceptor {
+  private readonly occurrenceServices: OccurrenceServices;
+
   constructor(
     registry: SchedulerRegistry,
     private readonly jobs: LockedJobRegistry,
     private readonly runner: LockedJobRunner,
+    watcher: RecoveryWatcher,
+    executor: LockingTaskExecutor,
+    @Inject(SCHEDULER_LOCK_SETTINGS) settings: SchedulerLockSettings,
   ) {
+    this.occurrenceServices = { runner, watcher, executor, provider: settings.provider };
     // Installed at construction: @nestjs/schedule registers jobs in onApplicationBootstrap, after every constructor.
     const { addCronJob, addInterval, addTimeout } = registry;
     registry.addCronJob = (name, job) => {
@@ -48,18 +61,27 @@ export class SchedulerRegistryInterceptor {
   }
 
   /**
-   * Replaces the job's callbacks with one locked tick. Wrapping `fireOnTick` instead would release the
-   * lock too early: cron does not await an async callback unless `waitForCompletion` is set.
+   * Replaces the job's callbacks with one locked tick, claiming the tick's occurrence unless the job
+   * opted out. Wrapping `fireOnTick` instead would release the lock too early: cron does not await an
+   * async callback unless `waitForCompletion` is set.
    */
   private lockCronJob(locked: LockedJob, job: CronJob): void {
     const cron = job as unknown as CronCallbacks;
     const callbacks = cron._callbacks;
     if (!Array.isArray(callbacks)) throw unsupported(locked, 'this version of "cron" keeps its callbacks elsewhere');
     const original = callbacks.splice(0);
-    const runAll = async (args: unknown[]) => {
-      for (const callback of original) await callback.apply(cron.context, args);
-    };
-    callbacks.push((...args) => this.runner.run(locked, locked.handler ?? (() => runAll(args))));
+    const handlerFor = (args: unknown[]) =>
+      locked.handler ??
+      (async () => {
+        for (const callback of original) await callback.apply(cron.context, args);
+      });
+    if (!locked.occurrence) {
+      callbacks.push((...args) => this.runner.run(locked, handlerFor(args)));
+      return;
+    }
+    const occurrences = new OccurrenceJob(locked, locked.occurrence, cron.cronTime, this.occurrenceServices);
+    callbacks.push((...args) => occurrences.tick(handlerFor(args)));
+    if (locked.occurrence.catchUpWindow !== undefined) setImmediate(() => void occurrences.catchUp(handlerFor([])));
   }
 
   private lockTimer(locked: LockedJob, timer: unknown): void {

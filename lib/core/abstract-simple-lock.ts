@@ -1,5 +1,5 @@
 import type { LockConfiguration } from './lock-configuration.js';
-import type { SimpleLock } from './lock-provider.js';
+import type { RunOutcome, SimpleLock } from './lock-provider.js';
 
 /**
  * The single-use rule and the `lockAtLeastFor` arithmetic shared by every provider's lock.
@@ -14,10 +14,13 @@ export abstract class AbstractSimpleLock implements SimpleLock {
     protected readonly acquiredAt: number,
   ) {}
 
-  async unlock(): Promise<void> {
-    this.spend('unlock');
-    const keepFor = this.configuration.lockAtLeastFor - (performance.now() - this.acquiredAt);
-    await this.release(keepFor >= 1 ? Math.ceil(keepFor) : 0);
+  unlock(): Promise<void> {
+    return this.releaseOnce('unlock');
+  }
+
+  /** {@link SimpleLock.finish}; providers whose locks carry no job record ignore the outcome. */
+  finish(outcome: RunOutcome): Promise<void> {
+    return this.releaseOnce('finish', outcome);
   }
 
   async extend(lockAtMostFor: number, lockAtLeastFor: number): Promise<SimpleLock | undefined> {
@@ -28,11 +31,17 @@ export abstract class AbstractSimpleLock implements SimpleLock {
     return this.prolong({ name: this.configuration.name, lockAtMostFor, lockAtLeastFor });
   }
 
-  /** Deletes the lock, or keeps it `keepFor` ms more (owner-checked). */
-  protected abstract release(keepFor: number): Promise<void>;
+  /** Deletes the lock, or keeps it `keepFor` ms more (owner-checked), recording `outcome` if the lock has a job record. */
+  protected abstract release(keepFor: number, outcome?: RunOutcome): Promise<void>;
 
   /** Sets the lock to expire `lockAtMostFor` from now (owner-checked) and returns the lock that follows. */
   protected abstract prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined>;
+
+  private async releaseOnce(operation: string, outcome?: RunOutcome): Promise<void> {
+    this.spend(operation);
+    const keepFor = this.configuration.lockAtLeastFor - (performance.now() - this.acquiredAt);
+    await this.release(keepFor >= 1 ? Math.ceil(keepFor) : 0, outcome);
+  }
 
   private spend(operation: string): void {
     if (this.spent) {

@@ -5,6 +5,14 @@ import type { LockContext } from './lock-context.js';
 import type { LockLostReason } from './lock-events.js';
 import type { SimpleLock } from './lock-provider.js';
 
+/** Which occurrence a run belongs to, for once-per-occurrence cron jobs. */
+export interface RunClaim {
+  readonly occurrence: number;
+  readonly catchUp?: boolean;
+  /** Set to re-run an occurrence whose node died, at most this many runs of it in all. */
+  readonly recoverUpTo?: number;
+}
+
 /** What an {@link ActiveLock} reports to the executor that owns it. */
 export interface ActiveLockListener {
   extended(lock: ActiveLock): void;
@@ -28,6 +36,8 @@ export class ActiveLock implements LockContext {
   readonly signal: AbortSignal = this.controller.signal;
   readonly lockedAt: Date;
   readonly lease: number | undefined;
+  readonly occurrence: Date | undefined;
+  readonly catchUp: boolean;
   /** When the lock expires in the store at the latest, as far as this node knows. */
   expiresAt = 0;
   /** When the signal aborts unless the lock was renewed or extended first. */
@@ -46,7 +56,11 @@ export class ActiveLock implements LockContext {
     readonly lockedBy: string,
     readonly jobName: string | undefined,
     private readonly listener: ActiveLockListener,
+    claim: RunClaim | undefined,
+    readonly recovery: { readonly attempt: number; readonly previousHolder: string } | undefined,
   ) {
+    this.occurrence = claim && new Date(claim.occurrence);
+    this.catchUp = claim?.catchUp ?? false;
     this.lockedAt = new Date(this.epochOffset + requestedAt);
     this.lease = configuration.lease;
     this.abortMargin = Math.min(ABORT_MARGIN_MS, (this.lease ?? configuration.lockAtMostFor) / 10);

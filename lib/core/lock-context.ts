@@ -18,6 +18,12 @@ export interface LockContext {
   readonly fencingToken: number | undefined;
   /** Aborts, with a {@link LockLostError} as its reason, when the lock is lost. */
   readonly signal: AbortSignal;
+  /** For a once-per-occurrence cron job: the nominal fire time this run belongs to. */
+  readonly occurrence: Date | undefined;
+  /** `true` for the catch-up run of an occurrence the whole cluster missed. */
+  readonly catchUp: boolean;
+  /** For a re-run of an occurrence whose node died: which attempt this is (2 for the first re-run) and who ran the previous one. */
+  readonly recovery: { readonly attempt: number; readonly previousHolder: string } | undefined;
   /**
    * Moves the lock's expiry to `lockAtMostFor` from now (ShedLock's `LockExtender.extendActiveLock`).
    * @throws LockExtensionError when the lock can no longer be extended.

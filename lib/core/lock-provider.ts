@@ -13,6 +13,54 @@ export interface LockProvider {
    * rejects on a store error. Unlike `extend`, the lock objects stay usable.
    */
   renewLeases?(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]>;
+  /**
+   * Optional, needed for once-per-occurrence cron jobs: takes the lock for one scheduled occurrence
+   * (epoch ms), refused if the lock is held or that occurrence (or a later one) was already claimed.
+   * Records the run in the job record, in the same store round trip.
+   */
+  lockOccurrence?(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim>;
+  /**
+   * Optional, needed for `onCrash: 'rerun'`: takes over `occurrence` if its run died (record still
+   * running, lock gone) and fewer than `maxAttempts` runs of it have started.
+   */
+  recoverOccurrence?(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim>;
+  /** Optional: the job record of a lock name, for operators. */
+  readJobRecord?(name: string): Promise<JobRecord | undefined>;
+}
+
+/** What {@link LockProvider.lockOccurrence} got. */
+export type OccurrenceClaim =
+  | { readonly lock: SimpleLock }
+  | { readonly refused: 'locked' }
+  | { readonly refused: 'already-ran'; /** that very occurrence is still running */ readonly running: boolean };
+
+/** What {@link LockProvider.recoverOccurrence} got. */
+export type RecoveryClaim =
+  | { readonly lock: SimpleLock; readonly attempt: number; readonly previousHolder: string }
+  | { readonly refused: 'running' }
+  | { readonly refused: 'settled'; readonly state: JobRunState | '' };
+
+/** How a job's last claimed occurrence stands. `crashed`: its node died and it was not (or no more) re-run. */
+export type JobRunState = 'running' | 'succeeded' | 'failed' | 'crashed';
+
+/** How a run ended, as {@link SimpleLock.finish} records it. */
+export type RunOutcome = 'succeeded' | 'failed';
+
+/** The last claimed occurrence of a once-per-occurrence job, as stored with its lock. */
+export interface JobRecord {
+  /** The occurrence's nominal fire time. */
+  readonly occurrence: Date;
+  /** `running` with `held: false` means the run's node died (or it is being recovered). */
+  readonly state: JobRunState;
+  readonly runBy: string;
+  readonly startedAt: Date;
+  readonly finishedAt?: Date;
+  /** 1 for the first run of the occurrence, 2+ for recoveries. */
+  readonly attempt: number;
+  /** Who ran the attempt before this one, for a recovery. */
+  readonly previousHolder?: string;
+  /** Whether the job's lock is held right now. */
+  readonly held: boolean;
 }
 
 /** One lease to renew: a lock this provider returned, and its new TTL in ms. */
@@ -37,6 +85,11 @@ export interface SimpleLock {
    * {@link LockNotHeldError} if the lock had expired or belongs to someone else by then.
    */
   unlock(): Promise<void>;
+  /**
+   * For a lock of an occurrence: {@link unlock}, and record in the job record how the run ended, in
+   * the same store round trip. The record is updated even if the lock had expired meanwhile.
+   */
+  finish?(outcome: RunOutcome): Promise<void>;
   /**
    * Moves the expiry to `lockAtMostFor` from now (and `lockAtLeastFor` from now for the release).
    * Resolves to a new lock object, or `undefined` if this lock had expired or is not ours anymore.

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ActiveLock, type ActiveLockListener } from './active-lock.js';
+import { ActiveLock, type ActiveLockListener, type RunClaim } from './active-lock.js';
 import { FaultLog } from './fault-log.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import {
@@ -11,7 +11,7 @@ import {
 } from './lock-configuration.js';
 import { heldLocks, holdsLock } from './lock-context.js';
 import { LockEvents, type LockEvent, type LockLostReason } from './lock-events.js';
-import { LockNotHeldError, type LockProvider } from './lock-provider.js';
+import { LockNotHeldError, type LockProvider, type SimpleLock } from './lock-provider.js';
 import type { TaskResult } from './task-result.js';
 
 /** A lock to run a task under: `name`, and durations that default to the executor's. */
@@ -27,6 +27,11 @@ export interface LockingTaskExecutorSettings {
   lockedBy: string;
   /** Where lock events go. */
   events?: LockEvents;
+  /**
+   * How long a lock attempt may take before the run is skipped as a store error (ms). Default 2 s. A
+   * lock that arrives later is released at once, so a slow or reconnecting store never blocks the job.
+   */
+  acquireTimeout?: number;
 }
 
 /** Descriptive fields a locked job adds to its events. */
@@ -35,6 +40,7 @@ export interface RunLabels {
 }
 
 const DEFAULTS: LockDefaults = { lockAtMostFor: 60_000, lockAtLeastFor: 0 };
+const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
 
 /** After `shutdown`'s timeout, runs whose signal was aborted get this long to wind down. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -55,6 +61,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
   private readonly defaults: LockDefaults;
   private readonly lockedBy: string;
   private readonly events: LockEvents;
+  private readonly acquireTimeout: number;
   /** Runs in progress, each with the promise that settles once its lock is released. */
   private readonly running = new Map<ActiveLock, Promise<unknown>>();
   private closing = false;
@@ -66,6 +73,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
     this.defaults = settings.defaults ?? DEFAULTS;
     this.lockedBy = settings.lockedBy;
     this.events = settings.events ?? new LockEvents();
+    this.acquireTimeout = settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT;
     this.keeper = new LeaseKeeper(provider, this.faults);
   }
 
@@ -88,35 +96,47 @@ export class LockingTaskExecutor implements ActiveLockListener {
     }
   }
 
-  /** @internal {@link executeWithLock} for a configuration validated at startup. */
-  async run<T>(task: () => T | Promise<T>, configuration: RunLockConfiguration, labels: RunLabels = {}): Promise<TaskResult<T>> {
+  /** @internal Throws if `configuration` needs a capability the provider lacks. */
+  assertSupportsOccurrences(subject: string, recovery: boolean): void {
+    const needed = recovery ? (['lockOccurrence', 'recoverOccurrence'] as const) : (['lockOccurrence'] as const);
+    const missing = needed.filter((method) => typeof this.provider[method] !== 'function');
+    if (missing.length > 0) {
+      throw new SchedulerLockConfigurationError(
+        `${subject}: once-per-occurrence locking needs a provider with ${missing.join('() and ')}(), which this provider does not have; set occurrence: false`,
+      );
+    }
+  }
+
+  /**
+   * @internal {@link executeWithLock} for a configuration validated at startup; with a `claim`, the
+   * run takes the lock for one occurrence of a cron job (or re-runs it after its node died).
+   */
+  async run<T>(
+    task: () => T | Promise<T>,
+    configuration: RunLockConfiguration,
+    labels: RunLabels = {},
+    claim?: RunClaim,
+  ): Promise<TaskResult<T>> {
     const { name } = configuration;
     if (holdsLock(name)) return { executed: true, result: await task() };
-    if (this.closing) {
-      this.emit(() => ({ type: 'skipped', reason: 'shutdown', ...this.base(name, labels.jobName) }));
-      return { executed: false, reason: 'shutdown' };
-    }
+    if (this.closing) return this.skip({ executed: false, reason: 'shutdown' }, name, labels);
 
     this.emit(() => ({ type: 'attempt', ...this.base(name, labels.jobName) }));
-    const ttl = Math.min(configuration.lease ?? Infinity, configuration.lockAtMostFor);
     const requestedAt = performance.now();
-    let lock;
+    let taken: Taken | Skipped;
     try {
-      // A renewing lock is taken for one lease; the keeper carries it towards lockAtMostFor.
-      lock = await this.provider.lock(ttl === configuration.lockAtMostFor ? configuration : { ...configuration, lockAtMostFor: ttl });
+      taken = await this.takeInTime(configuration, claim);
     } catch (error) {
       this.faults.error(name, `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`);
-      this.emit(() => ({ type: 'skipped', reason: 'store-error', error, ...this.base(name, labels.jobName) }));
-      return { executed: false, reason: 'store-error', error };
+      return this.skip({ executed: false, reason: 'store-error', error }, name, labels);
     }
     this.faults.clear(name);
-    if (!lock) {
-      this.logger.debug(`Lock "${name}"${jobLabel(labels)} is held elsewhere, skipping this run`);
-      this.emit(() => ({ type: 'skipped', reason: 'locked', ...this.base(name, labels.jobName) }));
-      return { executed: false, reason: 'locked' };
+    if (!('lock' in taken)) {
+      this.logger.debug(`Lock "${name}"${jobLabel(labels)}: skipping this run (${taken.reason})`);
+      return this.skip(taken, name, labels);
     }
 
-    const active = new ActiveLock(lock, configuration, requestedAt, this.lockedBy, labels.jobName, this);
+    const active = new ActiveLock(taken.lock, configuration, requestedAt, this.lockedBy, labels.jobName, this, claim, taken.recovery);
     this.emit(() => ({ type: 'acquired', lockedUntil: active.lockedUntil.getTime(), ...this.runBase(active) }));
     const outcome = this.hold(active, task);
     this.running.set(active, outcome);
@@ -125,6 +145,54 @@ export class LockingTaskExecutor implements ActiveLockListener {
     } finally {
       this.running.delete(active);
     }
+  }
+
+  /** {@link take}, given up after `acquireTimeout`; a lock that arrives later is released unused. */
+  private takeInTime(configuration: RunLockConfiguration, claim: RunClaim | undefined): Promise<Taken | Skipped> {
+    const attempt = this.take(configuration, claim);
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new Error(`the lock store did not answer within ${this.acquireTimeout} ms`));
+        attempt.then(
+          (late) => 'lock' in late && this.abandon(late.lock),
+          () => undefined,
+        );
+      }, this.acquireTimeout);
+    });
+    return Promise.race([attempt, expired]).finally(() => clearTimeout(timer));
+  }
+
+  private abandon(lock: SimpleLock): void {
+    const name = lock.configuration.name;
+    this.logger.warn(`Lock "${name}" arrived after its attempt timed out; releasing it unused`);
+    const release = lock.finish ? lock.finish('failed') : lock.unlock();
+    release.catch((error: unknown) => this.faults.error(name, `Could not release the late lock "${name}"; it expires on its own: ${describe(error)}`));
+  }
+
+  /** Asks the provider for the lock, the occurrence or the recovery the claim names. */
+  private async take(configuration: RunLockConfiguration, claim: RunClaim | undefined): Promise<Taken | Skipped> {
+    // A renewing lock is taken for one lease; the keeper carries it towards lockAtMostFor.
+    const ttl = Math.min(configuration.lease ?? Infinity, configuration.lockAtMostFor);
+    const forStore = ttl === configuration.lockAtMostFor ? configuration : { ...configuration, lockAtMostFor: ttl };
+    if (!claim) {
+      const lock = await this.provider.lock(forStore);
+      return lock ? { lock } : { executed: false, reason: 'locked' };
+    }
+    if (claim.recoverUpTo !== undefined) {
+      const recovered = await this.provider.recoverOccurrence!(forStore, claim.occurrence, claim.recoverUpTo);
+      if ('lock' in recovered) return { lock: recovered.lock, recovery: { attempt: recovered.attempt, previousHolder: recovered.previousHolder } };
+      return recovered.refused === 'running' ? { executed: false, reason: 'locked' } : { executed: false, reason: 'already-ran', running: false };
+    }
+    const claimed = await this.provider.lockOccurrence!(forStore, claim.occurrence);
+    if ('lock' in claimed) return { lock: claimed.lock };
+    return claimed.refused === 'locked' ? { executed: false, reason: 'locked' } : { executed: false, reason: 'already-ran', running: claimed.running };
+  }
+
+  private skip(result: Skipped, name: string, labels: RunLabels): Skipped {
+    const error = 'error' in result ? result.error : undefined;
+    this.emit(() => ({ type: 'skipped', reason: result.reason, error, ...this.base(name, labels.jobName) }));
+    return result;
   }
 
   /**
@@ -147,8 +215,10 @@ export class LockingTaskExecutor implements ActiveLockListener {
     this.emit(() => ({ type: 'started', ...this.runBase(active) }));
     const startedAt = performance.now();
     const frame = { name: active.name, context: active, parent: heldLocks.getStore(), ended: false };
+    let failed = true;
     try {
       const result = await heldLocks.run(frame, task);
+      failed = false;
       this.emit(() => ({ type: 'finished', durationMs: performance.now() - startedAt, ...this.runBase(active) }));
       return result;
     } catch (error) {
@@ -157,15 +227,17 @@ export class LockingTaskExecutor implements ActiveLockListener {
     } finally {
       frame.ended = true;
       this.keeper.untrack(active);
-      await this.release(active, startedAt);
+      await this.release(active, startedAt, failed);
     }
   }
 
   /** Releases after the run; a failure is logged and emitted, never thrown over the task's outcome. */
-  private async release(active: ActiveLock, startedAt: number): Promise<void> {
-    const { name, jobName } = active;
+  private async release(active: ActiveLock, startedAt: number, failed: boolean): Promise<void> {
+    const { name, jobName, lock } = active;
     try {
-      await active.lock.unlock();
+      // An occurrence's run is recorded as finished in the same round trip as the release.
+      if (active.occurrence && lock.finish) await lock.finish(failed ? 'failed' : 'succeeded');
+      else await lock.unlock();
       this.emit(() => ({ type: 'released', heldForMs: performance.now() - startedAt, ...this.runBase(active) }));
     } catch (error) {
       if (error instanceof LockNotHeldError) {
@@ -200,6 +272,15 @@ export class LockingTaskExecutor implements ActiveLockListener {
   private emit(build: () => LockEvent): void {
     if (this.events.observed) this.events.emit(build());
   }
+}
+
+/** A run that did not start. */
+type Skipped = Extract<TaskResult<never>, { executed: false }>;
+
+/** A lock the provider gave, with what a recovery took over. */
+interface Taken {
+  lock: SimpleLock;
+  recovery?: { attempt: number; previousHolder: string };
 }
 
 /** Whether all `promises` settled within `ms`. */

@@ -1,7 +1,11 @@
-/** Why a task did not run. */
-export type SkipReason = 'locked' | 'store-error' | 'shutdown';
+/**
+ * Why a task did not run: the lock is held elsewhere, the store failed, the app is shutting down, or
+ * (once-per-occurrence cron jobs) the occurrence was already run or is running.
+ */
+export type SkipReason = 'locked' | 'store-error' | 'shutdown' | 'already-ran';
 
 /** The outcome of {@link LockingTaskExecutor.executeWithLock}. */
 export type TaskResult<T> =
   | { readonly executed: true; readonly result: T }
-  | { readonly executed: false; readonly reason: SkipReason; readonly error?: unknown };
+  | { readonly executed: false; readonly reason: Exclude<SkipReason, 'already-ran'>; readonly error?: unknown }
+  | { readonly executed: false; readonly reason: 'already-ran'; /** that occurrence is still running */ readonly running: boolean };

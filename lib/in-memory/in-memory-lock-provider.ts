@@ -3,11 +3,16 @@ import { AbstractSimpleLock } from '../core/abstract-simple-lock.js';
 import type { LockConfiguration } from '../core/lock-configuration.js';
 import {
   LockNotHeldError,
+  type JobRecord,
   type LeaseRenewal,
   type LeaseRenewalOutcome,
   type LockProvider,
+  type OccurrenceClaim,
+  type RecoveryClaim,
+  type RunOutcome,
   type SimpleLock,
 } from '../core/lock-provider.js';
+import { defaultLockedBy } from '../redis/redis-lock-provider.js';
 
 interface HeldLock {
   token: string;
@@ -15,22 +20,73 @@ interface HeldLock {
   expiresAt: number;
 }
 
+/** A job record as kept in memory: the stored fields of a {@link JobRecord}, plus the run's token. */
+type StoredRecord = Omit<JobRecord, 'held'> & { token: string };
+
 /**
  * Locks in this process's memory, with the same semantics as {@link RedisLockProvider}
- * (expiry, `lockAtLeastFor`, owner checks, fencing tokens). For tests and single-process apps.
+ * (expiry, `lockAtLeastFor`, owner checks, fencing tokens, occurrence claims). For tests and
+ * single-process apps.
  */
 export class InMemoryLockProvider implements LockProvider {
   private readonly locks = new Map<string, HeldLock>();
   private readonly fences = new Map<string, number>();
+  private readonly records = new Map<string, StoredRecord>();
+  private readonly lockedBy: string;
+
+  constructor(options: { lockedBy?: string } = {}) {
+    this.lockedBy = options.lockedBy ?? defaultLockedBy();
+  }
 
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const now = performance.now();
-    if (this.holder(configuration.name, now)) return undefined;
-    const token = randomUUID();
-    const fencingToken = (this.fences.get(configuration.name) ?? 0) + 1;
-    this.fences.set(configuration.name, fencingToken);
-    this.locks.set(configuration.name, { token, expiresAt: now + configuration.lockAtMostFor });
-    return new InMemorySimpleLock(this, token, configuration, fencingToken, now);
+    return this.holder(configuration.name) ? undefined : this.take(configuration);
+  }
+
+  async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+    const record = this.records.get(configuration.name);
+    if (record && record.occurrence.getTime() >= occurrence) {
+      return { refused: 'already-ran', running: record.occurrence.getTime() === occurrence && record.state === 'running' };
+    }
+    if (this.holder(configuration.name)) return { refused: 'locked' };
+    const lock = this.take(configuration);
+    this.records.set(configuration.name, {
+      occurrence: new Date(occurrence),
+      state: 'running',
+      token: lock.token,
+      runBy: this.lockedBy,
+      startedAt: new Date(),
+      attempt: 1,
+    });
+    return { lock };
+  }
+
+  async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim> {
+    const record = this.records.get(configuration.name);
+    if (!record || record.occurrence.getTime() !== occurrence) return { refused: 'settled', state: '' };
+    if (record.state !== 'running') return { refused: 'settled', state: record.state };
+    if (this.holder(configuration.name)) return { refused: 'running' };
+    if (record.attempt + 1 > maxAttempts) {
+      this.records.set(configuration.name, { ...record, state: 'crashed' });
+      return { refused: 'settled', state: 'crashed' };
+    }
+    const lock = this.take(configuration);
+    const attempt = record.attempt + 1;
+    this.records.set(configuration.name, {
+      ...record,
+      token: lock.token,
+      runBy: this.lockedBy,
+      startedAt: new Date(),
+      attempt,
+      previousHolder: record.runBy,
+    });
+    return { lock, attempt, previousHolder: record.runBy };
+  }
+
+  async readJobRecord(name: string): Promise<JobRecord | undefined> {
+    const record = this.records.get(name);
+    if (!record) return undefined;
+    const { token: _token, ...stored } = record;
+    return { ...stored, held: this.holder(name) !== undefined };
   }
 
   async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
@@ -52,7 +108,7 @@ export class InMemoryLockProvider implements LockProvider {
     return held;
   }
 
-  /** The lock of `name` if `token` still owns it; otherwise why not. */
+  /** @internal The lock of `name` if `token` still owns it; otherwise why not. */
   ownedBy(name: string, token: string): HeldLock | LockNotHeldError {
     const held = this.holder(name);
     if (!held) return new LockNotHeldError(name, 'expired');
@@ -63,6 +119,21 @@ export class InMemoryLockProvider implements LockProvider {
   /** @internal */
   delete(name: string): void {
     this.locks.delete(name);
+  }
+
+  /** @internal Records how the run holding `token` ended, if the record is still that run's. */
+  finishRun(name: string, token: string, outcome: RunOutcome): void {
+    const record = this.records.get(name);
+    if (record?.token === token) this.records.set(name, { ...record, state: outcome, finishedAt: new Date() });
+  }
+
+  private take(configuration: LockConfiguration): InMemorySimpleLock {
+    const now = performance.now();
+    const token = randomUUID();
+    const fencingToken = (this.fences.get(configuration.name) ?? 0) + 1;
+    this.fences.set(configuration.name, fencingToken);
+    this.locks.set(configuration.name, { token, expiresAt: now + configuration.lockAtMostFor });
+    return new InMemorySimpleLock(this, token, configuration, fencingToken, now);
   }
 }
 
@@ -77,7 +148,8 @@ class InMemorySimpleLock extends AbstractSimpleLock {
     super(configuration, acquiredAt);
   }
 
-  protected async release(keepFor: number): Promise<void> {
+  protected async release(keepFor: number, outcome: RunOutcome = 'succeeded'): Promise<void> {
+    this.store.finishRun(this.configuration.name, this.token, outcome);
     const held = this.store.ownedBy(this.configuration.name, this.token);
     if (held instanceof LockNotHeldError) throw held;
     if (keepFor > 0) held.expiresAt = performance.now() + keepFor;

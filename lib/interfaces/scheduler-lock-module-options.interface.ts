@@ -29,4 +29,9 @@ export interface SchedulerLockModuleOptions {
   keepAlive?: KeepAlive;
   /** On `app.close()`, how long runs in progress are awaited before their signal is aborted. Default 10 s. */
   shutdownTimeout?: Duration;
+  /**
+   * How long a lock attempt may wait for Redis before the tick is skipped (`store-error`). Default 2 s.
+   * A lock that arrives later is released at once.
+   */
+  acquireTimeout?: Duration;
 }

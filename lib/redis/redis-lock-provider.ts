@@ -4,10 +4,15 @@ import { AbstractSimpleLock, ttlMillis } from '../core/abstract-simple-lock.js';
 import type { LockConfiguration } from '../core/lock-configuration.js';
 import {
   LockNotHeldError,
+  type JobRecord,
+  type JobRunState,
   type LeaseRenewal,
   type LeaseRenewalOutcome,
   type LockNotHeldReason,
   type LockProvider,
+  type OccurrenceClaim,
+  type RecoveryClaim,
+  type RunOutcome,
   type SimpleLock,
 } from '../core/lock-provider.js';
 import { OwnerCheck, withLockCommands, type LockCommands, type RedisClient } from './redis-scripts.js';
@@ -31,7 +36,8 @@ export function defaultLockedBy(): string {
 /**
  * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the hash
  * `<keyPrefix>:{<name>}` (fields `token`, `lockedBy`, `lockedAt`, `fence`) with a TTL of
- * `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`. The braces keep both keys in
+ * `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`, and a once-per-occurrence
+ * job's record is `<keyPrefix>:{<name>}:record` (neither has a TTL). The braces keep a lock's keys in
  * one Cluster slot. One round trip to acquire, one to release, both owner-checked Lua scripts.
  *
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
@@ -58,15 +64,65 @@ export class RedisLockProvider implements LockProvider {
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const key = this.lockKey(configuration.name);
     const token = randomUUID();
-    const fence = await this.client.schedulerLockAcquire(
+    const [fence] = await this.client.schedulerLockAcquire(2, key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor), this.lockedBy);
+    if (fence <= 0) return undefined;
+    return new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now());
+  }
+
+  async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+    const key = this.lockKey(configuration.name);
+    const token = randomUUID();
+    const [fence, state] = await this.client.schedulerLockAcquire(
+      3,
       key,
       `${key}:fence`,
+      `${key}:record`,
       token,
       ttlMillis(configuration.lockAtMostFor),
       this.lockedBy,
+      occurrence,
     );
-    if (fence === null) return undefined;
-    return new RedisSimpleLock(this.client, key, token, configuration, Number(fence), performance.now());
+    if (fence === 0) return { refused: 'locked' };
+    if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
+    return { lock: new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now(), `${key}:record`) };
+  }
+
+  async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim> {
+    const key = this.lockKey(configuration.name);
+    const token = randomUUID();
+    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(
+      key,
+      `${key}:fence`,
+      `${key}:record`,
+      token,
+      ttlMillis(configuration.lockAtMostFor),
+      this.lockedBy,
+      occurrence,
+      maxAttempts,
+    );
+    if (fence === 0) return { refused: 'running' };
+    if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
+    const lock = new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now(), `${key}:record`);
+    return { lock, attempt: Number(attemptOrState), previousHolder: previousHolder ?? '' };
+  }
+
+  async readJobRecord(name: string): Promise<JobRecord | undefined> {
+    const key = this.lockKey(name);
+    const [[, record], [, held]] = (await this.client.multi().hgetall(`${key}:record`).exists(key).exec()) as [
+      [unknown, Record<string, string>],
+      [unknown, number],
+    ];
+    if (!record.occurrence) return undefined;
+    return {
+      occurrence: new Date(Number(record.occurrence)),
+      state: record.state as JobRunState,
+      runBy: record.runBy,
+      startedAt: new Date(Number(record.startedAt)),
+      finishedAt: record.finishedAt ? new Date(Number(record.finishedAt)) : undefined,
+      attempt: Number(record.attempt),
+      previousHolder: record.previousHolder || undefined,
+      held: held === 1,
+    };
   }
 
   async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
@@ -92,24 +148,24 @@ class RedisSimpleLock extends AbstractSimpleLock {
     configuration: LockConfiguration,
     readonly fencingToken: number,
     acquiredAt: number,
+    /** The job record this lock's run is recorded in, for an occurrence lock. */
+    private readonly recordKey?: string,
   ) {
     super(configuration, acquiredAt);
   }
 
-  protected async release(keepFor: number): Promise<void> {
-    const outcome = await this.client.schedulerLockRelease(this.key, this.token, keepFor);
-    if (outcome !== OwnerCheck.Done) throw notHeld(this.configuration.name, outcome);
+  protected async release(keepFor: number, outcome: RunOutcome = 'succeeded'): Promise<void> {
+    const check = this.recordKey
+      ? await this.client.schedulerLockRelease(2, this.key, this.recordKey, this.token, keepFor, outcome)
+      : await this.client.schedulerLockRelease(1, this.key, this.token, keepFor);
+    if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
   }
 
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const outcome = await this.client.schedulerLockExtend(this.key, this.token, ttlMillis(configuration.lockAtMostFor));
-    if (outcome !== OwnerCheck.Done) return undefined;
-    return new RedisSimpleLock(this.client, this.key, this.token, configuration, this.fencingToken, performance.now());
+    const check = await this.client.schedulerLockExtend(this.key, this.token, ttlMillis(configuration.lockAtMostFor));
+    if (check !== OwnerCheck.Done) return undefined;
+    return new RedisSimpleLock(this.client, this.key, this.token, configuration, this.fencingToken, performance.now(), this.recordKey);
   }
-}
-
-function notHeld(name: string, outcome: OwnerCheck): LockNotHeldError {
-  return new LockNotHeldError(name, notHeldReason(outcome));
 }
 
 function notHeldReason(outcome: OwnerCheck): LockNotHeldReason {

@@ -12,19 +12,27 @@ export const enum OwnerCheck {
 }
 
 /** The lock scripts as ioredis commands; ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH. */
+/** Script arguments: the number of keys, the keys, then the other arguments. */
+type Variadic = [numberOfKeys: number, ...keysThenArguments: (string | number)[]];
+
 export interface LockCommands {
-  schedulerLockAcquire(lockKey: string, fenceKey: string, token: string, ttl: number, lockedBy: string): Promise<number | null>;
-  schedulerLockRelease(lockKey: string, token: string, keepFor: number): Promise<OwnerCheck>;
+  /** acquire.lua: `[fence]`, `[0]` held, `[-1, state]` occurrence already claimed. */
+  schedulerLockAcquire(...args: Variadic): Promise<[number, string?]>;
+  schedulerLockRelease(...args: Variadic): Promise<OwnerCheck>;
   schedulerLockExtend(lockKey: string, token: string, ttl: number): Promise<OwnerCheck>;
-  /** Variadic: `numberOfKeys` first, then the keys, then a token and a TTL per key. */
-  schedulerLockRenew(numberOfKeys: number, ...keysThenTokensAndTtls: (string | number)[]): Promise<OwnerCheck[]>;
+  /** A token and a TTL per key. */
+  schedulerLockRenew(...args: Variadic): Promise<OwnerCheck[]>;
+  /** recover.lua: `[fence, attempt, previousHolder]`, `[0]` still held, `[-1, state]` nothing to recover. */
+  schedulerLockRecover(lockKey: string, fenceKey: string, recordKey: string, token: string, ttl: number, lockedBy: string, occurrence: number, maxAttempts: number): Promise<[number, (number | string)?, string?]>;
 }
 
 const SCRIPTS = {
-  schedulerLockAcquire: { file: 'acquire.lua', numberOfKeys: 2 },
-  schedulerLockRelease: { file: 'release.lua', numberOfKeys: 1 },
+  // Variadic (numberOfKeys undefined): the job record key is passed only for occurrence locks.
+  schedulerLockAcquire: { file: 'acquire.lua', numberOfKeys: undefined },
+  schedulerLockRelease: { file: 'release.lua', numberOfKeys: undefined },
   schedulerLockExtend: { file: 'extend.lua', numberOfKeys: 1 },
-  schedulerLockRenew: { file: 'renew.lua', numberOfKeys: undefined }, // variadic
+  schedulerLockRenew: { file: 'renew.lua', numberOfKeys: undefined },
+  schedulerLockRecover: { file: 'recover.lua', numberOfKeys: 3 },
 } as const;
 
 const sources = new Map(

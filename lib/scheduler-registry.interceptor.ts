@@ -45,17 +45,17 @@ export class SchedulerRegistryInterceptor {
     const { addCronJob, addInterval, addTimeout } = registry;
     registry.addCronJob = (name, job) => {
       const locked = this.jobs.find('cron', name);
-      if (locked) this.lockCronJob(locked, job);
+      if (locked) refuseOnError(() => this.lockCronJob(locked, job), () => job.stop());
       return addCronJob.call(registry, name, job);
     };
     registry.addInterval = (name, timer) => {
       const locked = this.jobs.find('interval', name);
-      if (locked) this.lockTimer(locked, timer);
+      if (locked) refuseOnError(() => this.lockTimer(locked, timer), () => clearInterval(timer));
       return addInterval.call(registry, name, timer);
     };
     registry.addTimeout = (name, timer) => {
       const locked = this.jobs.find('timeout', name);
-      if (locked) this.lockTimer(locked, timer);
+      if (locked) refuseOnError(() => this.lockTimer(locked, timer), () => clearTimeout(timer));
       return addTimeout.call(registry, name, timer);
     };
   }
@@ -89,6 +89,19 @@ export class SchedulerRegistryInterceptor {
     const original = ref?._onTimeout;
     if (typeof original !== 'function') throw unsupported(locked, 'the timer is not a Node.js Timeout');
     ref._onTimeout = (...args) => this.runner.run(locked, locked.handler ?? (() => original.apply(ref, args)));
+  }
+}
+
+/**
+ * Runs `attach`; if the job cannot be locked, stops it before the error fails the startup: it never
+ * reaches the registry, so closing the app would not stop it, and it must not tick unlocked.
+ */
+function refuseOnError(attach: () => void, stop: () => void): void {
+  try {
+    attach();
+  } catch (error) {
+    stop();
+    throw error;
   }
 }
 

@@ -45,7 +45,7 @@ export class CronSchedule {
   /** The latest fire time in `(now - window, now]`, if any. */
   latestWithin(now: number, window: number): number | undefined {
     // Look back one gap, then twice as far, and so on: a long window costs a few steps, not one per fire time.
-    for (let back = this.minGap; ; back = Math.min(back * 2, window)) {
+    for (let back = Math.min(this.minGap, window); ; back = Math.min(back * 2, window)) {
       let time = this.nextAfter(now - back);
       if (time <= now) {
         for (let next = this.nextAfter(time); next <= now; next = this.nextAfter(next)) time = next;

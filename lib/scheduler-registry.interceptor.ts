@@ -50,12 +50,12 @@ export class SchedulerRegistryInterceptor {
     };
     registry.addInterval = (name, timer) => {
       const locked = this.jobs.find('interval', name);
-      if (locked) refuseOnError(() => this.lockTimer(locked, timer), () => clearInterval(timer));
+      if (locked) refuseOnError(() => this.lockTimer(locked, timer), () => clearInterval(timer as NodeJS.Timeout));
       return addInterval.call(registry, name, timer);
     };
     registry.addTimeout = (name, timer) => {
       const locked = this.jobs.find('timeout', name);
-      if (locked) refuseOnError(() => this.lockTimer(locked, timer), () => clearTimeout(timer));
+      if (locked) refuseOnError(() => this.lockTimer(locked, timer), () => clearTimeout(timer as NodeJS.Timeout));
       return addTimeout.call(registry, name, timer);
     };
   }

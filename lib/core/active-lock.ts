@@ -32,9 +32,9 @@ const ABORT_MARGIN_MS = 1_000;
  * {@link SimpleLock} is single-use.
  */
 export class ActiveLock implements LockContext {
-  private readonly controller = new AbortController();
-  readonly signal: AbortSignal = this.controller.signal;
-  readonly lockedAt: Date;
+  /** Made when the run first reads `signal` or loses the lock: most runs do neither, and it is not free. */
+  private controller: AbortController | undefined;
+  private lostReason: LockLostError | undefined;
   readonly lease: number | undefined;
   readonly occurrence: Date | undefined;
   readonly catchUp: boolean;
@@ -48,6 +48,7 @@ export class ActiveLock implements LockContext {
   renewAt: number;
   private readonly epochOffset = Date.now() - performance.now();
   private readonly abortMargin: number;
+  private readonly requestedAt: number;
 
   constructor(
     private current: SimpleLock,
@@ -61,7 +62,7 @@ export class ActiveLock implements LockContext {
   ) {
     this.occurrence = claim && new Date(claim.occurrence);
     this.catchUp = claim?.catchUp ?? false;
-    this.lockedAt = new Date(this.epochOffset + requestedAt);
+    this.requestedAt = requestedAt;
     this.lease = configuration.lease;
     this.abortMargin = Math.min(ABORT_MARGIN_MS, (this.lease ?? configuration.lockAtMostFor) / 10);
     this.capAt = requestedAt + configuration.lockAtMostFor;
@@ -77,6 +78,16 @@ export class ActiveLock implements LockContext {
     return this.current;
   }
 
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.lostReason && !this.controller.signal.aborted) this.controller.abort(this.lostReason);
+    return this.controller.signal;
+  }
+
+  get lockedAt(): Date {
+    return new Date(this.epochOffset + this.requestedAt);
+  }
+
   get lockedUntil(): Date {
     return new Date(this.epochOffset + this.expiresAt);
   }
@@ -86,7 +97,7 @@ export class ActiveLock implements LockContext {
   }
 
   get lost(): boolean {
-    return this.signal.aborted;
+    return this.lostReason !== undefined;
   }
 
   /** How often the lease is renewed: three chances before it runs out. */
@@ -103,7 +114,7 @@ export class ActiveLock implements LockContext {
     const atMost = parseDuration(lockAtMostFor);
     const atLeast = parseDuration(lockAtLeastFor);
     if (this.lost) {
-      throw new LockExtensionError(`Lock "${this.name}" cannot be extended: ${(this.signal.reason as Error).message}`);
+      throw new LockExtensionError(`Lock "${this.name}" cannot be extended: ${this.lostReason!.message}`);
     }
     const sentAt = performance.now();
     const next = await this.current.extend(atMost, atLeast);
@@ -128,7 +139,8 @@ export class ActiveLock implements LockContext {
   markLost(reason: LockLostReason): void {
     if (this.lost) return;
     this.renewAt = Infinity;
-    this.controller.abort(new LockLostError(this.name, reason));
+    this.lostReason = new LockLostError(this.name, reason);
+    this.controller?.abort(this.lostReason);
     this.listener.lost(this, reason);
   }
 

@@ -34,11 +34,12 @@ export function defaultLockedBy(): string {
 }
 
 /**
- * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the hash
- * `<keyPrefix>:{<name>}` (fields `token`, `lockedBy`, `lockedAt`, `fence`) with a TTL of
- * `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`, and a once-per-occurrence
- * job's record is `<keyPrefix>:{<name>}:record` (neither has a TTL). The braces keep a lock's keys in
- * one Cluster slot. One round trip to acquire, one to release, both owner-checked Lua scripts.
+ * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the string key
+ * `<keyPrefix>:{<name>}` whose value names its owner, `<lockedBy>|<ISO time taken>|<random>`, with a
+ * TTL of `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`, and a
+ * once-per-occurrence job's record is the hash `<keyPrefix>:{<name>}:record` (neither has a TTL). The
+ * braces keep a lock's keys in one Cluster slot. One round trip to acquire (`SET NX PX`, then the
+ * fence `INCR`), one to release (compare-and-delete), both Lua scripts.
  *
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
  * Cluster, where keys live in different slots, one call per lock, sent together.
@@ -63,17 +64,16 @@ export class RedisLockProvider implements LockProvider {
 
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const key = this.lockKey(configuration.name);
-    const token = randomUUID();
-    const [fence] = await this.client.schedulerLockAcquire(2, key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor), this.lockedBy);
-    if (fence <= 0) return undefined;
+    const token = this.ownerValue();
+    const fence = await this.client.schedulerLockAcquire(key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor));
+    if (fence === 0) return undefined;
     return new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now());
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
     const key = this.lockKey(configuration.name);
-    const token = randomUUID();
-    const [fence, state] = await this.client.schedulerLockAcquire(
-      3,
+    const token = this.ownerValue();
+    const [fence, state] = await this.client.schedulerLockClaimOccurrence(
       key,
       `${key}:fence`,
       `${key}:record`,
@@ -89,7 +89,7 @@ export class RedisLockProvider implements LockProvider {
 
   async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim> {
     const key = this.lockKey(configuration.name);
-    const token = randomUUID();
+    const token = this.ownerValue();
     const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(
       key,
       `${key}:fence`,
@@ -123,6 +123,11 @@ export class RedisLockProvider implements LockProvider {
       previousHolder: record.previousHolder || undefined,
       held: held === 1,
     };
+  }
+
+  /** A lock's value: who took it and when, for operators, and a random part that makes it this acquisition's own. */
+  private ownerValue(): string {
+    return `${this.lockedBy}|${new Date().toISOString()}|${randomUUID()}`;
   }
 
   async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {

@@ -16,19 +16,22 @@ export const enum OwnerCheck {
 type Variadic = [numberOfKeys: number, ...keysThenArguments: (string | number)[]];
 
 export interface LockCommands {
-  /** acquire.lua: `[fence]`, `[0]` held, `[-1, state]` occurrence already claimed. */
-  schedulerLockAcquire(...args: Variadic): Promise<[number, string?]>;
+  /** acquire.lua: the fencing token, or 0 when the lock is held. */
+  schedulerLockAcquire(lockKey: string, fenceKey: string, owner: string, ttl: number): Promise<number>;
+  /** claim-occurrence.lua: `[fence]`, `[0]` held, `[-1, state]` occurrence already claimed. */
+  schedulerLockClaimOccurrence(lockKey: string, fenceKey: string, recordKey: string, owner: string, ttl: number, lockedBy: string, occurrence: number): Promise<[number, string?]>;
   schedulerLockRelease(...args: Variadic): Promise<OwnerCheck>;
-  schedulerLockExtend(lockKey: string, token: string, ttl: number): Promise<OwnerCheck>;
+  schedulerLockExtend(lockKey: string, owner: string, ttl: number): Promise<OwnerCheck>;
   /** A token and a TTL per key. */
   schedulerLockRenew(...args: Variadic): Promise<OwnerCheck[]>;
   /** recover.lua: `[fence, attempt, previousHolder]`, `[0]` still held, `[-1, state]` nothing to recover. */
-  schedulerLockRecover(lockKey: string, fenceKey: string, recordKey: string, token: string, ttl: number, lockedBy: string, occurrence: number, maxAttempts: number): Promise<[number, (number | string)?, string?]>;
+  schedulerLockRecover(lockKey: string, fenceKey: string, recordKey: string, owner: string, ttl: number, lockedBy: string, occurrence: number, maxAttempts: number): Promise<[number, (number | string)?, string?]>;
 }
 
 const SCRIPTS = {
+  schedulerLockAcquire: { file: 'acquire.lua', numberOfKeys: 2 },
+  schedulerLockClaimOccurrence: { file: 'claim-occurrence.lua', numberOfKeys: 3 },
   // Variadic (numberOfKeys undefined): the job record key is passed only for occurrence locks.
-  schedulerLockAcquire: { file: 'acquire.lua', numberOfKeys: undefined },
   schedulerLockRelease: { file: 'release.lua', numberOfKeys: undefined },
   schedulerLockExtend: { file: 'extend.lua', numberOfKeys: 1 },
   schedulerLockRenew: { file: 'renew.lua', numberOfKeys: undefined },

@@ -7,7 +7,12 @@ import type { LockEventMessage, RunMessage, StartMessage, WorkerEnv, WorkerJobSp
 const FIXTURES_SOURCE = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const FIXTURES_BUILD = fileURLToPath(new URL('../../.build/test/cluster/fixtures/', import.meta.url));
 const PACKAGE_BUILD = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
-const WORKER_SCRIPT = `${FIXTURES_BUILD}worker.js`;
+const WORKER_SCRIPT = builtFixture('worker');
+
+/** The compiled path of `test/cluster/fixtures/<name>.ts` (built by `npm run build:run`). */
+export function builtFixture(name: string): string {
+  return `${FIXTURES_BUILD}${name}.js`;
+}
 
 /** One worker process to start; a plain string is an instance name with no extras. */
 export interface WorkerLaunch {

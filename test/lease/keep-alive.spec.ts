@@ -104,7 +104,7 @@ describe('keepAlive lease on Redis', () => {
       async () => {
         const { signal } = currentLock()!;
         const key = provider.lockKey('report');
-        await client.hset(key, 'token', 'someone-else');
+        await client.set(key, 'someone-else', 'KEEPTTL');
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         return (signal.reason as LockLostError).reason;
       },

@@ -1,7 +1,7 @@
 -- Moves a lock's expiry if the caller still owns it.
--- KEYS[1] lock hash   ARGV[1] owner token   ARGV[2] new TTL in ms
+-- KEYS[1] lock   ARGV[1] owner value   ARGV[2] new TTL in ms
 -- Returns 1 extended, 0 the lock had expired, -1 another owner holds it.
-local owner = redis.call('HGET', KEYS[1], 'token')
+local owner = redis.call('GET', KEYS[1])
 if not owner then
   return 0
 end

@@ -1,6 +1,6 @@
 -- Takes over an occurrence whose run died: its record still says 'running', but its lock is gone.
--- KEYS[1] lock hash   KEYS[2] fencing counter   KEYS[3] job record hash
--- ARGV[1] owner token   ARGV[2] TTL in ms   ARGV[3] lockedBy   ARGV[4] occurrence   ARGV[5] max attempts
+-- KEYS[1] lock   KEYS[2] fencing counter   KEYS[3] job record hash
+-- ARGV[1] owner value   ARGV[2] TTL in ms   ARGV[3] lockedBy   ARGV[4] occurrence   ARGV[5] max attempts
 -- Returns {fence, attempt, previousHolder} when taken over; {0} while the run still holds its lock;
 -- {-1, state} when there is nothing to recover (finished, moved on, or out of attempts: 'crashed').
 if tonumber(redis.call('HGET', KEYS[3], 'occurrence')) ~= tonumber(ARGV[4]) then
@@ -18,12 +18,10 @@ if attempt > tonumber(ARGV[5]) then
   redis.call('HSET', KEYS[3], 'state', 'crashed')
   return {-1, 'crashed'}
 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 local fence = redis.call('INCR', KEYS[2])
 local time = redis.call('TIME')
-local now = time[1] * 1000 + math.floor(time[2] / 1000)
 local previous = redis.call('HGET', KEYS[3], 'runBy')
-redis.call('HSET', KEYS[1], 'token', ARGV[1], 'lockedBy', ARGV[3], 'lockedAt', now, 'fence', fence)
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[3], 'state', 'running', 'token', ARGV[1], 'runBy', ARGV[3], 'startedAt', now,
-  'attempt', attempt, 'previousHolder', previous)
+redis.call('HSET', KEYS[3], 'state', 'running', 'token', ARGV[1], 'runBy', ARGV[3],
+  'startedAt', time[1] * 1000 + math.floor(time[2] / 1000), 'attempt', attempt, 'previousHolder', previous)
 return {fence, attempt, previous}

@@ -1,14 +1,13 @@
 -- Releases a lock if the caller still owns it: deletes it, or keeps it ARGV[2] ms more (lockAtLeastFor).
 -- With a job record (KEYS[2]) whose run is the caller's, records how the run ended, in the same step.
--- KEYS[1] lock hash   KEYS[2] optional job record hash
--- ARGV[1] owner token   ARGV[2] ms to keep (0 deletes)   ARGV[3] outcome ('succeeded' | 'failed', with KEYS[2])
+-- KEYS[1] lock   KEYS[2] optional job record hash
+-- ARGV[1] owner value   ARGV[2] ms to keep (0 deletes)   ARGV[3] outcome ('succeeded' | 'failed', with KEYS[2])
 -- Returns 1 released, 0 the lock had expired, -1 another owner holds it.
-local record = KEYS[2]
-if record and redis.call('HGET', record, 'token') == ARGV[1] then
+if KEYS[2] and redis.call('HGET', KEYS[2], 'token') == ARGV[1] then
   local time = redis.call('TIME')
-  redis.call('HSET', record, 'state', ARGV[3], 'finishedAt', time[1] * 1000 + math.floor(time[2] / 1000))
+  redis.call('HSET', KEYS[2], 'state', ARGV[3], 'finishedAt', time[1] * 1000 + math.floor(time[2] / 1000))
 end
-local owner = redis.call('HGET', KEYS[1], 'token')
+local owner = redis.call('GET', KEYS[1])
 if not owner then
   return 0
 end

@@ -1,9 +1,9 @@
 -- Renews many leases in one round trip, each only if the caller still owns it.
--- KEYS[i] lock hash   ARGV[2i-1] owner token   ARGV[2i] new TTL in ms
+-- KEYS[i] lock   ARGV[2i-1] owner value   ARGV[2i] new TTL in ms
 -- Returns, per key: 1 renewed, 0 the lock had expired, -1 another owner holds it.
 local outcomes = {}
 for i, key in ipairs(KEYS) do
-  local owner = redis.call('HGET', key, 'token')
+  local owner = redis.call('GET', key)
   if not owner then
     outcomes[i] = 0
   elseif owner ~= ARGV[2 * i - 1] then

@@ -1,0 +1,206 @@
+import type { Redis } from 'ioredis';
+import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import type { StartMessage, WorkerJobSpec } from './fixtures/worker-protocol.js';
+import { isBlocked, isStartOf } from './message-matchers.js';
+import {
+  fireTimes,
+  forEachOccurrence,
+  iso,
+  nearestFireTime,
+  nextFireTime,
+  outcomesByOccurrence,
+  runsPerOccurrence,
+  tickOutcomes,
+  type TickOutcome,
+} from './occurrence-analysis.js';
+import { WorkerCluster, type WorkerLaunch } from './worker-cluster.js';
+import { withBlockedEventLoop, withShiftedClock } from './worker-launches.js';
+
+/**
+ * Once-per-occurrence cron jobs, shown with separate OS processes (each its own Nest app, clock
+ * reading and timers) on the shared Redis: every nominal fire time runs once cluster-wide, whatever
+ * the nodes' clock skew, a late timer, a node dying mid-run or the whole cluster being down.
+ */
+describe('once-per-occurrence cron jobs across worker processes', () => {
+  const INSTANCES = ['A', 'B', 'C'];
+  /** What two trios starting at once (6 Nest apps on 2 cores) get to report `ready`. */
+  const TWO_TRIOS_READY_MS = 40_000;
+  const keyPrefixes: string[] = [];
+  const clusters: WorkerCluster[] = [];
+  let redis: Redis;
+
+  const newKeyPrefix = () => {
+    const keyPrefix = uniquePrefix('occurrence');
+    keyPrefixes.push(keyPrefix);
+    return keyPrefix;
+  };
+  const startCluster = async (workers: Array<string | WorkerLaunch>, job: WorkerJobSpec, keyPrefix = newKeyPrefix(), readyTimeoutMs?: number) => {
+    const cluster = await WorkerCluster.start({ workers, jobs: [job], keyPrefix, readyTimeoutMs });
+    clusters.push(cluster);
+    return cluster;
+  };
+  /** The ticks of `occurrence` so far, once each of the `count` workers has reported its own. */
+  const everyTickOf = (cluster: WorkerCluster, job: WorkerJobSpec, occurrence: number, gapMs: number, count: number) => () => {
+    const ticks = tickOutcomes(cluster, job.name, gapMs).filter((tick) => tick.occurrence === occurrence);
+    return new Set(ticks.map((tick) => tick.instance)).size === count ? ticks : undefined;
+  };
+
+  beforeAll(() => {
+    redis = sharedRedis();
+  });
+
+  // Each test's workers die with it, so the next test gets the CPU to itself.
+  afterEach(async () => {
+    await Promise.all(clusters.splice(0).map((cluster) => cluster.killAll()));
+  });
+
+  afterAll(async () => {
+    for (const keyPrefix of keyPrefixes) await deleteKeys(redis, keyPrefix);
+    await redis.quit();
+  });
+
+  it('runs each occurrence once on nodes whose clocks are 4 s apart, where the same nodes without occurrences run some twice', async () => {
+    const gapMs = 10_000;
+    const shifts = { behind: -4_000, exact: 0, ahead: 4_000 };
+    const workers = Object.entries(shifts).map(([instance, shiftMs]) => withShiftedClock(instance, shiftMs));
+    const schedule = { cron: '*/10 * * * * *' };
+    const onceJob: WorkerJobSpec = { name: 'skewed-once', schedule, maxClockSkew: '4s', runForMs: 100 };
+    const plainJob: WorkerJobSpec = { name: 'skewed-plain', schedule, occurrence: false, lockAtLeastFor: 0, runForMs: 100 };
+    // Both trios in the same minute, each on its own key prefix: the claim, and proof that the test can fail.
+    const [once, plain] = await Promise.all([
+      startCluster(workers, onceJob, undefined, TWO_TRIOS_READY_MS),
+      startCluster(workers, plainJob, undefined, TWO_TRIOS_READY_MS),
+    ]);
+
+    // From the first fire time that even the node furthest ahead reaches after all nodes are up.
+    const window = fireTimes(nextFireTime(Date.now() + shifts.ahead, gapMs), 6, gapMs);
+    const last = window.at(-1)!;
+    const untilBehindTicksLast = last - shifts.behind - Date.now() + 5_000;
+    await Promise.all(
+      [
+        { cluster: once, job: onceJob },
+        { cluster: plain, job: plainJob },
+      ].map(({ cluster, job }) =>
+        cluster.waitUntil(everyTickOf(cluster, job, last, gapMs, workers.length), untilBehindTicksLast, `every tick of ${iso(last)} (${job.name})`),
+      ),
+    );
+
+    expect(runsPerOccurrence(once.starts(onceJob.name), window)).toEqual(forEachOccurrence(window, 1));
+    // Every node ticked every occurrence (each on its own clock); the two that did not run it learnt it had run.
+    expect(outcomesByOccurrence(tickOutcomes(once, onceJob.name, gapMs), window)).toEqual(
+      forEachOccurrence(window, ['already-ran', 'already-ran', 'ran']),
+    );
+    const plainRuns = runsPerOccurrence(plain.starts(plainJob.name), window, (start) => nearestFireTime(start.startedAt, gapMs));
+    expect(Object.values(plainRuns).filter((runs) => runs > 1).length).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it('skips, as already run, the tick of a node whose event loop stalled past the fire time', async () => {
+    const gapMs = 5_000;
+    const marginMs = 1_000;
+    const job: WorkerJobSpec = { name: 'late-tick', schedule: { cron: '*/5 * * * * *' }, runForMs: 100 };
+    const cluster = await startCluster(['A', 'B', withBlockedEventLoop('late', { everyMs: gapMs, marginMs })], job);
+
+    const { around } = await cluster.waitFor(isBlocked, gapMs + 2 * marginMs + 5_000, 'the late worker to stall around a fire time');
+    const lateTick = await cluster.waitUntil(
+      () => tickOutcomes(cluster, job.name, gapMs).find((tick) => tick.instance === 'late' && tick.at >= around),
+      5_000,
+      "the late worker's first tick after the stall",
+    );
+    const ticks = await cluster.waitUntil(everyTickOf(cluster, job, around, gapMs, 3), 5_000, `every tick of ${iso(around)}`);
+
+    expect(lateTick.at).toBeGreaterThanOrEqual(around + marginMs); // its timer really fired late
+    expect(lateTick).toMatchObject<Partial<TickOutcome>>({ occurrence: around, outcome: 'already-ran' });
+    expect(ticks.map((tick) => tick.outcome).sort()).toEqual(['already-ran', 'already-ran', 'ran']);
+  }, 45_000);
+
+  it("re-runs the occurrence of a node killed -9 mid-run once, within a lease, with onCrash 'rerun'; not with 'skip'", async () => {
+    const gapMs = 10_000;
+    const leaseMs = 1_000;
+    /** A watcher looks at the dead node's occurrence at least this often (RecoveryWatcher's slowest poll). */
+    const pollMs = 1_000;
+    const crashingJob = (name: string, onCrash: 'rerun' | 'skip'): WorkerJobSpec => ({
+      name,
+      schedule: { cron: '*/10 * * * * *' },
+      keepAlive: { lease: leaseMs },
+      onCrash,
+      runForMs: 3_000,
+    });
+    const rerunJob = crashingJob('crash-rerun', 'rerun');
+    const skipJob = crashingJob('crash-skip', 'skip');
+    const [rerun, skip] = await Promise.all([
+      startCluster(INSTANCES, rerunJob, undefined, TWO_TRIOS_READY_MS),
+      startCluster(INSTANCES, skipJob, undefined, TWO_TRIOS_READY_MS),
+    ]);
+    // Every worker's timer is set by now, so the next occurrence is ticked by all three.
+    const readyAt = Date.now();
+    const killFirstRunner = async (cluster: WorkerCluster, job: WorkerJobSpec) => {
+      const start = await cluster.waitFor(isStartOf(job.name, (s) => s.occurrence! >= readyAt), gapMs + 5_000, `a run of ${job.name}`);
+      const killedAt = Date.now();
+      await cluster.kill(start.instance);
+      return { ...start, occurrence: start.occurrence!, killedAt };
+    };
+    const [rerunCrash, skipCrash] = await Promise.all([killFirstRunner(rerun, rerunJob), killFirstRunner(skip, skipJob)]);
+
+    const reRun = await rerun.waitFor(
+      isStartOf(rerunJob.name, (s) => s.occurrence === rerunCrash.occurrence && s.runId !== rerunCrash.runId),
+      leaseMs + pollMs + 5_000,
+      `a re-run of ${iso(rerunCrash.occurrence)}`,
+    );
+    expect(reRun.instance).not.toBe(rerunCrash.instance);
+    expect(reRun).toMatchObject<Partial<StartMessage>>({ catchUp: false, recovery: { attempt: 2, previousHolder: rerunCrash.instance } });
+    expect(reRun.startedAt - rerunCrash.killedAt).toBeLessThanOrEqual(leaseMs + pollMs);
+    expect(reRun.startedAt).toBeLessThan(rerunCrash.occurrence + gapMs);
+
+    // Once the next occurrence runs, no re-run of the crashed one can come any more (its deadline is past).
+    await Promise.all(
+      [
+        { cluster: rerun, job: rerunJob, crash: rerunCrash },
+        { cluster: skip, job: skipJob, crash: skipCrash },
+      ].map(({ cluster, job, crash }) =>
+        cluster.waitFor(isStartOf(job.name, (s) => s.occurrence === crash.occurrence + gapMs), gapMs + 5_000, `the occurrence after ${job.name}'s crash`),
+      ),
+    );
+    const attemptsOf = (cluster: WorkerCluster, job: WorkerJobSpec, occurrence: number) =>
+      cluster.starts(job.name).filter((start) => start.occurrence === occurrence).map((start) => start.recovery?.attempt ?? 1);
+    expect(attemptsOf(rerun, rerunJob, rerunCrash.occurrence)).toEqual([1, 2]);
+    expect(attemptsOf(skip, skipJob, skipCrash.occurrence)).toEqual([1]);
+    // With 'skip' the two survivors were up and ticked the crashed occurrence: they left it alone.
+    expect(outcomesByOccurrence(tickOutcomes(skip, skipJob.name, gapMs), [skipCrash.occurrence])).toEqual(
+      forEachOccurrence([skipCrash.occurrence], ['already-ran', 'already-ran', 'ran']),
+    );
+  }, 90_000);
+
+  it('catches up, once cluster-wide, the latest occurrence missed while every node was down', async () => {
+    const gapMs = 10_000;
+    const job: WorkerJobSpec = { name: 'catch-up', schedule: { cron: '*/10 * * * * *' }, catchUp: { window: '1m' }, runForMs: 100 };
+    const keyPrefix = newKeyPrefix();
+    const before = await startCluster(INSTANCES, job, keyPrefix);
+    const lastRun = await before.waitFor(isStartOf(job.name), gapMs + 5_000, 'a first run');
+    expect(lastRun.catchUp).toBe(false); // nothing to catch up on a first start: the job had never run
+
+    await before.killAll();
+    const missed = nextFireTime(Date.now(), gapMs);
+    // The claim is about a fire time passing with no node up: nothing to wait on but the clock.
+    await new Promise((resolve) => setTimeout(resolve, missed + 300 - Date.now()));
+    const after = await startCluster(INSTANCES, job, keyPrefix);
+
+    // A node checks for a missed occurrence once, at start-up; once every node has ticked the next
+    // occurrence on its regular schedule, every catch-up there was going to be has happened.
+    const nextTick = missed + gapMs;
+    await after.waitUntil(
+      () => {
+        const regular = tickOutcomes(after, job.name, gapMs).filter((tick) => tick.at >= nextTick);
+        return new Set(regular.map((tick) => tick.instance)).size === INSTANCES.length || undefined;
+      },
+      nextTick - Date.now() + 5_000,
+      `every restarted node's tick of ${iso(nextTick)}`,
+    );
+
+    const catchUpRuns = after.starts(job.name).filter((start) => start.catchUp);
+    expect(catchUpRuns.map((start) => iso(start.occurrence!))).toEqual([iso(missed)]);
+    expect(catchUpRuns[0].startedAt).toBeLessThan(nextTick);
+    // A node that checked while the catch-up was being claimed tried it too, and was refused.
+    const startUpOutcomes = tickOutcomes(after, job.name, gapMs).filter((tick) => tick.at < nextTick);
+    expect(startUpOutcomes.filter((tick) => tick.outcome !== 'already-ran').map((tick) => tick.outcome)).toEqual(['ran']);
+  }, 90_000);
+});

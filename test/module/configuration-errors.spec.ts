@@ -1,0 +1,181 @@
+import { Injectable, type Type } from '@nestjs/common';
+import { Interval, Timeout } from '@nestjs/schedule';
+import {
+  InMemoryLockProvider,
+  LockedJobRegistry,
+  SchedulerLock,
+  SchedulerLockConfigurationError,
+  type SchedulerLockModuleOptions,
+  type SchedulerLockOptions,
+} from '../../lib/index.js';
+import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+
+afterEach(closeSchedulerApps);
+
+/** Module options that work, for cases about a job. */
+const VALID_OPTIONS: SchedulerLockModuleOptions = { provider: new InMemoryLockProvider(), defaultLockAtMostFor: '1m' };
+
+/** Starts an app that must not start, and returns why it did not. */
+async function startupError(setup: { options?: SchedulerLockModuleOptions; jobs?: Type[] }): Promise<Error> {
+  const startup = startSchedulerApp({ lock: setup.options ?? VALID_OPTIONS, providers: setup.jobs ?? [] });
+  const error = await startup.then(
+    () => new Error('the app started'),
+    (rejection: unknown) => rejection as Error,
+  );
+  expect(error).toBeInstanceOf(SchedulerLockConfigurationError);
+  return error;
+}
+
+/** A provider with one `@Interval` job locked with `options`, as `BadJob.run`. */
+function jobLockedWith(options: SchedulerLockOptions): Type {
+  @Injectable()
+  class BadJob {
+    @SchedulerLock(options)
+    @Interval(60_000)
+    run() {}
+  }
+  return BadJob;
+}
+
+describe('startup fails with a SchedulerLockConfigurationError naming the job and the value', () => {
+  it.each<[string, SchedulerLockOptions, RegExp[]]>([
+    ['an unparsable duration', { lockAtMostFor: 'ten minutes' }, [/lockAtMostFor/, /"ten minutes"/]],
+    ['a negative duration', { lockAtLeastFor: '-5s' }, [/lockAtLeastFor/, /"-5s"/, /negative/]],
+    ['a negative number of milliseconds', { lockAtMostFor: -1000 }, [/lockAtMostFor/, /-1000/, /negative/]],
+    ['a zero lockAtMostFor', { lockAtMostFor: 0 }, [/lockAtMostFor/, /greater than 0/, /got 0/]],
+    ['lockAtLeastFor > lockAtMostFor', { lockAtMostFor: '1s', lockAtLeastFor: '2s' }, [/lockAtLeastFor \(2000 ms\)/, /lockAtMostFor \(1000 ms\)/]],
+    ['lockAtLeastFor > the default lockAtMostFor', { lockAtLeastFor: '2m' }, [/lockAtLeastFor \(120000 ms\)/, /lockAtMostFor \(60000 ms\)/]],
+    ['an empty name', { name: '' }, [/name/, /""/]],
+    ['a blank name', { name: '  ' }, [/name/, /"  "/]],
+    ['an unparsable keepAlive lease', { keepAlive: { lease: 'a while' } }, [/keepAlive.lease/, /"a while"/]],
+    ['a zero keepAlive lease', { keepAlive: { lease: 0 } }, [/keepAlive.lease/, /greater than 0/]],
+  ])('for %s on a job', async (_, options, expected) => {
+    const { message } = await startupError({ jobs: [jobLockedWith(options)] });
+
+    expect(message).toContain('BadJob.run');
+    for (const pattern of expected) expect(message).toMatch(pattern);
+  });
+
+  it.each<[string, Partial<SchedulerLockModuleOptions>, RegExp[]]>([
+    ['an unparsable defaultLockAtMostFor', { defaultLockAtMostFor: 'forever' }, [/defaultLockAtMostFor/, /"forever"/]],
+    ['a negative defaultLockAtLeastFor', { defaultLockAtLeastFor: -1 }, [/defaultLockAtLeastFor/, /-1/, /negative/]],
+    [
+      'defaultLockAtLeastFor > defaultLockAtMostFor',
+      { defaultLockAtMostFor: '10s', defaultLockAtLeastFor: '1m' },
+      [/defaultLockAtLeastFor \(60000 ms\)/, /defaultLockAtMostFor \(10000 ms\)/],
+    ],
+    ['a missing defaultLockAtMostFor', { defaultLockAtMostFor: undefined }, [/defaultLockAtMostFor/, /required/]],
+    ['both redis and provider', { redis: 'redis://127.0.0.1:1' }, [/"redis"/, /"provider"/, /both/]],
+    ['neither redis nor provider', { provider: undefined }, [/"redis"/, /"provider"/, /neither/]],
+    ['a keepAlive that is not true, false or { lease }', { keepAlive: 'yes' as never }, [/keepAlive/, /"yes"/]],
+    ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' }, [/shutdownTimeout/, /"later"/]],
+  ])('for %s in the module options', async (_, override, expected) => {
+    const { message } = await startupError({ options: { ...VALID_OPTIONS, ...override } as SchedulerLockModuleOptions });
+
+    expect(message).toContain('SchedulerLockModule options');
+    for (const pattern of expected) expect(message).toMatch(pattern);
+  });
+
+  it('for two jobs with the same lock name, naming both', async () => {
+    @Injectable()
+    class ReportJobs {
+      @SchedulerLock({ name: 'report' })
+      @Interval(60_000)
+      daily() {}
+
+      @SchedulerLock({ name: 'report' })
+      @Timeout(60_000)
+      weekly() {}
+    }
+    const { message } = await startupError({ jobs: [ReportJobs] });
+
+    expect(message).toMatch(/Duplicate lock name "report"/);
+    expect(message).toContain('ReportJobs.daily');
+    expect(message).toContain('ReportJobs.weekly');
+  });
+
+  it("for a lock name equal to another job's default lock name", async () => {
+    @Injectable()
+    class CacheJobs {
+      @SchedulerLock()
+      @Interval('cache', 60_000)
+      refresh() {}
+
+      @SchedulerLock({ name: 'cache' })
+      @Interval(60_000)
+      evict() {}
+    }
+    const { message } = await startupError({ jobs: [CacheJobs] });
+
+    expect(message).toMatch(/"cache"/);
+    expect(message).toContain('CacheJobs.refresh');
+    expect(message).toContain('CacheJobs.evict');
+  });
+
+  it('for keepAlive on a job whose provider cannot renew leases', async () => {
+    const providerWithoutRenewal = { lock: async () => undefined };
+    const { message } = await startupError({
+      options: { provider: providerWithoutRenewal, defaultLockAtMostFor: '1m' },
+      jobs: [jobLockedWith({ keepAlive: true })],
+    });
+
+    expect(message).toContain('BadJob.run');
+    expect(message).toMatch(/keepAlive needs a provider with renewLeases\(\)/);
+  });
+
+  it('for @SchedulerLock on a method that has no @Cron, @Interval or @Timeout', async () => {
+    @Injectable()
+    class NotAJob {
+      @SchedulerLock()
+      compute() {}
+    }
+    const { message } = await startupError({ jobs: [NotAJob] });
+
+    expect(message).toContain('NotAJob.compute');
+    expect(message).toMatch(/no @Cron, @Interval or @Timeout/);
+  });
+});
+
+describe('LockedJobRegistry.declare', () => {
+  it.each<[string, string, SchedulerLockOptions, RegExp[]]>([
+    ['an unparsable duration', 'sync', { lockAtMostFor: 'soon' }, [/lockAtMostFor/, /"soon"/]],
+    ['a negative duration', 'sync', { lockAtLeastFor: -5 }, [/lockAtLeastFor/, /-5/, /negative/]],
+    ['lockAtLeastFor > lockAtMostFor', 'sync', { lockAtMostFor: '1s', lockAtLeastFor: '5s' }, [/lockAtLeastFor \(5000 ms\)/, /lockAtMostFor \(1000 ms\)/]],
+    ['an empty lock name', 'sync', { name: '' }, [/name/, /""/]],
+    ['an empty job name', '', {}, [/name/, /""/]],
+  ])('throws for %s, naming the runtime job', async (_, jobName, options, expected) => {
+    const app = await startSchedulerApp({ lock: VALID_OPTIONS });
+
+    const declare = () => app.get(LockedJobRegistry).declare(jobName, options);
+
+    expect(declare).toThrow(SchedulerLockConfigurationError);
+    const { message } = captureError(declare);
+    expect(message).toContain(`runtime job "${jobName}"`);
+    for (const pattern of expected) expect(message).toMatch(pattern);
+  });
+
+  it('throws for a lock name a decorated job already uses, naming both', async () => {
+    @Injectable()
+    class SyncJob {
+      @SchedulerLock()
+      @Interval('sync', 60_000)
+      run() {}
+    }
+    const app = await startSchedulerApp({ lock: VALID_OPTIONS, providers: [SyncJob] });
+
+    const { message } = captureError(() => app.get(LockedJobRegistry).declare('sync-later', { name: 'sync' }));
+
+    expect(message).toMatch(/Duplicate lock name "sync"/);
+    expect(message).toContain('SyncJob.run');
+    expect(message).toContain('runtime job "sync-later"');
+  });
+});
+
+function captureError(action: () => unknown): Error {
+  try {
+    action();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error, none was thrown');
+}

@@ -15,7 +15,7 @@ export abstract class AbstractSimpleLock implements SimpleLock {
   ) {}
 
   unlock(): Promise<void> {
-    return this.releaseOnce('unlock');
+    return this.releaseOnce('unlock', undefined);
   }
 
   /** {@link SimpleLock.finish}; providers whose locks carry no job record ignore the outcome. */
@@ -37,10 +37,15 @@ export abstract class AbstractSimpleLock implements SimpleLock {
   /** Sets the lock to expire `lockAtMostFor` from now (owner-checked) and returns the lock that follows. */
   protected abstract prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined>;
 
-  private async releaseOnce(operation: string, outcome?: RunOutcome): Promise<void> {
-    this.spend(operation);
+  /** Not `async`: a run's release is on every lock cycle's path, and each promise layer costs there. */
+  private releaseOnce(operation: string, outcome: RunOutcome | undefined): Promise<void> {
+    try {
+      this.spend(operation);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const keepFor = this.configuration.lockAtLeastFor - (performance.now() - this.acquiredAt);
-    await this.release(keepFor >= 1 ? Math.ceil(keepFor) : 0, outcome);
+    return this.release(keepFor >= 1 ? Math.ceil(keepFor) : 0, outcome);
   }
 
   private spend(operation: string): void {

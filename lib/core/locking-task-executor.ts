@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ActiveLock, type ActiveLockListener, type RunClaim } from './active-lock.js';
+import { AttemptDeadlines } from './attempt-deadlines.js';
 import { FaultLog } from './fault-log.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import {
@@ -28,8 +29,9 @@ export interface LockingTaskExecutorSettings {
   /** Where lock events go. */
   events?: LockEvents;
   /**
-   * How long a lock attempt may take before the run is skipped as a store error (ms). Default 2 s. A
-   * lock that arrives later is released at once, so a slow or reconnecting store never blocks the job.
+   * How long a lock attempt may take before the run is skipped as a store error (ms; noticed within a
+   * quarter more). Default 2 s. A lock that arrives later is released at once, so a slow or
+   * reconnecting store never blocks the job.
    */
   acquireTimeout?: number;
 }
@@ -61,7 +63,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
   private readonly defaults: LockDefaults;
   private readonly lockedBy: string;
   private readonly events: LockEvents;
-  private readonly acquireTimeout: number;
+  private readonly deadlines: AttemptDeadlines;
   /** Runs in progress, each with the promise that settles once its lock is released. */
   private readonly running = new Map<ActiveLock, Promise<unknown>>();
   private closing = false;
@@ -73,7 +75,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
     this.defaults = settings.defaults ?? DEFAULTS;
     this.lockedBy = settings.lockedBy;
     this.events = settings.events ?? new LockEvents();
-    this.acquireTimeout = settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT;
+    this.deadlines = new AttemptDeadlines(settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT);
     this.keeper = new LeaseKeeper(provider, this.faults);
   }
 
@@ -125,7 +127,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
     const requestedAt = performance.now();
     let taken: Taken | Skipped;
     try {
-      taken = await this.takeInTime(configuration, claim);
+      taken = await this.deadlines.within(this.take(configuration, claim), (late) => 'lock' in late && this.abandon(late.lock));
     } catch (error) {
       this.faults.error(name, `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`);
       return this.skip({ executed: false, reason: 'store-error', error }, name, labels);
@@ -145,22 +147,6 @@ export class LockingTaskExecutor implements ActiveLockListener {
     } finally {
       this.running.delete(active);
     }
-  }
-
-  /** {@link take}, given up after `acquireTimeout`; a lock that arrives later is released unused. */
-  private takeInTime(configuration: RunLockConfiguration, claim: RunClaim | undefined): Promise<Taken | Skipped> {
-    const attempt = this.take(configuration, claim);
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new Error(`the lock store did not answer within ${this.acquireTimeout} ms`));
-        attempt.then(
-          (late) => 'lock' in late && this.abandon(late.lock),
-          () => undefined,
-        );
-      }, this.acquireTimeout);
-    });
-    return Promise.race([attempt, expired]).finally(() => clearTimeout(timer));
   }
 
   private abandon(lock: SimpleLock): void {

@@ -1,0 +1,56 @@
+interface PendingAttempt {
+  readonly deadline: number;
+  readonly expire: () => void;
+  settled: boolean;
+}
+
+/**
+ * Times out lock attempts with one shared timer instead of one per attempt: an attempt that has not
+ * answered by its deadline is failed at the next sweep (at most a quarter of the timeout late). The
+ * timer runs only while attempts are pending and never keeps the process alive.
+ */
+export class AttemptDeadlines {
+  private readonly pending = new Set<PendingAttempt>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /**
+   * Settles like `attempt`, or rejects once the timeout has passed; a value that arrives after that
+   * goes to `late` (for example a lock to release unused).
+   */
+  within<T>(attempt: Promise<T>, late: (value: T) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry: PendingAttempt = {
+        deadline: performance.now() + this.timeoutMs,
+        expire: () => reject(new Error(`the lock store did not answer within ${this.timeoutMs} ms`)),
+        settled: false,
+      };
+      this.pending.add(entry);
+      this.timer ??= setInterval(() => this.sweep(), Math.max(10, this.timeoutMs / 4)).unref();
+      attempt.then(
+        (value) => (this.settle(entry) ? resolve(value) : late(value)),
+        (error: unknown) => this.settle(entry) && reject(error),
+      );
+    });
+  }
+
+  /** Marks an attempt answered; `false` if it had already timed out. */
+  private settle(entry: PendingAttempt): boolean {
+    if (entry.settled) return false;
+    entry.settled = true;
+    this.pending.delete(entry);
+    return true;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const entry of this.pending) {
+      if (now >= entry.deadline && this.settle(entry)) entry.expire();
+    }
+    if (this.pending.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+}

@@ -15,7 +15,7 @@ import {
   type RunOutcome,
   type SimpleLock,
 } from '../core/lock-provider.js';
-import { OwnerCheck, withLockCommands, type LockCommands, type RedisClient } from './redis-scripts.js';
+import { OwnerCheck, withLockCommands, type LockCommands, type OccurrenceArgs, type RedisClient } from './redis-scripts.js';
 
 /** Options of {@link RedisLockProvider}. */
 export interface RedisLockProviderOptions {
@@ -74,39 +74,19 @@ export class RedisLockProvider implements LockProvider {
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
-    const key = this.lockKey(configuration.name);
-    const token = this.ownerValue();
-    const [fence, state] = await this.client.schedulerLockClaimOccurrence(
-      key,
-      `${key}:fence`,
-      `${key}:record`,
-      token,
-      ttlMillis(configuration.lockAtMostFor),
-      this.lockedBy,
-      occurrence,
-    );
+    const { token, args } = this.occurrenceArgs(configuration);
+    const [fence, state] = await this.client.schedulerLockClaimOccurrence(...args, occurrence);
     if (fence === 0) return { refused: 'locked' };
     if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
-    return { lock: new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now(), `${key}:record`) };
+    return { lock: this.recordedLock(configuration, token, fence) };
   }
 
   async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim> {
-    const key = this.lockKey(configuration.name);
-    const token = this.ownerValue();
-    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(
-      key,
-      `${key}:fence`,
-      `${key}:record`,
-      token,
-      ttlMillis(configuration.lockAtMostFor),
-      this.lockedBy,
-      occurrence,
-      maxAttempts,
-    );
+    const { token, args } = this.occurrenceArgs(configuration);
+    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(...args, occurrence, maxAttempts);
     if (fence === 0) return { refused: 'running' };
     if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
-    const lock = new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now(), `${key}:record`);
-    return { lock, attempt: Number(attemptOrState), previousHolder: previousHolder ?? '' };
+    return { lock: this.recordedLock(configuration, token, fence), attempt: Number(attemptOrState), previousHolder: previousHolder ?? '' };
   }
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
@@ -128,6 +108,19 @@ export class RedisLockProvider implements LockProvider {
     };
   }
 
+  /** The keys and first arguments of the occurrence scripts, with a new owner value. */
+  private occurrenceArgs(configuration: LockConfiguration): { token: string; args: OccurrenceArgs } {
+    const key = this.lockKey(configuration.name);
+    const token = this.ownerValue();
+    return { token, args: [key, `${key}:fence`, `${key}:record`, token, ttlMillis(configuration.lockAtMostFor), this.lockedBy] };
+  }
+
+  /** A lock whose run is recorded in its job record. */
+  private recordedLock(configuration: LockConfiguration, token: string, fence: number): RedisSimpleLock {
+    const key = this.lockKey(configuration.name);
+    return new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now(), `${key}:record`);
+  }
+
   /**
    * A lock's value: who took it and when (epoch ms), for operators, and a part unique to this
    * acquisition. A counter behind a random prefix costs a fraction of a UUID (or an ISO date) per
@@ -141,9 +134,10 @@ export class RedisLockProvider implements LockProvider {
     const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
     let outcomes: OwnerCheck[];
     if (this.client.isCluster) {
-      outcomes = await Promise.all(
-        locks.map((lock, i) => this.client.schedulerLockExtend(lock.key, lock.token, ttlMillis(renewals[i].ttl))),
+      const replies = await Promise.all(
+        locks.map((lock, i) => this.client.schedulerLockRenew(1, lock.key, lock.token, ttlMillis(renewals[i].ttl))),
       );
+      outcomes = replies.map(([outcome]) => outcome);
     } else {
       const tokensAndTtls = locks.flatMap((lock, i) => [lock.token, ttlMillis(renewals[i].ttl)]);
       outcomes = await this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls);
@@ -174,7 +168,7 @@ class RedisSimpleLock extends AbstractSimpleLock {
   }
 
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const check = await this.client.schedulerLockExtend(this.key, this.token, ttlMillis(configuration.lockAtMostFor));
+    const [check] = await this.client.schedulerLockRenew(1, this.key, this.token, ttlMillis(configuration.lockAtMostFor));
     if (check !== OwnerCheck.Done) return undefined;
     return new RedisSimpleLock(this.client, this.key, this.token, configuration, this.fencingToken, performance.now(), this.recordKey);
   }

@@ -12,6 +12,9 @@ export const enum OwnerCheck {
 }
 
 /** The lock scripts as ioredis commands; ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH. */
+/** The keys and arguments the occurrence scripts start with. */
+export type OccurrenceArgs = [lockKey: string, fenceKey: string, recordKey: string, owner: string, ttl: number, lockedBy: string];
+
 /** Script arguments: the number of keys, the keys, then the other arguments. */
 type Variadic = [numberOfKeys: number, ...keysThenArguments: (string | number)[]];
 
@@ -19,13 +22,12 @@ export interface LockCommands {
   /** acquire.lua: the fencing token, or 0 when the lock is held. */
   schedulerLockAcquire(lockKey: string, fenceKey: string, owner: string, ttl: number): Promise<number>;
   /** claim-occurrence.lua: `[fence]`, `[0]` held, `[-1, state]` occurrence already claimed. */
-  schedulerLockClaimOccurrence(lockKey: string, fenceKey: string, recordKey: string, owner: string, ttl: number, lockedBy: string, occurrence: number): Promise<[number, string?]>;
+  schedulerLockClaimOccurrence(...args: [...OccurrenceArgs, occurrence: number]): Promise<[number, string?]>;
   schedulerLockRelease(...args: Variadic): Promise<OwnerCheck>;
-  schedulerLockExtend(lockKey: string, owner: string, ttl: number): Promise<OwnerCheck>;
-  /** A token and a TTL per key. */
+  /** An owner value and a TTL per key; also `extend` of a single lock. */
   schedulerLockRenew(...args: Variadic): Promise<OwnerCheck[]>;
   /** recover.lua: `[fence, attempt, previousHolder]`, `[0]` still held, `[-1, state]` nothing to recover. */
-  schedulerLockRecover(lockKey: string, fenceKey: string, recordKey: string, owner: string, ttl: number, lockedBy: string, occurrence: number, maxAttempts: number): Promise<[number, (number | string)?, string?]>;
+  schedulerLockRecover(...args: [...OccurrenceArgs, occurrence: number, maxAttempts: number]): Promise<[number, (number | string)?, string?]>;
 }
 
 const SCRIPTS = {
@@ -33,7 +35,6 @@ const SCRIPTS = {
   schedulerLockClaimOccurrence: { file: 'claim-occurrence.lua', numberOfKeys: 3 },
   // Variadic (numberOfKeys undefined): the job record key is passed only for occurrence locks.
   schedulerLockRelease: { file: 'release.lua', numberOfKeys: undefined },
-  schedulerLockExtend: { file: 'extend.lua', numberOfKeys: 1 },
   schedulerLockRenew: { file: 'renew.lua', numberOfKeys: undefined },
   schedulerLockRecover: { file: 'recover.lua', numberOfKeys: 3 },
 } as const;

@@ -65,14 +65,18 @@ describe('lock events of a scheduled job', () => {
     client.disconnect();
   });
 
-  it('a run: attempt, acquired, started, finished, released, each naming lock, job and node', async () => {
-    body.run = async () => undefined;
+  /** Starts the app and resolves to the first `count` events of one run (or skip) of the job. */
+  async function firstRun(count: number): Promise<LockEvent[]> {
     const started = await startApp(client, prefix);
     app = started.app;
-    const run = sequence(started.events$, 5);
+    const run = sequence(started.events$, count);
     await app.init();
+    return run;
+  }
 
-    const seen = await run;
+  it('a run: attempt, acquired, started, finished, released, each naming lock, job and node', async () => {
+    body.run = async () => undefined;
+    const seen = await firstRun(5);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
     for (const event of seen) expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', lockedBy: 'node-a' });
     const [, acquired, , finished] = seen;
@@ -86,12 +90,7 @@ describe('lock events of a scheduled job', () => {
     body.run = async () => {
       throw failure;
     };
-    const started = await startApp(client, prefix);
-    app = started.app;
-    const run = sequence(started.events$, 5);
-    await app.init();
-
-    const seen = await run;
+    const seen = await firstRun(5);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
     expect(seen[3]).toMatchObject({ error: failure });
   });
@@ -99,12 +98,7 @@ describe('lock events of a scheduled job', () => {
   it('a skip: attempt, then skipped with reason locked', async () => {
     const holder = new RedisLockProvider(client, { keyPrefix: prefix });
     await holder.lock({ name: 'report', lockAtMostFor: 10_000, lockAtLeastFor: 0 });
-    const started = await startApp(client, prefix);
-    app = started.app;
-    const skip = sequence(started.events$, 2);
-    await app.init();
-
-    const seen = await skip;
+    const seen = await firstRun(2);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'skipped']);
     expect(seen[1]).toMatchObject({ reason: 'locked', jobName: 'report-job' });
   });
@@ -116,12 +110,7 @@ describe('lock events of a scheduled job', () => {
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       body.run = async () => undefined;
     };
-    const started = await startApp(client, prefix);
-    app = started.app;
-    const loss = sequence(started.events$, 6);
-    await app.init();
-
-    const seen = await loss;
+    const seen = await firstRun(6);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'lost', 'finished', 'release-failed']);
     expect(seen[3]).toMatchObject({ reason: 'expired' });
     expect(seen[5]).toMatchObject({ reason: 'expired' });

@@ -1,4 +1,4 @@
--- Renews many leases in one round trip, each only if the caller still owns it.
+-- Renews many leases in one round trip, each only if the caller still owns it (one key: extend).
 -- KEYS[i] lock   ARGV[2i-1] owner value   ARGV[2i] new TTL in ms
 -- Returns, per key: 1 renewed, 0 the lock had expired, -1 another owner holds it.
 local outcomes = {}

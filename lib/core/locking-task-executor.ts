@@ -98,7 +98,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
     }
   }
 
-  /** @internal Throws if `configuration` needs a capability the provider lacks. */
+  /** @internal Throws if the provider cannot claim occurrences (or, for `onCrash: 'rerun'`, recover them). */
   assertSupportsOccurrences(subject: string, recovery: boolean): void {
     const needed = recovery ? (['lockOccurrence', 'recoverOccurrence'] as const) : (['lockOccurrence'] as const);
     const missing = needed.filter((method) => typeof this.provider[method] !== 'function');
@@ -149,11 +149,14 @@ export class LockingTaskExecutor implements ActiveLockListener {
     }
   }
 
+  /**
+   * Releases a lock that arrived after its attempt timed out. An occurrence's record keeps saying
+   * running without a lock, as after a crash: with `onCrash: 'rerun'` another node runs it.
+   */
   private abandon(lock: SimpleLock): void {
     const name = lock.configuration.name;
     this.logger.warn(`Lock "${name}" arrived after its attempt timed out; releasing it unused`);
-    const release = lock.finish ? lock.finish('failed') : lock.unlock();
-    release.catch((error: unknown) => this.faults.error(name, `Could not release the late lock "${name}"; it expires on its own: ${describe(error)}`));
+    lock.unlock().catch((error: unknown) => this.faults.error(name, `Could not release the late lock "${name}"; it expires on its own: ${describe(error)}`));
   }
 
   /** Asks the provider for the lock, the occurrence or the recovery the claim names. */

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import { ephemeralServerArgs, spawnRedisProcess, type RedisProcess } from './redis-process.js';
 
 /** A `redis-server` this test started on its own port, so it may stop, kill or restart it. */
 export interface PrivateRedisServer {
@@ -31,42 +30,19 @@ export async function freePort(): Promise<number> {
  */
 export async function startPrivateRedisServer(): Promise<PrivateRedisServer> {
   const port = await freePort();
-  let child: ChildProcess | undefined;
+  let running: RedisProcess | undefined;
   const server: PrivateRedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-        stdio: 'ignore',
-      });
-      await waitUntilReady(port);
+      running = await spawnRedisProcess(ephemeralServerArgs(port), port);
     },
     async kill() {
-      const running = child;
-      child = undefined;
-      if (!running || running.exitCode !== null) return;
-      const exited = new Promise((resolve) => running.once('exit', resolve));
-      running.kill('SIGKILL');
-      await exited;
+      const stopping = running;
+      running = undefined;
+      await stopping?.kill();
     },
   };
   await server.start();
   return server;
-}
-
-async function waitUntilReady(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined); // refused while the server starts; the loop retries
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return;
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start: ${String(error)}`);
-    } finally {
-      probe.disconnect();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+
+/** A `redis-server` process (a plain server, a Cluster node or a Sentinel) a test started. */
+export interface RedisProcess {
+  readonly pid: number;
+  /** SIGKILLs the process by PID and waits for it to exit; later calls do nothing. */
+  kill(): Promise<void>;
+}
+
+/** Arguments of a `redis-server` on loopback `port` that keeps nothing on disk. */
+export function ephemeralServerArgs(port: number): string[] {
+  return ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+}
+
+/**
+ * Spawns `redis-server <args>` and waits until it answers PING on `port`. If it never does, the
+ * process is killed before the rejection, so a failed start leaves nothing running.
+ */
+export async function spawnRedisProcess(args: readonly string[], port: number): Promise<RedisProcess> {
+  const child = spawn('redis-server', args, { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const started: RedisProcess = {
+    pid: child.pid!,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  try {
+    await waitUntilReady(port);
+  } catch (error) {
+    await started.kill();
+    throw error;
+  }
+  return started;
+}
+
+/**
+ * {@link spawnRedisProcess} in a fresh temp dir of its own, for a process that writes files (a Cluster
+ * node's `nodes.conf`, a Sentinel's rewritten config): `args` gets the dir and may prepare files in it.
+ * `kill()` also removes the dir, as does a failed start.
+ */
+export async function spawnRedisProcessInTempDir(
+  port: number,
+  args: (dir: string) => readonly string[] | Promise<readonly string[]>,
+): Promise<RedisProcess> {
+  const dir = await mkdtemp(join(tmpdir(), `nsl-redis-${port}-`));
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  let running: RedisProcess;
+  try {
+    running = await spawnRedisProcess(await args(dir), port);
+  } catch (error) {
+    await removeDir();
+    throw error;
+  }
+  return {
+    pid: running.pid,
+    async kill() {
+      await running.kill();
+      await removeDir();
+    },
+  };
+}
+
+/** Polls `port` with PING until a server answers, or rejects after `timeoutMs`. */
+async function waitUntilReady(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined); // refused while the server starts; the loop retries
+    try {
+      await probe.connect();
+      if ((await probe.ping()) === 'PONG') return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start: ${String(error)}`);
+    } finally {
+      probe.disconnect();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -29,33 +29,10 @@ export class UnreachableLockProvider implements LockProvider {
 }
 
 /**
- * Takes real locks from `inner`, but their `unlock()` rejects with `error` without releasing, as when
- * the store goes away during a run. The lock then stays until it expires.
+ * A provider handing out `inner`'s real locks with `unlock()` replaced by `unlock(lock)`, for doubles
+ * that change only how a release behaves.
  */
-export class FailingReleaseLockProvider implements LockProvider {
-  constructor(
-    private readonly inner: LockProvider,
-    private readonly error: Error,
-  ) {}
-
-  async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const lock = await this.inner.lock(configuration);
-    if (!lock) return undefined;
-    return {
-      configuration: lock.configuration,
-      fencingToken: lock.fencingToken,
-      extend: (lockAtMostFor, lockAtLeastFor) => lock.extend(lockAtMostFor, lockAtLeastFor),
-      unlock: () => Promise.reject(this.error),
-    };
-  }
-}
-
-/**
- * Takes real locks from `inner` whose `unlock()` waits one event-loop turn before releasing, as a store
- * round trip does. Code that does not wait for the release then visibly runs ahead of it, even though
- * `inner` releases at once.
- */
-export class SlowReleaseLockProvider implements LockProvider {
+abstract class UnlockReplacingProvider implements LockProvider {
   constructor(private readonly inner: LockProvider) {}
 
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
@@ -65,10 +42,38 @@ export class SlowReleaseLockProvider implements LockProvider {
       configuration: lock.configuration,
       fencingToken: lock.fencingToken,
       extend: (lockAtMostFor, lockAtLeastFor) => lock.extend(lockAtMostFor, lockAtLeastFor),
-      unlock: async () => {
-        await nextTurn();
-        await lock.unlock();
-      },
+      unlock: () => this.unlock(lock),
     };
+  }
+
+  protected abstract unlock(lock: SimpleLock): Promise<void>;
+}
+
+/**
+ * Takes real locks from `inner`, but their `unlock()` rejects with `error` without releasing, as when
+ * the store goes away during a run. The lock then stays until it expires.
+ */
+export class FailingReleaseLockProvider extends UnlockReplacingProvider {
+  constructor(
+    inner: LockProvider,
+    private readonly error: Error,
+  ) {
+    super(inner);
+  }
+
+  protected unlock(): Promise<void> {
+    return Promise.reject(this.error);
+  }
+}
+
+/**
+ * Takes real locks from `inner` whose `unlock()` waits one event-loop turn before releasing, as a store
+ * round trip does. Code that does not wait for the release then visibly runs ahead of it, even though
+ * `inner` releases at once.
+ */
+export class SlowReleaseLockProvider extends UnlockReplacingProvider {
+  protected async unlock(lock: SimpleLock): Promise<void> {
+    await nextTurn();
+    await lock.unlock();
   }
 }

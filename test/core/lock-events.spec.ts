@@ -21,7 +21,7 @@ describe('LockEvents subscribers', () => {
     const events = new LockEvents();
     const executor = new LockingTaskExecutor(provider, { lockedBy: 'node-a', events });
     const seen: string[] = [];
-    events.events$.subscribe((event) => {
+    const throwing = events.events$.subscribe((event) => {
       seen.push(event.type);
       throw new Error(`subscriber failed on ${event.type}`);
     });
@@ -36,6 +36,7 @@ describe('LockEvents subscribers', () => {
     expect(seen).toEqual(sequence);
     expect(reported).toEqual(sequence.map((type) => expect.objectContaining({ message: `subscriber failed on ${type}` })));
     // Other subscribers, and later runs, are unaffected.
+    throwing.unsubscribe();
     const later: string[] = [];
     events.events$.subscribe((event) => later.push(event.type));
     await executor.executeWithLock(() => undefined, { name: 'report' });

@@ -1,5 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 
+/** Keys remembered at most: per-item lock names (one per customer, say) must not grow it without bound. */
+const MAX_KEYS = 1_000;
+
 /**
  * Logs a recurring fault once per `intervalMs` per key, then how many were held back, so a Redis
  * outage gives a line every half minute per job instead of one per tick.
@@ -20,6 +23,7 @@ export class FaultLog {
       return;
     }
     const held = entry?.suppressed ? ` (${entry.suppressed} more since the last report)` : '';
+    if (!entry && this.last.size >= MAX_KEYS) this.last.delete(this.last.keys().next().value!);
     this.last.set(key, { at: now, suppressed: 0 });
     this.logger.error(`${message}${held}`);
   }

@@ -1,0 +1,40 @@
+import type { LoggerService } from '@nestjs/common';
+import { FaultLog } from '../../lib/core/fault-log.js';
+
+/** A logger that keeps its error lines. */
+function errorLines(): LoggerService & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, log: () => undefined, warn: () => undefined, error: (message: string) => lines.push(message) };
+}
+
+describe('FaultLog', () => {
+  it('logs a recurring fault once per interval per key, then says how many were held back', async () => {
+    const logger = errorLines();
+    const faults = new FaultLog(logger, 50);
+    for (let i = 0; i < 10; i++) faults.error('report', 'Redis is down');
+    faults.error('billing', 'Redis is down');
+    expect(logger.lines).toEqual(['Redis is down', 'Redis is down']);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    faults.error('report', 'Redis is down');
+    expect(logger.lines.at(-1)).toBe('Redis is down (9 more since the last report)');
+  });
+
+  it('reports a fault again at once after it was cleared', () => {
+    const logger = errorLines();
+    const faults = new FaultLog(logger, 60_000);
+    faults.error('report', 'down');
+    faults.clear('report');
+    faults.error('report', 'down again');
+    expect(logger.lines).toEqual(['down', 'down again']);
+  });
+
+  it('forgets the oldest keys beyond 1,000, so per-item lock names do not grow it without bound', () => {
+    const logger = errorLines();
+    const faults = new FaultLog(logger, 60_000);
+    for (let i = 0; i <= 1_000; i++) faults.error(`customer-${i}`, `fault ${i}`);
+    expect(logger.lines).toHaveLength(1_001);
+    faults.error('customer-0', 'fault 0 again'); // forgotten: logged again at once
+    faults.error('customer-1000', 'fault 1000 again'); // remembered: held back
+    expect(logger.lines.slice(-1)).toEqual(['fault 0 again']);
+  });
+});

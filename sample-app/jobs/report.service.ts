@@ -7,12 +7,13 @@ import { logTick } from './tick-line.js';
 export class ReportService {
   /**
    * Every instance's cron fires at the top of each second; the first to take the lock runs it, the
-   * others skip. `lockAtLeastFor` keeps the lock half a second even though the run is instant, so an
-   * instance whose tick comes a few milliseconds late still finds it held. The lock's name is
-   * `ReportService.sendReport`, the same on every instance.
+   * others skip. Each tick claims its occurrence (the second it belongs to), so an instance whose tick
+   * comes late, after the run already released the lock, finds that second already run and skips it
+   * too: no `lockAtLeastFor` needed. The lock's name is `ReportService.sendReport`, the same on every
+   * instance.
    */
   @Cron(CronExpression.EVERY_SECOND)
-  @SchedulerLock({ lockAtLeastFor: '500ms' })
+  @SchedulerLock()
   sendReport(): void {
     logTick('report');
   }

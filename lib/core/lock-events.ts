@@ -33,6 +33,7 @@ export type LockEvent =
 /** Why a running job's lock was lost. */
 export type LockLostReason = 'expired' | 'not-owner' | 'lease-expired' | 'shutdown';
 
+/** The `type` of a {@link LockEvent}, for filtering a stream by kind. */
 export type LockEventType = LockEvent['type'];
 
 /** Distributes {@link LockEvent}s; injectable in a Nest app, constructible on its own. */

@@ -34,6 +34,7 @@ export class InMemoryLockProvider implements LockProvider {
   private readonly records = new Map<string, StoredRecord>();
   private readonly lockedBy: string;
 
+  /** @param options.lockedBy who runs occurrences recorded in job records; default `<hostname>:<pid>`. */
   constructor(options: { lockedBy?: string } = {}) {
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
   }

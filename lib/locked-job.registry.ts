@@ -20,6 +20,8 @@ export interface LockedJob {
   readonly handler?: () => unknown;
   /** Once-per-occurrence settings when the job is (or may be, for runtime jobs) a cron job with them on. */
   readonly occurrence?: OccurrencePolicy;
+  /** A runtime declaration's options, checked again once the job's kind is known. */
+  readonly declaredOptions?: SchedulerLockOptions;
 }
 
 /**
@@ -45,7 +47,8 @@ export class LockedJobRegistry {
   declare(jobName: string, options: SchedulerLockOptions = {}): void {
     const source = `runtime job "${jobName}"`;
     const configuration = createLockConfiguration(options.name ?? jobName, options, this.settings.defaults, source);
-    this.add({ jobName, kind: undefined, configuration, source, occurrence: resolveOccurrencePolicy(options, undefined, source) });
+    const occurrence = resolveOccurrencePolicy(options, undefined, source);
+    this.add({ jobName, kind: undefined, configuration, source, occurrence, declaredOptions: options });
   }
 
   /** @internal */

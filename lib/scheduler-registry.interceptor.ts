@@ -6,6 +6,7 @@ import { LockedJobRegistry, type LockedJob } from './locked-job.registry.js';
 import { LockedJobRunner } from './locked-job.runner.js';
 import type { CronTimeLike } from './occurrence/cron-schedule.js';
 import { OccurrenceJob, type OccurrenceServices } from './occurrence/occurrence-job.js';
+import { resolveOccurrencePolicy } from './occurrence/occurrence-policy.js';
 import { RecoveryWatcher } from './occurrence/recovery-watcher.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -18,6 +19,8 @@ interface CronCallbacks {
   _callbacks?: Callback[];
   context: unknown;
   cronTime: CronTimeLike;
+  readonly isActive: boolean;
+  start(): void;
 }
 interface TimerCallback {
   _onTimeout?: Callback;
@@ -50,12 +53,12 @@ export class SchedulerRegistryInterceptor {
     };
     registry.addInterval = (name, timer) => {
       const locked = this.jobs.find('interval', name);
-      if (locked) refuseOnError(() => this.lockTimer(locked, timer), () => clearInterval(timer as NodeJS.Timeout));
+      if (locked) refuseOnError(() => this.lockTimer(locked, 'interval', timer), () => clearInterval(timer as NodeJS.Timeout));
       return addInterval.call(registry, name, timer);
     };
     registry.addTimeout = (name, timer) => {
       const locked = this.jobs.find('timeout', name);
-      if (locked) refuseOnError(() => this.lockTimer(locked, timer), () => clearTimeout(timer as NodeJS.Timeout));
+      if (locked) refuseOnError(() => this.lockTimer(locked, 'timeout', timer), () => clearTimeout(timer as NodeJS.Timeout));
       return addTimeout.call(registry, name, timer);
     };
   }
@@ -81,15 +84,34 @@ export class SchedulerRegistryInterceptor {
     }
     const occurrences = new OccurrenceJob(locked, locked.occurrence, cron.cronTime, this.occurrenceServices);
     callbacks.push((...args) => occurrences.tick(handlerFor(args)));
-    if (locked.occurrence.catchUpWindow !== undefined) setImmediate(() => void occurrences.catchUp(handlerFor([])));
+    if (locked.occurrence.catchUpWindow !== undefined) catchUpWhenStarted(cron, () => void occurrences.catchUp(handlerFor([])));
   }
 
-  private lockTimer(locked: LockedJob, timer: unknown): void {
+  private lockTimer(locked: LockedJob, kind: 'interval' | 'timeout', timer: unknown): void {
+    // A runtime declaration may carry cron-only options; now that the kind is known, they are an error.
+    if (locked.declaredOptions) resolveOccurrencePolicy(locked.declaredOptions, kind, locked.source);
     const ref = timer as TimerCallback;
     const original = ref?._onTimeout;
     if (typeof original !== 'function') throw unsupported(locked, 'the timer is not a Node.js Timeout');
     ref._onTimeout = (...args) => this.runner.run(locked, locked.handler ?? (() => original.apply(ref, args)));
   }
+}
+
+/**
+ * Runs `catchUp` once the job runs: right away if it is started, else on its first `start()` (a
+ * `disabled` job, one with an `initialDelay`, a runtime job added before it is started).
+ */
+function catchUpWhenStarted(job: CronCallbacks, catchUp: () => void): void {
+  if (job.isActive) {
+    setImmediate(catchUp);
+    return;
+  }
+  const start = job.start;
+  job.start = function startThenCatchUp(this: CronCallbacks) {
+    job.start = start;
+    start.call(this);
+    catchUp();
+  };
 }
 
 /**

@@ -43,12 +43,15 @@ export class ActiveLock implements LockContext {
   /** When the signal aborts unless the lock was renewed or extended first. */
   abortAt = 0;
   /** `lockAtMostFor` after the lock was taken or last extended: renewals never go past it. */
-  capAt: number;
+  capAt = 0;
   /** When the {@link LeaseKeeper} renews the lease next; `Infinity` when not renewing. */
   renewAt: number;
   private readonly epochOffset = Date.now() - performance.now();
-  private readonly abortMargin: number;
   private readonly requestedAt: number;
+  /** How long before the known expiry the signal aborts; follows the lock's length through `extend`. */
+  private abortMargin = 0;
+  /** Until when the lock must be kept on release (`lockAtLeastFor`), which `extend` keeps by default. */
+  private leastUntil: number;
 
   constructor(
     private current: SimpleLock,
@@ -64,8 +67,8 @@ export class ActiveLock implements LockContext {
     this.catchUp = claim?.catchUp ?? false;
     this.requestedAt = requestedAt;
     this.lease = configuration.lease;
-    this.abortMargin = Math.min(ABORT_MARGIN_MS, (this.lease ?? configuration.lockAtMostFor) / 10);
-    this.capAt = requestedAt + configuration.lockAtMostFor;
+    this.leastUntil = requestedAt + configuration.lockAtLeastFor;
+    this.grant(requestedAt, configuration.lockAtMostFor);
     this.renewAt = this.lease === undefined ? Infinity : requestedAt + this.renewalInterval;
     this.expire(requestedAt, current.configuration.lockAtMostFor);
   }
@@ -110,9 +113,15 @@ export class ActiveLock implements LockContext {
     return Math.min(this.abortAt, this.renewAt);
   }
 
-  async extend(lockAtMostFor: Duration, lockAtLeastFor: Duration = 0): Promise<void> {
+  /**
+   * Without `lockAtLeastFor`, the run keeps the minimum hold it still had (its `lockAtLeastFor` does not
+   * lapse because the run extended its lock), capped at the new `lockAtMostFor`.
+   */
+  async extend(lockAtMostFor: Duration, lockAtLeastFor?: Duration): Promise<void> {
     const atMost = parseDuration(lockAtMostFor);
-    const atLeast = parseDuration(lockAtLeastFor);
+    const now = performance.now();
+    const atLeast =
+      lockAtLeastFor === undefined ? Math.min(atMost, Math.max(0, Math.ceil(this.leastUntil - now))) : parseDuration(lockAtLeastFor);
     if (this.lost) {
       throw new LockExtensionError(`Lock "${this.name}" cannot be extended: ${this.lostReason!.message}`);
     }
@@ -123,7 +132,8 @@ export class ActiveLock implements LockContext {
       throw new LockExtensionError(`Lock "${this.name}" cannot be extended: it expired or another node holds it`);
     }
     this.current = next;
-    this.capAt = sentAt + atMost;
+    this.leastUntil = sentAt + atLeast;
+    this.grant(sentAt, atMost);
     this.expire(sentAt, atMost);
     this.listener.extended(this);
   }
@@ -142,6 +152,15 @@ export class ActiveLock implements LockContext {
     this.lostReason = new LockLostError(this.name, reason);
     this.controller?.abort(this.lostReason);
     this.listener.lost(this, reason);
+  }
+
+  /**
+   * Starts a grant of `lockAtMostFor` at `sentAt`: renewals stop at its end, and the signal aborts a
+   * tenth of the lock's real length (the lease, or the whole grant if shorter) before a known expiry.
+   */
+  private grant(sentAt: number, lockAtMostFor: number): void {
+    this.capAt = sentAt + lockAtMostFor;
+    this.abortMargin = Math.min(ABORT_MARGIN_MS, Math.min(this.lease ?? Infinity, lockAtMostFor) / 10);
   }
 
   private expire(sentAt: number, ttl: number): void {

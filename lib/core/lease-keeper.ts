@@ -23,6 +23,11 @@ export class LeaseKeeper {
     this.wakeAt(lock.dueAt);
   }
 
+  /** Looks at `lock` again when its deadlines moved (an `extend` may have shortened them). */
+  reschedule(lock: ActiveLock): void {
+    if (this.active.has(lock)) this.wakeAt(lock.dueAt);
+  }
+
   untrack(lock: ActiveLock): void {
     this.active.delete(lock);
   }

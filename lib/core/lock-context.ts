@@ -26,6 +26,7 @@ export interface LockContext {
   readonly recovery: { readonly attempt: number; readonly previousHolder: string } | undefined;
   /**
    * Moves the lock's expiry to `lockAtMostFor` from now (ShedLock's `LockExtender.extendActiveLock`).
+   * `lockAtLeastFor` counts from now too; left out, the run keeps the minimum hold it still had.
    * @throws LockExtensionError when the lock can no longer be extended.
    */
   extend(lockAtMostFor: Duration, lockAtLeastFor?: Duration): Promise<void>;

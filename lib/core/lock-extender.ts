@@ -8,7 +8,7 @@ export class LockExtender {
    * Moves the current run's lock expiry to `lockAtMostFor` from now.
    * @throws LockExtensionError outside a locked run, or when the lock can no longer be extended.
    */
-  static async extendActiveLock(lockAtMostFor: Duration, lockAtLeastFor: Duration = 0): Promise<void> {
+  static async extendActiveLock(lockAtMostFor: Duration, lockAtLeastFor?: Duration): Promise<void> {
     const lock = currentLock();
     if (!lock) throw new LockExtensionError('LockExtender.extendActiveLock: no lock is held by the current run');
     await lock.extend(lockAtMostFor, lockAtLeastFor);

@@ -127,12 +127,17 @@ export class LockingTaskExecutor implements ActiveLockListener {
     const requestedAt = performance.now();
     let taken: Taken | Skipped;
     try {
-      taken = await this.deadlines.within(this.take(configuration, claim), (late) => 'lock' in late && this.abandon(late.lock));
+      taken = await this.deadlines.within(this.take(configuration, claim), (late) => 'lock' in late && this.abandon(late.lock, 'its attempt timed out'));
     } catch (error) {
       this.faults.error(name, `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`);
       return this.skip({ executed: false, reason: 'store-error', error }, name, labels);
     }
     this.faults.clear(name);
+    if ('lock' in taken && this.closing) {
+      // Shutdown began while Redis answered: the keeper is stopping, so the run must not start.
+      this.abandon(taken.lock, 'the app is shutting down');
+      return this.skip({ executed: false, reason: 'shutdown' }, name, labels);
+    }
     if (!('lock' in taken)) {
       this.logger.debug(`Lock "${name}"${jobLabel(labels)}: skipping this run (${taken.reason})`);
       return this.skip(taken, name, labels);
@@ -150,12 +155,13 @@ export class LockingTaskExecutor implements ActiveLockListener {
   }
 
   /**
-   * Releases a lock that arrived after its attempt timed out. An occurrence's record keeps saying
-   * running without a lock, as after a crash: with `onCrash: 'rerun'` another node runs it.
+   * Releases a lock that must not be used (its attempt timed out, or shutdown began meanwhile). An
+   * occurrence's record keeps saying running without a lock, as after a crash: with `onCrash: 'rerun'`
+   * another node runs it.
    */
-  private abandon(lock: SimpleLock): void {
+  private abandon(lock: SimpleLock, why: string): void {
     const name = lock.configuration.name;
-    this.logger.warn(`Lock "${name}" arrived after its attempt timed out; releasing it unused`);
+    this.logger.warn(`Lock "${name}" arrived after ${why}; releasing it unused`);
     lock.unlock().catch((error: unknown) => this.faults.error(name, `Could not release the late lock "${name}"; it expires on its own: ${describe(error)}`));
   }
 
@@ -241,6 +247,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
 
   /** @internal */
   extended(active: ActiveLock): void {
+    this.keeper.reschedule(active);
     this.emit(() => ({ type: 'extended', lockedUntil: active.lockedUntil.getTime(), ...this.runBase(active) }));
   }
 

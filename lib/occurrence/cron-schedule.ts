@@ -8,6 +8,8 @@ export interface CronTimeLike {
 
 /** How many upcoming fire times are sampled to find the shortest gap between two. */
 const GAP_SAMPLES = 24;
+/** ...within this horizon: cron looks no further than 8 years ahead, and a yearly job has few fire times. */
+const GAP_HORIZON_MS = 4 * 365 * 86_400_000;
 
 /**
  * The nominal fire times of a cron job, in its time zone. A tick is attributed to the fire time nearest
@@ -23,8 +25,9 @@ export class CronSchedule {
   constructor(private readonly cronTime: CronTimeLike) {
     this.zone = cronTime.timeZone ?? fixedZone(cronTime.utcOffset);
     let gap = Infinity;
+    const horizon = Date.now() + GAP_HORIZON_MS;
     let previous = this.nextAfter(Date.now());
-    for (let i = 1; i < GAP_SAMPLES; i++) {
+    for (let i = 1; i < GAP_SAMPLES && previous < horizon; i++) {
       const next = this.nextAfter(previous);
       gap = Math.min(gap, next - previous);
       previous = next;

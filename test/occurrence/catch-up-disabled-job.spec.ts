@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { Cron } from '@nestjs/schedule';
+import type { Redis } from 'ioredis';
+import { RedisLockProvider, SchedulerLock } from '../../lib/index.js';
+import { jobEvent } from '../support/lock-event-match.js';
+import { nextEvent } from '../support/lock-events.js';
+import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+
+const MONTHLY = '0 0 0 1 * *'; // no regular tick comes during a test
+const CATCH_UP = { window: '40d' }; // always covers the latest monthly fire time
+
+/** Its catch-up run shows when the app's catch-ups have been attempted. */
+@Injectable()
+class EnabledReport {
+  runs = 0;
+  @SchedulerLock({ name: 'enabled-report', catchUp: CATCH_UP })
+  @Cron(MONTHLY, { name: 'enabled-report' })
+  run(): void {
+    this.runs++;
+  }
+}
+
+/** Switched off with `@nestjs/schedule`'s `disabled` option: it must not run at all. */
+@Injectable()
+class DisabledReport {
+  runs = 0;
+  @SchedulerLock({ name: 'disabled-report', catchUp: CATCH_UP })
+  @Cron(MONTHLY, { name: 'disabled-report', disabled: true })
+  run(): void {
+    this.runs++;
+  }
+}
+
+/**
+ * `catchUp` runs the latest fire time no node ran, at start-up. A job registered but not started (the
+ * `disabled` option of `@Cron`, or a runtime job added and not started) has no fire times to miss.
+ */
+describe('catchUp of a cron job that is registered but not started', () => {
+  let client: Redis;
+  let keyPrefix: string;
+
+  beforeEach(async () => {
+    client = sharedRedis();
+    keyPrefix = uniquePrefix('review-catch-up-disabled');
+    // Both jobs ran once long ago: every later fire time counts as missed.
+    const provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'previous-deploy' });
+    for (const name of ['enabled-report', 'disabled-report']) {
+      const claim = await provider.lockOccurrence({ name, lockAtMostFor: 1_000, lockAtLeastFor: 0 }, Date.parse('2000-01-01T00:00:00Z'));
+      if ('lock' in claim) await claim.lock.finish!('succeeded');
+    }
+  });
+
+  afterEach(async () => {
+    await closeSchedulerApps();
+    await deleteKeys(client, keyPrefix);
+    client.disconnect();
+  });
+
+  it('does not run the catch-up of a disabled job', async () => {
+    const app = await startSchedulerApp({
+      lock: { redis: client, keyPrefix, defaultLockAtMostFor: '1m' },
+      providers: [EnabledReport, DisabledReport],
+    });
+    // Both catch-ups start on the same tick and read their records on the same connection; by the time
+    // the enabled job's catch-up has been released, the disabled one's attempt, if any, was emitted.
+    await nextEvent(app.history$, jobEvent('released', 'enabled-report'));
+
+    expect(app.get(EnabledReport).runs).toBe(1);
+    expect(app.registry.getCronJob('disabled-report').isActive).toBe(false);
+    expect(app.recorded.filter((event) => event.jobName === 'disabled-report').map((event) => event.type)).toEqual([]);
+    expect(app.get(DisabledReport).runs).toBe(0);
+  });
+});

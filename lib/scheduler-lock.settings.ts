@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
 import { FaultLog } from './core/fault-log.js';
-import { SchedulerLockConfigurationError, durationOption, resolveLease, type LockDefaults } from './core/lock-configuration.js';
+import {
+  SchedulerLockConfigurationError,
+  durationOption,
+  lockDurations,
+  positiveDurationOption,
+  resolveLease,
+  type LockDefaults,
+} from './core/lock-configuration.js';
 import type { LockProvider } from './core/lock-provider.js';
 import type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, defaultLockedBy, RedisLockProvider } from './redis/redis-lock-provider.js';
@@ -36,23 +43,16 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   if (options.defaultLockAtMostFor === undefined) {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: defaultLockAtMostFor is required (for example '10m')`);
   }
-  const lockAtMostFor = durationOption(options.defaultLockAtMostFor, 0, 'defaultLockAtMostFor', SUBJECT);
-  const lockAtLeastFor = durationOption(options.defaultLockAtLeastFor, 0, 'defaultLockAtLeastFor', SUBJECT);
-  if (lockAtMostFor <= 0) {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: defaultLockAtMostFor must be greater than 0 (got ${JSON.stringify(options.defaultLockAtMostFor)})`);
-  }
-  if (lockAtLeastFor > lockAtMostFor) {
-    throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: defaultLockAtLeastFor (${lockAtLeastFor} ms) must not be greater than defaultLockAtMostFor (${lockAtMostFor} ms)`,
-    );
-  }
+  const { lockAtMostFor, lockAtLeastFor } = lockDurations(
+    { lockAtMostFor: options.defaultLockAtMostFor, lockAtLeastFor: options.defaultLockAtLeastFor },
+    { lockAtMostFor: 0, lockAtLeastFor: 0 },
+    ['defaultLockAtMostFor', 'defaultLockAtLeastFor'],
+    SUBJECT,
+  );
   const lockedBy = options.lockedBy ?? defaultLockedBy();
   const defaults = { lockAtMostFor, lockAtLeastFor, lease: resolveLease(options.keepAlive, undefined, SUBJECT) };
   const shutdownTimeout = durationOption(options.shutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, 'shutdownTimeout', SUBJECT);
-  const acquireTimeout = durationOption(options.acquireTimeout, DEFAULT_ACQUIRE_TIMEOUT, 'acquireTimeout', SUBJECT);
-  if (acquireTimeout <= 0) {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: acquireTimeout must be greater than 0 (got ${JSON.stringify(options.acquireTimeout)})`);
-  }
+  const acquireTimeout = positiveDurationOption(options.acquireTimeout, DEFAULT_ACQUIRE_TIMEOUT, 'acquireTimeout', SUBJECT);
   const common = { defaults, lockedBy, shutdownTimeout, acquireTimeout };
   if (options.provider) return { provider: options.provider, ...common };
 

@@ -40,8 +40,6 @@ export class ActiveLock implements LockContext {
   readonly catchUp: boolean;
   /** When the lock expires in the store at the latest, as far as this node knows. */
   expiresAt = 0;
-  /** When the signal aborts unless the lock was renewed or extended first. */
-  abortAt = 0;
   /** `lockAtMostFor` after the lock was taken or last extended: renewals never go past it. */
   capAt = 0;
   /** When the {@link LeaseKeeper} renews the lease next; `Infinity` when not renewing. */
@@ -108,6 +106,11 @@ export class ActiveLock implements LockContext {
     return this.lease === undefined ? Infinity : this.lease / 3;
   }
 
+  /** When the signal aborts unless the lock is renewed or extended first. */
+  get abortAt(): number {
+    return this.expiresAt - this.abortMargin;
+  }
+
   /** The next moment the keeper must look at this lock. */
   get dueAt(): number {
     return Math.min(this.abortAt, this.renewAt);
@@ -165,6 +168,5 @@ export class ActiveLock implements LockContext {
 
   private expire(sentAt: number, ttl: number): void {
     this.expiresAt = sentAt + ttl;
-    this.abortAt = this.expiresAt - this.abortMargin;
   }
 }

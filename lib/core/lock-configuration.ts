@@ -58,16 +58,7 @@ export function createLockConfiguration(
   if (typeof name !== 'string' || name.trim() === '') {
     throw new SchedulerLockConfigurationError(`${subject}: the lock name must be a non-empty string (got ${JSON.stringify(name)})`);
   }
-  const lockAtMostFor = durationOption(durations.lockAtMostFor, defaults.lockAtMostFor, 'lockAtMostFor', subject);
-  const lockAtLeastFor = durationOption(durations.lockAtLeastFor, defaults.lockAtLeastFor, 'lockAtLeastFor', subject);
-  if (lockAtMostFor <= 0) {
-    throw new SchedulerLockConfigurationError(`${subject}: lockAtMostFor must be greater than 0 (got ${JSON.stringify(durations.lockAtMostFor ?? defaults.lockAtMostFor)})`);
-  }
-  if (lockAtLeastFor > lockAtMostFor) {
-    throw new SchedulerLockConfigurationError(
-      `${subject}: lockAtLeastFor (${lockAtLeastFor} ms) must not be greater than lockAtMostFor (${lockAtMostFor} ms)`,
-    );
-  }
+  const { lockAtMostFor, lockAtLeastFor } = lockDurations(durations, defaults, ['lockAtMostFor', 'lockAtLeastFor'], subject);
   const lease = resolveLease(durations.keepAlive, defaults.lease, subject);
   return lease === undefined ? { name, lockAtMostFor, lockAtLeastFor } : { name, lockAtMostFor, lockAtLeastFor, lease };
 }
@@ -80,11 +71,36 @@ export function resolveLease(keepAlive: KeepAlive | undefined, fallback: number 
   if (typeof keepAlive !== 'object' || keepAlive === null) {
     throw new SchedulerLockConfigurationError(`${subject}: keepAlive must be true, false or { lease } (got ${JSON.stringify(keepAlive)})`);
   }
-  const lease = durationOption(keepAlive.lease, DEFAULT_LEASE, 'keepAlive.lease', subject);
-  if (lease <= 0) {
-    throw new SchedulerLockConfigurationError(`${subject}: keepAlive.lease must be greater than 0 (got ${JSON.stringify(keepAlive.lease)})`);
+  return positiveDurationOption(keepAlive.lease, DEFAULT_LEASE, 'keepAlive.lease', subject);
+}
+
+/**
+ * Parses a `lockAtMostFor` / `lockAtLeastFor` pair (under the option names `names`, for messages): the
+ * first must be greater than 0, the second not greater than the first.
+ */
+export function lockDurations(
+  durations: LockDurations,
+  defaults: Pick<LockDefaults, 'lockAtMostFor' | 'lockAtLeastFor'>,
+  names: readonly [atMost: string, atLeast: string],
+  subject: string,
+): { lockAtMostFor: number; lockAtLeastFor: number } {
+  const lockAtMostFor = positiveDurationOption(durations.lockAtMostFor, defaults.lockAtMostFor, names[0], subject);
+  const lockAtLeastFor = durationOption(durations.lockAtLeastFor, defaults.lockAtLeastFor, names[1], subject);
+  if (lockAtLeastFor > lockAtMostFor) {
+    throw new SchedulerLockConfigurationError(
+      `${subject}: ${names[1]} (${lockAtLeastFor} ms) must not be greater than ${names[0]} (${lockAtMostFor} ms)`,
+    );
   }
-  return lease;
+  return { lockAtMostFor, lockAtLeastFor };
+}
+
+/** {@link durationOption} for a duration that must be greater than 0. */
+export function positiveDurationOption(value: Duration | undefined, fallback: number, option: string, subject: string): number {
+  const ms = durationOption(value, fallback, option, subject);
+  if (ms <= 0) {
+    throw new SchedulerLockConfigurationError(`${subject}: ${option} must be greater than 0 (got ${JSON.stringify(value ?? fallback)})`);
+  }
+  return ms;
 }
 
 /** Parses one duration option, wrapping a parse error with the option and the job it belongs to. */

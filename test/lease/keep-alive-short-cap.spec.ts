@@ -10,7 +10,7 @@ describe('keepAlive with a lease longer than lockAtMostFor', () => {
   let node: RedisExecutorFixture;
 
   beforeEach(() => {
-    node = redisExecutor('review-short-cap');
+    node = redisExecutor('short-cap');
   });
 
   afterEach(() => node.dispose());

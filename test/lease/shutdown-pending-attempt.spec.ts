@@ -11,7 +11,7 @@ describe('shutdown while a lock attempt is waiting for the store', () => {
   let node: RedisExecutorFixture;
 
   beforeEach(() => {
-    node = redisExecutor('review-shutdown', (provider) => (gated = new GatedLockProvider(provider)));
+    node = redisExecutor('shutdown', (provider) => (gated = new GatedLockProvider(provider)));
   });
 
   afterEach(() => node.dispose());

@@ -15,7 +15,7 @@ describe('a runtime job declared with occurrence options, then added as a timer'
 
   beforeEach(() => {
     client = sharedRedis();
-    keyPrefix = uniquePrefix('review-declared-timer');
+    keyPrefix = uniquePrefix('declared-timer');
   });
 
   afterEach(async () => {

@@ -42,7 +42,7 @@ describe('catchUp of a cron job that is registered but not started', () => {
 
   beforeEach(async () => {
     client = sharedRedis();
-    keyPrefix = uniquePrefix('review-catch-up-disabled');
+    keyPrefix = uniquePrefix('catch-up-disabled');
     // Both jobs ran once long ago: every later fire time counts as missed.
     const provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'previous-deploy' });
     for (const name of ['enabled-report', 'disabled-report']) {

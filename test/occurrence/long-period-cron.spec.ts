@@ -29,7 +29,7 @@ describe('a locked cron job with a period of months', () => {
 
   beforeEach(() => {
     client = sharedRedis();
-    keyPrefix = uniquePrefix('review-long-period');
+    keyPrefix = uniquePrefix('long-period');
   });
 
   afterEach(async () => {

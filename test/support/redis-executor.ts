@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { LockEvents, LockingTaskExecutor, RedisLockProvider, type LockProvider } from '../../lib/index.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from './shared-redis.js';
 
-/** A node's executor on the shared Redis, with what a review spec inspects. */
+/** A node's executor on the shared Redis, with what a spec inspects. */
 export interface RedisExecutorFixture {
   readonly client: Redis;
   readonly provider: RedisLockProvider;

@@ -1,15 +1,17 @@
 /**
  * Where a lock cycle's cost goes: this process's CPU and Redis's CPU per cycle (from `INFO commandstats`
- * of a private redis-server), at concurrency 64, for the raw floor, a bare fenced script (the least a
- * fenced acquire can cost through ioredis `defineCommand`), and ours. Complements `lock-cycle.ts`,
- * which gives the ratios; this tells which side a gap is on.
+ * of a private redis-server), at concurrency 64, for the raw floor, the fenced floor (the smallest
+ * fenced acquire script, by bare `evalsha`) and ours, the same contenders as `lock-cycle.ts`, which
+ * gives the ratios; this tells which side a gap is on.
  *
  * Run: `npm run bench:cpu` (env CPU_SPLIT_SECONDS=2 per slice, CPU_SPLIT_ROUNDS=3).
  */
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisLockProvider } from 'nest-scheduler-lock';
 import { startPrivateRedisServer } from '../test/support/redis-server.js';
+import type { Contender } from './contenders/contender.js';
+import { fencedFloorContender } from './contenders/fenced-floor.js';
+import { oursContender } from './contenders/ours.js';
+import { rawContender } from './contenders/raw.js';
 import { describeEnvironment, numberFromEnv } from './support/environment.js';
 import { markdownTable } from './support/table.js';
 
@@ -17,10 +19,6 @@ const WORKERS = 64;
 const SLICE_MS = numberFromEnv('CPU_SPLIT_SECONDS', 2) * 1_000;
 const ROUNDS = numberFromEnv('CPU_SPLIT_ROUNDS', 3);
 const TTL_MS = 30_000;
-const COMPARE_AND_DELETE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-const FENCED_SET = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return 0";
-
-type FencedClient = Redis & { fencedSet(key: string, fenceKey: string, token: string, ttl: number): Promise<number> };
 
 /** Redis CPU so far (µs), all commands but INFO. */
 async function redisMicros(admin: Redis): Promise<number> {
@@ -32,35 +30,19 @@ async function redisMicros(admin: Redis): Promise<number> {
 }
 
 const server = await startPrivateRedisServer();
-const client = new Redis(server.port, '127.0.0.1') as FencedClient;
+const client = new Redis(server.port, '127.0.0.1');
 const admin = new Redis(server.port, '127.0.0.1');
 try {
-  const releaseSha = (await client.script('LOAD', COMPARE_AND_DELETE)) as string;
-  client.defineCommand('fencedSet', { lua: FENCED_SET, numberOfKeys: 2 });
-  const provider = new RedisLockProvider(client, { keyPrefix: 'ours', lockedBy: 'bench' });
-  const configurations = Array.from({ length: WORKERS }, (_, worker) => ({ name: `lock-${worker}`, lockAtMostFor: TTL_MS, lockAtLeastFor: 0 }));
-  const cycles: Record<string, (worker: number) => Promise<void>> = {
-    'raw SET NX PX + EVALSHA': async (worker) => {
-      const key = `raw:${worker}`;
-      const token = randomUUID();
-      await client.set(key, token, 'PX', TTL_MS, 'NX');
-      await client.evalsha(releaseSha, 1, key, token);
-    },
-    'bare fenced script + EVALSHA': async (worker) => {
-      const key = `fenced:${worker}`;
-      const token = randomUUID();
-      await client.fencedSet(key, `${key}:fence`, token, TTL_MS);
-      await client.evalsha(releaseSha, 1, key, token);
-    },
-    'ours RedisLockProvider': async (worker) => {
-      const lock = await provider.lock(configurations[worker]);
-      await lock!.unlock();
-    },
-  };
+  const settings = (keyPrefix: string) => ({ keyPrefix, ttlMs: TTL_MS });
+  const contenders: Contender[] = [
+    await rawContender(client, settings('raw')),
+    await fencedFloorContender(client, settings('fenced')),
+    oursContender(client, settings('ours'), WORKERS),
+  ];
   const rows: string[][] = [];
   console.log(`${await describeEnvironment(admin)}; c=${WORKERS}, ${ROUNDS} rounds of ${SLICE_MS} ms per contender, private redis-server`);
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const [name, cycle] of Object.entries(cycles)) {
+    for (const { label, cycle } of contenders) {
       let done = 0;
       const until = performance.now() + SLICE_MS;
       const redisBefore = await redisMicros(admin);
@@ -75,7 +57,7 @@ try {
       );
       const cpu = process.cpuUsage(cpuBefore);
       const redis = (await redisMicros(admin)) - redisBefore;
-      rows.push([String(round), name, ((done * 1_000) / SLICE_MS).toFixed(0), ((cpu.user + cpu.system) / done).toFixed(1), (redis / done).toFixed(1)]);
+      rows.push([String(round), label, ((done * 1_000) / SLICE_MS).toFixed(0), ((cpu.user + cpu.system) / done).toFixed(1), (redis / done).toFixed(1)]);
     }
   }
   console.log(markdownTable(['round', 'cycle', 'cycles/s', 'node CPU µs/cycle', 'Redis CPU µs/cycle'], rows));

@@ -1,21 +1,30 @@
 /**
  * Lock-cycle benchmark: what one take-and-release of a free lock, and one failed attempt at a held
- * lock, cost with this package, against the two-round-trip floor (raw ioredis) and redis-semaphore.
- * Run with `npm run bench`; see bench/README.md. Uses the shared Redis (REDIS_URL) under a unique key
- * prefix and deletes its keys at the end.
+ * lock, cost with this package, against the two-round-trip floor (raw ioredis), the floor of a fenced
+ * lock and redis-semaphore. Run with `npm run bench`; see bench/README.md. Uses the shared Redis
+ * (REDIS_URL) under a unique key prefix and deletes its keys at the end.
+ *
+ * Two runs, each in a process of its own, because of one process-wide switch: the first
+ * `AsyncLocalStorage.run()` turns on promise hooks for the whole process on Node 20, which makes every
+ * promise of every contender dearer. The `provider` run never turns them on, as an app that uses the
+ * provider alone; the `module` run turns them on before measuring, as an app that runs its jobs
+ * through the module does.
  */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../test/support/shared-redis.js';
 import type { Contender, ContenderSettings } from './contenders/contender.js';
 import { executorContender } from './contenders/executor.js';
+import { fencedFloorContender } from './contenders/fenced-floor.js';
 import { oursContender } from './contenders/ours.js';
 import { peerContender, peerKeyPrefix } from './contenders/peer.js';
 import { rawContender } from './contenders/raw.js';
 import { measureCommandUsage, type CommandUsage } from './support/command-usage.js';
 import { describeEnvironment, numberFromEnv } from './support/environment.js';
 import { runPairedRounds, williamsBlockLength, type PairedCase, type PairedResult } from './support/paired-rounds.js';
-import { quantile } from './support/stats.js';
+import { median, quantile } from './support/stats.js';
 import { markdownTable } from './support/table.js';
 import { measureThroughput } from './support/throughput.js';
 
@@ -29,47 +38,63 @@ const WARMUP_ROUNDS = 2;
 const CONCURRENCIES = [1, 64] as const;
 const TTL_MS = 30_000;
 const COUNT_SAMPLES = 20;
-/** The claim under test: our uncontended cycle costs no more than 5 % over the raw floor. */
+/** The claim under test: the provider's uncontended cycle costs no more than 5 % over the raw floor. */
 const UNCONTENDED_TARGET = 0.95;
 /** Ours needs one round trip per acquire, per release and per failed attempt. */
 const EXPECTED_OURS_USAGE = { acquire: 1, release: 1, failedAttempt: 1 };
 const UNCONTENDED = 'uncontended cycle';
 
+type Make = (client: Redis, settings: ContenderSettings, maxWorkers: number) => Contender | Promise<Contender>;
+
+interface Run {
+  readonly title: string;
+  /** Short names (key prefixes) and makers; the first contender is every ratio's baseline. */
+  readonly contenders: readonly (readonly [string, Make])[];
+  /** Whether this run checks the throughput target (the provider's lock cycle, no promise hooks). */
+  readonly target: boolean;
+}
+
+const RUNS = {
+  provider: {
+    title: 'RedisLockProvider on its own (no AsyncLocalStorage in the process)',
+    contenders: [
+      ['raw', rawContender],
+      ['fenced', fencedFloorContender],
+      ['ours', oursContender],
+      ['peer', peerContender],
+    ],
+    target: true,
+  },
+  module: {
+    title: 'Inside the module (AsyncLocalStorage on, promise hooks for the whole process)',
+    contenders: [
+      ['raw', rawContender],
+      ['ours', oursContender],
+      ['exec', executorContender],
+    ],
+    target: false,
+  },
+} satisfies Record<string, Run>;
+type RunName = keyof typeof RUNS;
+
 // Production apps log without debug; the executor's per-skip debug line must not flood the bench.
 Logger.overrideLogger(['log', 'warn', 'error', 'fatal']);
 
-/** One client per contender, as an app has one, plus the other holder's and one for setup and cleanup. */
-interface Clients {
-  readonly admin: Redis;
-  readonly holder: Redis;
-  readonly raw: Redis;
-  readonly ours: Redis;
-  readonly executor: Redis;
-  readonly peer: Redis;
+async function connect(): Promise<Redis> {
+  const client = sharedRedis();
+  await client.ping();
+  return client;
 }
 
-async function connect(): Promise<Clients> {
-  const ready = async (): Promise<Redis> => {
-    const client = sharedRedis();
-    await client.ping();
-    return client;
-  };
-  const [admin, holder, raw, ours, executor, peer] = await Promise.all(Array.from({ length: 6 }, ready));
-  return { admin, holder, raw, ours, executor, peer };
-}
-
-/** The contenders, each with its contended locks already held by `clients.holder`. */
-async function contendersOn(clients: Clients, prefix: string): Promise<Contender[]> {
-  const settings = (name: string): ContenderSettings => ({ keyPrefix: `${prefix}:${name}`, ttlMs: TTL_MS });
+/** The contenders, each on its own client as an app has one, with their contended locks held by `holder`. */
+async function contendersOf(run: Run, prefix: string, holder: Redis): Promise<Contender[]> {
   const maxWorkers = Math.max(...CONCURRENCIES);
-  const contenders = [
-    await rawContender(clients.raw, settings('raw')),
-    oursContender(clients.ours, settings('ours'), maxWorkers),
-    executorContender(clients.executor, settings('exec')),
-    peerContender(clients.peer, settings('peer')),
-  ];
+  const contenders: Contender[] = [];
+  for (const [name, make] of run.contenders) {
+    contenders.push(await make(await connect(), { keyPrefix: `${prefix}:${name}`, ttlMs: TTL_MS }, maxWorkers));
+  }
   for (const contender of contenders) {
-    await Promise.all(Array.from({ length: maxWorkers }, (_, worker) => contender.holdElsewhere(worker, clients.holder)));
+    await Promise.all(Array.from({ length: maxWorkers }, (_, worker) => contender.holdElsewhere(worker, holder)));
   }
   return contenders;
 }
@@ -88,21 +113,27 @@ function cases(contenders: readonly Contender[]): PairedCase[] {
   ];
 }
 
-function targetCell(result: PairedResult): string {
-  if (!result.caseLabel.startsWith(UNCONTENDED) || !isOurs(result.label)) return '';
-  return `≥ ${UNCONTENDED_TARGET.toFixed(2)} ${result.medianRatio >= UNCONTENDED_TARGET ? 'met' : 'MISSED'}`;
+/** This entrant's ops/s over `other`'s, median of the rounds of their case. */
+function medianRatioTo(result: PairedResult, other: PairedResult | undefined): string {
+  if (!other || other === result) return '';
+  return median(result.samples.map((value, round) => value / other.samples[round])).toFixed(2);
 }
 
-function throughputTable(results: readonly PairedResult[]): string {
+function throughputTable(run: Run, results: readonly PairedResult[]): string {
+  const fencedFloor = (r: PairedResult) => results.find((other) => other.caseLabel === r.caseLabel && isFencedFloor(other.label));
   const rows = results.map((r) => [
     r.caseLabel,
     r.label,
     Math.round(r.medianOpsPerSecond).toLocaleString('en-US'),
     r.medianRatio.toFixed(2),
     `${quantile(r.ratios, 0.25).toFixed(2)}–${quantile(r.ratios, 0.75).toFixed(2)}`,
-    targetCell(r),
+    isOurs(r.label) ? medianRatioTo(r, fencedFloor(r)) : '',
+    run.target && r.caseLabel.startsWith(UNCONTENDED) && r.label === 'ours RedisLockProvider'
+      ? `≥ ${UNCONTENDED_TARGET.toFixed(2)} × raw ${r.medianRatio >= UNCONTENDED_TARGET ? 'met' : 'MISSED'}`
+      : '',
   ]);
-  return markdownTable(['case', 'contender', 'ops/s (median)', '× raw (median of paired)', '× raw IQR', 'target'], rows);
+  const headers = ['case', 'contender', 'ops/s (median)', '× raw (median of paired)', '× raw IQR', '× fenced floor', 'target'];
+  return markdownTable(headers, rows);
 }
 
 function usageTable(usage: ReadonlyMap<Contender, CommandUsage>): string {
@@ -125,12 +156,21 @@ function isOurs(label: string): boolean {
   return label.startsWith('ours');
 }
 
-async function main(): Promise<void> {
-  const prefix = uniquePrefix('bench');
-  const clients = await connect();
+function isFencedFloor(label: string): boolean {
+  return label.startsWith('fenced floor');
+}
+
+/** One run, in this process; exits non-zero if our command counts are not 1 / 1 / 1. */
+async function measure(runName: RunName): Promise<void> {
+  const run: Run = RUNS[runName];
+  const prefix = uniquePrefix(`bench-${runName}`);
+  const admin = await connect();
+  const holder = await connect();
+  let contenders: Contender[] = [];
   try {
-    const environment = await describeEnvironment(clients.admin);
-    const contenders = await contendersOn(clients, prefix);
+    const environment = await describeEnvironment(admin);
+    contenders = await contendersOf(run, prefix, holder);
+    // Outside the timed part; in the module run, the executor's first run turns the promise hooks on here.
     const usage = new Map<Contender, CommandUsage>();
     for (const contender of contenders) usage.set(contender, await measureCommandUsage(contender, COUNT_SAMPLES));
 
@@ -140,21 +180,33 @@ async function main(): Promise<void> {
     const block = williamsBlockLength(contenders.length);
     const affordable = Math.floor((BENCH_SECONDS * 1000) / (slicesPerRound * SLICE_MS)) - WARMUP_ROUNDS;
     const rounds = Math.max(block, affordable - (affordable % block));
-    console.error(`${rounds} rounds (+${WARMUP_ROUNDS} warm-up) of ${slicesPerRound} slices of ${SLICE_MS} ms`);
+    console.error(`${runName}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up) of ${slicesPerRound} slices of ${SLICE_MS} ms`);
     const results = await runPairedRounds(benchCases, rounds, WARMUP_ROUNDS, (round) => {
-      if (round >= 0 && (round + 1) % 5 === 0) console.error(`round ${round + 1}/${rounds} done`);
+      if (round >= 0 && (round + 1) % 5 === 0) console.error(`${runName}: round ${round + 1}/${rounds} done`);
     });
 
-    console.log(`\n${environment}; ${rounds} paired rounds of ${SLICE_MS} ms slices, TTL ${TTL_MS} ms\n`);
-    console.log(throughputTable(results));
+    console.log(`\n## ${run.title}\n\n${environment}; ${rounds} paired rounds of ${SLICE_MS} ms slices, TTL ${TTL_MS} ms\n`);
+    console.log(throughputTable(run, results));
     console.log("\nRedis commands per operation (counted on each contender's client, sequential)\n");
     console.log(usageTable(usage));
     if (![...usage].every(([c, u]) => !isOurs(c.label) || meetsExpectedUsage(u))) process.exitCode = 1;
   } finally {
-    await deleteKeys(clients.admin, prefix);
-    await deleteKeys(clients.admin, peerKeyPrefix(prefix));
-    await Promise.all(Object.values(clients).map((client) => client.quit()));
+    await deleteKeys(admin, prefix);
+    await deleteKeys(admin, peerKeyPrefix(prefix));
+    await Promise.all([admin, holder, ...contenders.map((c) => c.client)].map((client) => client.quit()));
   }
 }
 
-await main();
+/** Each run in a child process of its own, one after the other; fails if any run failed. */
+async function measureAll(): Promise<void> {
+  for (const runName of Object.keys(RUNS)) {
+    const child = fork(fileURLToPath(import.meta.url), [runName], { stdio: 'inherit' });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) process.exitCode = 1;
+  }
+}
+
+const requested = process.argv[2];
+if (requested === undefined) await measureAll();
+else if (requested in RUNS) await measure(requested as RunName);
+else throw new Error(`Unknown run "${requested}"; expected one of: ${Object.keys(RUNS).join(', ')}`);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { freeLockName, heldLockName, HOLD_ELSEWHERE_MS, unexpected, type Contender, type ContenderSettings } from './contender.js';
 
-// The smallest correct release: delete only if the token is still ours.
-const COMPARE_AND_DELETE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+/** The smallest correct release: delete only if the token is still ours. */
+export const COMPARE_AND_DELETE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 const LABEL = 'raw SET NX PX + EVALSHA';
 

@@ -18,10 +18,13 @@ export function ephemeralServerArgs(port: number): string[] {
 
 /**
  * Spawns `redis-server <args>` and waits until it answers PING on `port`. If it never does, the
- * process is killed before the rejection, so a failed start leaves nothing running.
+ * process is killed before the rejection, so a failed start leaves nothing running. A `launcher`
+ * (for example `valgrind --tool=callgrind`) runs the server under it; `pid` is then the launcher's,
+ * which for valgrind is the server's own.
  */
-export async function spawnRedisProcess(args: readonly string[], port: number): Promise<RedisProcess> {
-  const child = spawn('redis-server', args, { stdio: 'ignore' });
+export async function spawnRedisProcess(args: readonly string[], port: number, launcher: readonly string[] = []): Promise<RedisProcess> {
+  const [command, ...launcherArgs] = [...launcher, 'redis-server'];
+  const child = spawn(command, [...launcherArgs, ...args], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started: RedisProcess = {
     pid: child.pid!,

@@ -1,0 +1,66 @@
+/**
+ * What each contender's lock operations cost Redis itself: instructions executed by a private
+ * redis-server running under valgrind's callgrind, per uncontended cycle (take + release) and per
+ * failed attempt. Unlike time on shared cores, an instruction count repeats from run to run, so it
+ * pins down a difference of a few percent that the timed benchmarks can only bracket. It tells how
+ * much of our gap to the raw floor is the fence (raw → fenced floor) and how much is ours (fenced
+ * floor → ours).
+ *
+ * Run: `npm run bench:redis-cost` (needs valgrind; env REDIS_COST_OPS=2000 operations per figure).
+ */
+import { Redis } from 'ioredis';
+import type { Contender } from './contenders/contender.js';
+import { fencedFloorContender } from './contenders/fenced-floor.js';
+import { oursContender } from './contenders/ours.js';
+import { peerContender } from './contenders/peer.js';
+import { rawContender } from './contenders/raw.js';
+import { startCallgrindRedis, type CallgrindRedis } from './support/callgrind-redis.js';
+import { describeEnvironment, numberFromEnv } from './support/environment.js';
+import { markdownTable } from './support/table.js';
+
+const OPS = numberFromEnv('REDIS_COST_OPS', 2_000);
+const WARMUP_OPS = 50;
+const TTL_MS = 30_000;
+
+/** Instructions per call of `op`, over {@link OPS} sequential calls after a warm-up. */
+async function instructionsPerOp(server: CallgrindRedis, op: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < WARMUP_OPS; i++) await op();
+  await server.zero();
+  for (let i = 0; i < OPS; i++) await op();
+  return (await server.read()) / OPS;
+}
+
+const server = await startCallgrindRedis();
+const clients: Redis[] = [];
+const connect = () => {
+  const client = new Redis(server.port, '127.0.0.1');
+  clients.push(client);
+  return client;
+};
+try {
+  const holder = connect();
+  const settings = (keyPrefix: string) => ({ keyPrefix, ttlMs: TTL_MS });
+  const contenders: Contender[] = [
+    await rawContender(connect(), settings('raw')),
+    await fencedFloorContender(connect(), settings('fenced')),
+    oursContender(connect(), settings('ours'), 1),
+    peerContender(connect(), settings('peer')),
+  ];
+  for (const contender of contenders) await contender.holdElsewhere(0, holder);
+
+  const ping = await instructionsPerOp(server, () => holder.ping());
+  const rows: string[][] = [];
+  let raw: { cycle: number; attempt: number } | undefined;
+  for (const contender of contenders) {
+    const cycle = await instructionsPerOp(server, () => contender.cycle(0));
+    const attempt = await instructionsPerOp(server, () => contender.attemptHeld(0));
+    raw ??= { cycle, attempt };
+    rows.push([contender.label, Math.round(cycle).toLocaleString('en-US'), (cycle / raw.cycle).toFixed(2), Math.round(attempt).toLocaleString('en-US'), (attempt / raw.attempt).toFixed(2)]);
+  }
+  console.log(`${await describeEnvironment(holder)}; redis-server under callgrind, ${OPS} sequential operations per figure\n`);
+  console.log(markdownTable(['contender', 'Redis instructions / cycle', '× raw', 'Redis instructions / failed attempt', '× raw'], rows));
+  console.log(`\nFor scale: one PING round trip costs Redis ${Math.round(ping).toLocaleString('en-US')} instructions.`);
+} finally {
+  for (const client of clients) client.disconnect();
+  await server.kill();
+}

@@ -24,18 +24,25 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Options of {@link startPrivateRedisServer}. */
+export interface PrivateRedisServerOptions {
+  /** Start as a replica of the server on this loopback port. */
+  readonly replicaOf?: number;
+}
+
 /**
  * Starts a throw-away `redis-server` (no persistence) on a free port. Never use the shared server on
  * 6379 for a test that stops, kills or reconfigures Redis.
  */
-export async function startPrivateRedisServer(): Promise<PrivateRedisServer> {
+export async function startPrivateRedisServer(options: PrivateRedisServerOptions = {}): Promise<PrivateRedisServer> {
   const port = await freePort();
+  const args = [...ephemeralServerArgs(port), ...(options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)])];
   let running: RedisProcess | undefined;
   const server: PrivateRedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      running = await spawnRedisProcess(ephemeralServerArgs(port), port);
+      running = await spawnRedisProcess(args, port);
     },
     async kill() {
       const stopping = running;

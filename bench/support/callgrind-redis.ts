@@ -28,7 +28,7 @@ export async function startCallgrindRedis(): Promise<CallgrindRedis> {
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), `nsl-callgrind-${port}-`));
   const outFile = join(dir, 'redis.callgrind');
-  const server = await spawnRedisProcess(ephemeralServerArgs(port), port, ['valgrind', '--quiet', '--tool=callgrind', `--callgrind-out-file=${outFile}`]);
+  const server = await spawnRedisProcess(ephemeralServerArgs(port, dir), port, ['valgrind', '--quiet', '--tool=callgrind', `--callgrind-out-file=${outFile}`]);
   const control = (option: string) => run('callgrind_control', [option, String(server.pid)]);
   let dumps = 0;
   return {

@@ -74,12 +74,11 @@ export async function deleteClusterKeys(cluster: Cluster, prefix: string): Promi
 
 function startNode({ port, busPort }: NodeAddress): Promise<RedisProcess> {
   const clusterArgs = (dir: string) => ({
-    '--dir': dir,
     '--cluster-enabled': 'yes',
     '--cluster-config-file': join(dir, `nodes-${port}.conf`),
     '--cluster-port': String(busPort),
   });
-  return spawnRedisProcessInTempDir(port, (dir) => [...ephemeralServerArgs(port), ...Object.entries(clusterArgs(dir)).flat()]);
+  return spawnRedisProcessInTempDir(port, (dir) => [...ephemeralServerArgs(port, dir), ...Object.entries(clusterArgs(dir)).flat()]);
 }
 
 async function joinCluster(addresses: readonly NodeAddress[]): Promise<void> {

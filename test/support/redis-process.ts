@@ -11,9 +11,13 @@ export interface RedisProcess {
   kill(): Promise<void>;
 }
 
-/** Arguments of a `redis-server` on loopback `port` that keeps nothing on disk. */
-export function ephemeralServerArgs(port: number): string[] {
-  return ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+/**
+ * Arguments of a `redis-server` on loopback `port` that saves nothing, working in `dir`: a server must
+ * not share a working directory, where a replica stores the RDB it receives and any server loads a
+ * `dump.rdb` it finds at startup.
+ */
+export function ephemeralServerArgs(port: number, dir: string): string[] {
+  return ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { ephemeralServerArgs, spawnRedisProcess, type RedisProcess } from './redis-process.js';
+import { ephemeralServerArgs, spawnRedisProcessInTempDir, type RedisProcess } from './redis-process.js';
 
 /** A `redis-server` this test started on its own port, so it may stop, kill or restart it. */
 export interface PrivateRedisServer {
@@ -36,13 +36,13 @@ export interface PrivateRedisServerOptions {
  */
 export async function startPrivateRedisServer(options: PrivateRedisServerOptions = {}): Promise<PrivateRedisServer> {
   const port = await freePort();
-  const args = [...ephemeralServerArgs(port), ...(options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)])];
+  const replicaArgs = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)];
   let running: RedisProcess | undefined;
   const server: PrivateRedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      running = await spawnRedisProcess(args, port);
+      running = await spawnRedisProcessInTempDir(port, (dir) => [...ephemeralServerArgs(port, dir), ...replicaArgs]);
     },
     async kill() {
       const stopping = running;

@@ -9,6 +9,7 @@ import { startPrivateSentinel, type PrivateSentinel } from '../support/redis-sen
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
+import { replicationOffset } from './replication.js';
 
 const JOB = 'failover-interval';
 
@@ -25,13 +26,6 @@ let sentinel: PrivateSentinel;
 let primaryAdmin: Redis;
 let replicaAdmin: Redis;
 let sentinelAdmin: Redis;
-
-/** A replication offset from `INFO replication`: the primary's written, or the replica's applied. */
-async function replicationOffset(client: Redis, field: 'master_repl_offset' | 'slave_repl_offset'): Promise<number> {
-  const offset = new RegExp(`^${field}:(\\d+)`, 'm').exec(await client.info('replication'));
-  if (!offset) throw new Error(`INFO replication has no ${field}`);
-  return Number(offset[1]);
-}
 
 beforeAll(async () => {
   primary = await startPrivateRedisServer();

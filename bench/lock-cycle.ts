@@ -23,7 +23,7 @@ import { peerContender, peerKeyPrefix } from './contenders/peer.js';
 import { rawContender } from './contenders/raw.js';
 import { measureCommandUsage, type CommandUsage } from './support/command-usage.js';
 import { describeEnvironment, numberFromEnv } from './support/environment.js';
-import { runPairedRounds, williamsBlockLength, type PairedCase, type PairedResult } from './support/paired-rounds.js';
+import { pairedRatios, runPairedRounds, williamsBlockLength, type PairedCase, type PairedResult } from './support/paired-rounds.js';
 import { median, quantile } from './support/stats.js';
 import { markdownTable } from './support/table.js';
 import { measureThroughput } from './support/throughput.js';
@@ -113,27 +113,28 @@ function cases(contenders: readonly Contender[]): PairedCase[] {
   ];
 }
 
-/** This entrant's ops/s over `other`'s, median of the rounds of their case. */
-function medianRatioTo(result: PairedResult, other: PairedResult | undefined): string {
-  if (!other || other === result) return '';
-  return median(result.samples.map((value, round) => value / other.samples[round])).toFixed(2);
-}
-
 function throughputTable(run: Run, results: readonly PairedResult[]): string {
   const fencedFloor = (r: PairedResult) => results.find((other) => other.caseLabel === r.caseLabel && isFencedFloor(other.label));
-  const rows = results.map((r) => [
-    r.caseLabel,
-    r.label,
-    Math.round(r.medianOpsPerSecond).toLocaleString('en-US'),
-    r.medianRatio.toFixed(2),
-    `${quantile(r.ratios, 0.25).toFixed(2)}–${quantile(r.ratios, 0.75).toFixed(2)}`,
-    isOurs(r.label) ? medianRatioTo(r, fencedFloor(r)) : '',
-    run.target && r.caseLabel.startsWith(UNCONTENDED) && r.label === 'ours RedisLockProvider'
-      ? `≥ ${UNCONTENDED_TARGET.toFixed(2)} × raw: ${r.medianRatio.toFixed(3)} ${r.medianRatio >= UNCONTENDED_TARGET ? 'met' : 'MISSED'}`
-      : '',
-  ]);
-  const headers = ['case', 'contender', 'ops/s (median)', '× raw (median of paired)', '× raw IQR', '× fenced floor', 'target'];
-  return markdownTable(headers, rows);
+  const hasFencedFloor = results.some((r) => isFencedFloor(r.label));
+  const rows = results.map((r) => {
+    const floor = fencedFloor(r);
+    return [
+      r.caseLabel,
+      r.label,
+      Math.round(r.medianOpsPerSecond).toLocaleString('en-US'),
+      r.medianRatio.toFixed(2),
+      `${quantile(r.ratios, 0.25).toFixed(2)}–${quantile(r.ratios, 0.75).toFixed(2)}`,
+      ...(hasFencedFloor ? [isOurs(r.label) && floor ? median(pairedRatios(r.samples, floor.samples)).toFixed(2) : ''] : []),
+      ...(run.target ? [targetCell(r)] : []),
+    ];
+  });
+  const headers = ['case', 'contender', 'ops/s (median)', '× raw (median of paired)', '× raw IQR'];
+  return markdownTable([...headers, ...(hasFencedFloor ? ['× fenced floor'] : []), ...(run.target ? ['target'] : [])], rows);
+}
+
+function targetCell(r: PairedResult): string {
+  if (!r.caseLabel.startsWith(UNCONTENDED) || r.label !== 'ours RedisLockProvider') return '';
+  return `≥ ${UNCONTENDED_TARGET.toFixed(2)} × raw: ${r.medianRatio.toFixed(3)} ${r.medianRatio >= UNCONTENDED_TARGET ? 'met' : 'MISSED'}`;
 }
 
 function usageTable(usage: ReadonlyMap<Contender, CommandUsage>): string {

@@ -54,7 +54,7 @@ export async function runPairedRounds(
     const baseline = samples[caseIndex][0];
     return c.entrants.map((entrant, entrantIndex) => {
       const own = samples[caseIndex][entrantIndex];
-      const ratios = own.map((value, round) => value / baseline[round]);
+      const ratios = pairedRatios(own, baseline);
       return {
         caseLabel: c.label,
         label: entrant.label,
@@ -65,6 +65,11 @@ export async function runPairedRounds(
       };
     });
   });
+}
+
+/** Per round: `own`'s sample over `other`'s sample of the same round. */
+export function pairedRatios(own: readonly number[], other: readonly number[]): number[] {
+  return own.map((value, round) => value / other[round]);
 }
 
 /**

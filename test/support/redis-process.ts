@@ -46,26 +46,34 @@ export async function spawnRedisProcess(args: readonly string[], port: number, l
   return started;
 }
 
+/** A {@link RedisProcess} with a temp dir of its own. */
+export interface RedisProcessInTempDir extends RedisProcess {
+  readonly dir: string;
+}
+
 /**
  * {@link spawnRedisProcess} in a fresh temp dir of its own, for a process that writes files (a Cluster
- * node's `nodes.conf`, a Sentinel's rewritten config): `args` gets the dir and may prepare files in it.
- * `kill()` also removes the dir, as does a failed start.
+ * node's `nodes.conf`, a Sentinel's rewritten config, a replica's RDB, a profiler's output): `args`
+ * and `launcher` get the dir, and `args` may prepare files in it. `kill()` also removes the dir, as
+ * does a failed start.
  */
 export async function spawnRedisProcessInTempDir(
   port: number,
   args: (dir: string) => readonly string[] | Promise<readonly string[]>,
-): Promise<RedisProcess> {
+  launcher: (dir: string) => readonly string[] = () => [],
+): Promise<RedisProcessInTempDir> {
   const dir = await mkdtemp(join(tmpdir(), `nsl-redis-${port}-`));
   const removeDir = () => rm(dir, { recursive: true, force: true });
   let running: RedisProcess;
   try {
-    running = await spawnRedisProcess(await args(dir), port);
+    running = await spawnRedisProcess(await args(dir), port, launcher(dir));
   } catch (error) {
     await removeDir();
     throw error;
   }
   return {
     pid: running.pid,
+    dir,
     async kill() {
       await running.kill();
       await removeDir();

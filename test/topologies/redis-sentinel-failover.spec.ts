@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis } from 'ioredis';
 import { SchedulerLock } from '../../lib/index.js';
-import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
+import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../support/redis-sentinel.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
-import { replicationOffset } from './replication.js';
+import { expectLocksThroughFailover } from './failover.js';
 
 const JOB = 'failover-interval';
 
@@ -58,28 +58,19 @@ describe('SchedulerLockModule through a Sentinel failover', () => {
       providers: [FailoverJobs],
     });
     await nextEvent(app.history$, jobEvent('released', JOB));
-    const storeErrorSkip = nextEvent(app.events$, (event) => event.type === 'skipped' && event.jobName === JOB && event.reason === 'store-error', 20_000);
 
-    // Freeze writes and let the replica apply everything: every token drawn so far is then on it.
-    await primaryAdmin.call('CLIENT', 'PAUSE', '60000', 'WRITE');
-    const written = await replicationOffset(primaryAdmin, 'master_repl_offset');
-    await waitUntil(async () => (await replicationOffset(replicaAdmin, 'slave_repl_offset')) >= written, 'the replica applied every write');
-    primaryAdmin.disconnect(); // before the kill, or it would keep reconnecting to a dead port
-    await primary.kill();
-    const tokensBefore = app.recorded.filter(jobEvent('acquired', JOB)).map((event) => event.fencingToken!);
-
-    await waitUntil(
-      async () => ((await sentinelAdmin.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', sentinel.clientOptions.name)) as string[])[1] === String(replica.port),
-      'the Sentinel promoted the replica',
-      { timeoutMs: 20_000, intervalMs: 100 },
-    );
-    const promotedAt = Date.now();
-    await storeErrorSkip;
-    expect(app.logs.texts('error', 'SchedulerLock').some((text) => text.startsWith(`Could not take lock "${JOB}"`))).toBe(true);
-
-    const first = await nextEvent(app.history$, (event): event is LockEventOf<'acquired'> => jobEvent('acquired', JOB)(event) && event.at >= promotedAt, 20_000);
-    expect(first.fencingToken).toBeGreaterThan(Math.max(...tokensBefore));
-    expect(Number(await replicaAdmin.get(`${keyPrefix}:{${JOB}}:fence`))).toBeGreaterThanOrEqual(first.fencingToken!);
-    await nextEvent(app.history$, (event) => jobEvent('released', JOB)(event) && event.fencingToken === first.fencingToken, 10_000);
+    await expectLocksThroughFailover({
+      app,
+      job: JOB,
+      primaryAdmin,
+      replicaAdmin,
+      fenceKey: `${keyPrefix}:{${JOB}}:fence`,
+      killPrimary: () => primary.kill(),
+      promotion: {
+        done: async () =>
+          ((await sentinelAdmin.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', sentinel.clientOptions.name)) as string[])[1] === String(replica.port),
+        by: 'the Sentinel',
+      },
+    });
   });
 });

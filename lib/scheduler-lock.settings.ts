@@ -10,6 +10,7 @@ import {
   type LockDefaults,
 } from './core/lock-configuration.js';
 import type { LockProvider } from './core/lock-provider.js';
+import { assertLockProvider } from './core/provider-contract.js';
 import type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, defaultLockedBy, RedisLockProvider } from './redis/redis-lock-provider.js';
 import type { RedisClient } from './redis/redis-scripts.js';
@@ -54,7 +55,10 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   const shutdownTimeout = durationOption(options.shutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, 'shutdownTimeout', SUBJECT);
   const acquireTimeout = positiveDurationOption(options.acquireTimeout, DEFAULT_ACQUIRE_TIMEOUT, 'acquireTimeout', SUBJECT);
   const common = { defaults, lockedBy, shutdownTimeout, acquireTimeout };
-  if (options.provider) return { provider: options.provider, ...common };
+  if (options.provider !== undefined) {
+    assertLockProvider(options.provider, SUBJECT);
+    return { provider: options.provider, ...common };
+  }
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (isRedisClient(options.redis)) {

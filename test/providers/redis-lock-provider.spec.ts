@@ -6,6 +6,7 @@ import { startPrivateRedisServer, type PrivateRedisServer } from '../support/red
 import { recordCommands } from '../support/redis-monitor.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil, settleWithin } from '../support/timing.js';
+import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
 import { describeLockProvider, type LockProviderFixture } from './lock-provider.acceptance.js';
 import { isLocked, lockConfig, mustLock, uniqueLockName } from './lock-probes.js';
 
@@ -28,6 +29,7 @@ function sharedRedisFixture(): LockProviderFixture {
 }
 
 describeLockProvider('RedisLockProvider', sharedRedisFixture);
+describeLockProviderInModule('RedisLockProvider', sharedRedisFixture);
 
 describe('RedisLockProvider on the shared Redis', () => {
   const keyPrefix = uniquePrefix('provider-layout');

@@ -4,9 +4,14 @@ export { LockedJobRegistry } from './locked-job.registry.js';
 export { LockedJobStatus, type JobStatus } from './locked-job.status.js';
 export { SCHEDULER_LOCK_PROVIDER } from './scheduler-lock.constants.js';
 export type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
+export type {
+  SchedulerLockModuleAsyncOptions,
+  SchedulerLockModuleExtras,
+  SchedulerLockOptionsFactory,
+} from './scheduler-lock.module-definition.js';
 export type { SchedulerLockOptions } from './interfaces/scheduler-lock-options.interface.js';
 
-export { parseDuration, type Duration } from './core/duration.js';
+export { parseDuration, type Duration, type DurationString } from './core/duration.js';
 export { SchedulerLockConfigurationError, DEFAULT_LEASE, type KeepAlive, type LockConfiguration } from './core/lock-configuration.js';
 export {
   LockNotHeldError,

@@ -39,7 +39,7 @@ function jobLockedWith(options: SchedulerLockOptions): Type {
 
 describe('startup fails with a SchedulerLockConfigurationError naming the job and the value', () => {
   it.each<[string, SchedulerLockOptions, RegExp[]]>([
-    ['an unparsable duration', { lockAtMostFor: 'ten minutes' }, [/lockAtMostFor/, /"ten minutes"/]],
+    ['an unparsable duration', { lockAtMostFor: 'ten minutes' as never }, [/lockAtMostFor/, /"ten minutes"/]],
     ['a negative duration', { lockAtLeastFor: '-5s' }, [/lockAtLeastFor/, /"-5s"/, /negative/]],
     ['a negative number of milliseconds', { lockAtMostFor: -1000 }, [/lockAtMostFor/, /-1000/, /negative/]],
     ['a zero lockAtMostFor', { lockAtMostFor: 0 }, [/lockAtMostFor/, /greater than 0/, /got 0/]],
@@ -47,7 +47,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['lockAtLeastFor > the default lockAtMostFor', { lockAtLeastFor: '2m' }, [/lockAtLeastFor \(120000 ms\)/, /lockAtMostFor \(60000 ms\)/]],
     ['an empty name', { name: '' }, [/name/, /""/]],
     ['a blank name', { name: '  ' }, [/name/, /"  "/]],
-    ['an unparsable keepAlive lease', { keepAlive: { lease: 'a while' } }, [/keepAlive.lease/, /"a while"/]],
+    ['an unparsable keepAlive lease', { keepAlive: { lease: 'a while' as never } }, [/keepAlive.lease/, /"a while"/]],
     ['a zero keepAlive lease', { keepAlive: { lease: 0 } }, [/keepAlive.lease/, /greater than 0/]],
   ])('for %s on a job', async (_, options, expected) => {
     const { message } = await startupError({ jobs: [jobLockedWith(options)] });
@@ -57,7 +57,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
   });
 
   it.each<[string, Partial<SchedulerLockModuleOptions>, RegExp[]]>([
-    ['an unparsable defaultLockAtMostFor', { defaultLockAtMostFor: 'forever' }, [/defaultLockAtMostFor/, /"forever"/]],
+    ['an unparsable defaultLockAtMostFor', { defaultLockAtMostFor: 'forever' as never }, [/defaultLockAtMostFor/, /"forever"/]],
     ['a negative defaultLockAtLeastFor', { defaultLockAtLeastFor: -1 }, [/defaultLockAtLeastFor/, /-1/, /negative/]],
     [
       'defaultLockAtLeastFor > defaultLockAtMostFor',
@@ -68,7 +68,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['both redis and provider', { redis: 'redis://127.0.0.1:1' }, [/"redis"/, /"provider"/, /both/]],
     ['neither redis nor provider', { provider: undefined }, [/"redis"/, /"provider"/, /neither/]],
     ['a keepAlive that is not true, false or { lease }', { keepAlive: 'yes' as never }, [/keepAlive/, /"yes"/]],
-    ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' }, [/shutdownTimeout/, /"later"/]],
+    ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' as never }, [/shutdownTimeout/, /"later"/]],
   ])('for %s in the module options', async (_, override, expected) => {
     const { message } = await startupError({ options: { ...VALID_OPTIONS, ...override } as SchedulerLockModuleOptions });
 
@@ -138,7 +138,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
 
 describe('LockedJobRegistry.declare', () => {
   it.each<[string, string, SchedulerLockOptions, RegExp[]]>([
-    ['an unparsable duration', 'sync', { lockAtMostFor: 'soon' }, [/lockAtMostFor/, /"soon"/]],
+    ['an unparsable duration', 'sync', { lockAtMostFor: 'soon' as never }, [/lockAtMostFor/, /"soon"/]],
     ['a negative duration', 'sync', { lockAtLeastFor: -5 }, [/lockAtLeastFor/, /-5/, /negative/]],
     ['lockAtLeastFor > lockAtMostFor', 'sync', { lockAtMostFor: '1s', lockAtLeastFor: '5s' }, [/lockAtLeastFor \(5000 ms\)/, /lockAtMostFor \(1000 ms\)/]],
     ['an empty lock name', 'sync', { name: '' }, [/name/, /""/]],

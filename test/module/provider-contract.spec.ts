@@ -209,9 +209,9 @@ describe('a provider whose lock() returns something unusable', () => {
     const outcome = await app.get(LockingTaskExecutor).executeWithLock(() => (ran = true), { name: 'export' });
 
     expect(outcome).toEqual({ executed: false, reason: 'store-error', error: expect.any(SchedulerLockConfigurationError) });
-    expect(outcome.executed === false && (outcome.error as Error).message).toBe(
-      'Lock provider LockWithoutExtendProvider: lock() resolved to a lock without extend(); see LockProvider in the README',
-    );
+    expect(outcome).toMatchObject({
+      error: { message: 'Lock provider LockWithoutExtendProvider: lock() resolved to a lock without extend(); see LockProvider in the README' },
+    });
     expect(ran).toBe(false);
   });
 

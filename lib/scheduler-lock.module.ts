@@ -49,6 +49,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
           lockedBy: settings.lockedBy,
           events,
           acquireTimeout: settings.acquireTimeout,
+          outages: settings.outages,
         }),
       inject: [SCHEDULER_LOCK_SETTINGS, LockEvents],
     },

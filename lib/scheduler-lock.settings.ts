@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
-import { FaultLog } from './core/fault-log.js';
 import {
   SchedulerLockConfigurationError,
   durationOption,
@@ -13,6 +12,7 @@ import type { LockProvider } from './core/lock-provider.js';
 import { assertLockProvider } from './core/provider-contract.js';
 import type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, defaultLockedBy, RedisLockProvider } from './redis/redis-lock-provider.js';
+import { RedisOutageReport } from './redis/redis-outage-report.js';
 import type { RedisClient } from './redis/redis-scripts.js';
 
 /** The module's options, validated once at startup. */
@@ -26,6 +26,8 @@ export interface SchedulerLockSettings {
   readonly acquireTimeout: number;
   /** The Redis client the module created, and so must close; never one it was handed. */
   readonly ownedClient?: Redis;
+  /** Reports outages of the module's Redis (its own client or the app's). */
+  readonly outages?: RedisOutageReport;
 }
 
 const SUBJECT = 'SchedulerLockModule options';
@@ -61,11 +63,10 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   }
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  if (isRedisClient(options.redis)) {
-    return { provider: new RedisLockProvider(options.redis, { keyPrefix, lockedBy }), ...common };
-  }
-  const ownedClient = createClient(options.redis!);
-  return { provider: new RedisLockProvider(ownedClient, { keyPrefix, lockedBy }), ...common, ownedClient };
+  const ownedClient = isRedisClient(options.redis) ? undefined : createClient(options.redis!);
+  const client = ownedClient ?? (options.redis as RedisClient);
+  const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
+  return { provider: new RedisLockProvider(client, { keyPrefix, lockedBy }), ...common, ownedClient, outages };
 }
 
 function isRedisClient(value: unknown): value is RedisClient {
@@ -76,20 +77,13 @@ function isRedisClient(value: unknown): value is RedisClient {
  * A client for locks. Until its first connection attempt succeeds or fails, commands wait in ioredis's
  * offline queue, so a job due at startup runs; from then on the queue is off (ioredis reads the option
  * on every command), so while Redis is unreachable a lock attempt fails at once and the tick is skipped
- * on time.
+ * on time. Its connection errors are the {@link RedisOutageReport}'s to log.
  */
 function createClient(redis: RedisOptions | string): Redis {
   const options: RedisOptions = { maxRetriesPerRequest: 1 };
   const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...options, ...redis });
-  const faults = new FaultLog(new Logger('SchedulerLock'));
   const failFast = () => (client.options.enableOfflineQueue = false);
-  client.on('error', (error: Error) => {
-    failFast();
-    faults.error('redis', `Redis connection error: ${error.message}`);
-  });
-  client.on('ready', () => {
-    failFast();
-    faults.clear('redis');
-  });
+  client.on('error', failFast);
+  client.on('ready', failFast);
   return client;
 }

@@ -15,6 +15,7 @@ import { heldLocks, holdsLock } from './lock-context.js';
 import { LockEvents, type LockEvent, type LockLostReason } from './lock-events.js';
 import { LockNotHeldError, type LockProvider, type SimpleLock } from './lock-provider.js';
 import { awaitProviderCall, describeProvider, usableClaim, usableLock } from './provider-contract.js';
+import type { StoreOutageReport } from './store-outage.js';
 import type { TaskResult } from './task-result.js';
 
 /** A lock to run a task under: `name`, and durations that default to the executor's. */
@@ -36,6 +37,8 @@ export interface LockingTaskExecutorSettings {
    * reconnecting store never blocks the job.
    */
   acquireTimeout?: number;
+  /** Reports store outages once each; the failures it covers get no per-lock line. */
+  outages?: StoreOutageReport;
 }
 
 /** Descriptive fields a locked job adds to its events. */
@@ -66,6 +69,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
   private readonly lockedBy: string;
   private readonly events: LockEvents;
   private readonly deadlines: AttemptDeadlines;
+  private readonly outages: StoreOutageReport | undefined;
   /** Runs in progress, each with the promise that settles once its lock is released. */
   private readonly running = new Map<ActiveLock, Promise<unknown>>();
   private closing = false;
@@ -80,6 +84,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
     this.lockedBy = settings.lockedBy;
     this.events = settings.events ?? new LockEvents();
     this.deadlines = new AttemptDeadlines(settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT);
+    this.outages = settings.outages;
     this.keeper = new LeaseKeeper(provider, this.faults);
     this.providerName = describeProvider(provider);
   }
@@ -137,9 +142,12 @@ export class LockingTaskExecutor implements ActiveLockListener {
     try {
       taken = await this.deadlines.within(this.take(configuration, claim), (late) => 'lock' in late && this.abandon(name, late.lock, 'its attempt timed out'));
     } catch (error) {
-      this.faults.error(name, `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`);
+      if (!this.outages?.covers(error)) {
+        this.faults.error(name, `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`);
+      }
       return this.skip({ executed: false, reason: 'store-error', error }, name, labels);
     }
+    this.outages?.answered();
     this.faults.clear(name);
     if ('lock' in taken && this.closing) {
       // Shutdown began while Redis answered: the keeper is stopping, so the run must not start.

@@ -15,6 +15,7 @@ import {
   type RunOutcome,
   type SimpleLock,
 } from '../core/lock-provider.js';
+import { redisFailure } from './redis-failures.js';
 import { OwnerCheck, withLockCommands, type LockCommands, type OccurrenceArgs, type RedisClient } from './redis-scripts.js';
 
 /** Options of {@link RedisLockProvider}. */
@@ -44,6 +45,9 @@ export function defaultLockedBy(): string {
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
  * Cluster, where keys live in different slots, one call per lock, sent together.
  *
+ * A command that fails for want of a connection rejects with a `LockStoreUnavailableError` naming the
+ * endpoint and the cause; an error Redis replied with is passed on as it is.
+ *
  * The client is the caller's: the provider never closes it.
  */
 export class RedisLockProvider implements LockProvider {
@@ -53,6 +57,10 @@ export class RedisLockProvider implements LockProvider {
   /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
   private readonly ownerId = randomUUID().slice(0, 13);
   private acquisitions = 0;
+  /** Rejects with what a failed command says about Redis (see {@link redisFailure}). */
+  private readonly failed = (error: unknown): never => {
+    throw redisFailure(this.client, error);
+  };
 
   constructor(client: RedisClient, options: RedisLockProviderOptions = {}) {
     this.client = withLockCommands(client);
@@ -71,12 +79,15 @@ export class RedisLockProvider implements LockProvider {
     const token = this.ownerValue();
     return this.client
       .schedulerLockAcquire(key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor))
-      .then((fence) => (fence === 0 ? undefined : new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now())));
+      .then(
+        (fence) => (fence === 0 ? undefined : new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now())),
+        this.failed,
+      );
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const [fence, state] = await this.client.schedulerLockClaimOccurrence(...args, occurrence);
+    const [fence, state] = await this.client.schedulerLockClaimOccurrence(...args, occurrence).catch(this.failed);
     if (fence === 0) return { refused: 'locked' };
     if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
     return { lock: this.recordedLock(configuration, token, fence) };
@@ -84,7 +95,7 @@ export class RedisLockProvider implements LockProvider {
 
   async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(...args, occurrence, maxAttempts);
+    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(...args, occurrence, maxAttempts).catch(this.failed);
     if (fence === 0) return { refused: 'running' };
     if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
     return { lock: this.recordedLock(configuration, token, fence), attempt: Number(attemptOrState), previousHolder: previousHolder ?? '' };
@@ -92,7 +103,7 @@ export class RedisLockProvider implements LockProvider {
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
     const key = this.lockKey(name);
-    const [[, record], [, held]] = (await this.client.multi().hgetall(`${key}:record`).exists(key).exec()) as [
+    const [[, record], [, held]] = (await this.client.multi().hgetall(`${key}:record`).exists(key).exec().catch(this.failed)) as [
       [unknown, Record<string, string>],
       [unknown, number],
     ];
@@ -137,11 +148,11 @@ export class RedisLockProvider implements LockProvider {
     if (this.client.isCluster) {
       const replies = await Promise.all(
         locks.map((lock, i) => this.client.schedulerLockRenew(1, lock.key, lock.token, ttlMillis(renewals[i].ttl))),
-      );
+      ).catch(this.failed);
       outcomes = replies.map(([outcome]) => outcome);
     } else {
       const tokensAndTtls = locks.flatMap((lock, i) => [lock.token, ttlMillis(renewals[i].ttl)]);
-      outcomes = await this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls);
+      outcomes = await this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls).catch(this.failed);
     }
     return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
   }
@@ -149,7 +160,7 @@ export class RedisLockProvider implements LockProvider {
 
 class RedisSimpleLock extends AbstractSimpleLock {
   constructor(
-    private readonly client: LockCommands,
+    private readonly client: RedisClient & LockCommands,
     readonly key: string,
     readonly token: string,
     configuration: LockConfiguration,
@@ -165,13 +176,21 @@ class RedisSimpleLock extends AbstractSimpleLock {
     const released = this.recordKey
       ? this.client.schedulerLockRelease(2, this.key, this.recordKey, this.token, keepFor, outcome)
       : this.client.schedulerLockRelease(1, this.key, this.token, keepFor);
-    return released.then((check) => {
-      if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
-    });
+    return released.then(
+      (check) => {
+        if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
+      },
+      (error: unknown) => {
+        throw redisFailure(this.client, error);
+      },
+    );
   }
 
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const [check] = await this.client.schedulerLockRenew(1, this.key, this.token, ttlMillis(configuration.lockAtMostFor));
+    const renewing = this.client.schedulerLockRenew(1, this.key, this.token, ttlMillis(configuration.lockAtMostFor));
+    const [check] = await renewing.catch((error: unknown) => {
+      throw redisFailure(this.client, error);
+    });
     if (check !== OwnerCheck.Done) return undefined;
     return new RedisSimpleLock(this.client, this.key, this.token, configuration, this.fencingToken, performance.now(), this.recordKey);
   }

@@ -105,7 +105,14 @@ describe('a tick cron fires while the job is being created', () => {
     app.get(LockedJobRegistry).declare('started-early', { lockAtMostFor: '5s' });
     const job = CronJob.from({ cronTime: '0 0 1 1 *', onTick: () => record('started-early'), start: true });
 
-    expect(() => app.registry.addCronJob('started-early', job)).toThrow(
+    let refusal: unknown;
+    try {
+      app.registry.addCronJob('started-early', job);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(SchedulerLockConfigurationError);
+    expect((refusal as Error).message).toMatch(
       /Cannot lock job "started-early".*started \(or ran\) before addCronJob; create it with start: false and call job\.start\(\) after addCronJob/,
     );
     expect(job.isActive).toBe(false);

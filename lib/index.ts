@@ -32,7 +32,7 @@ export type { TaskResult, SkipReason } from './core/task-result.js';
 export { LockAssert } from './core/lock-assert.js';
 export { LockExtender } from './core/lock-extender.js';
 export { currentLock, type LockContext } from './core/lock-context.js';
-export { LockLostError, LockExtensionError } from './core/errors.js';
+export { LockLostError, LockExtensionError, LockStoreUnavailableError } from './core/errors.js';
 export { LockEvents, type LockEvent, type LockEventType, type LockLostReason } from './core/lock-events.js';
 
 export { RedisLockProvider, DEFAULT_KEY_PREFIX, type RedisLockProviderOptions } from './redis/redis-lock-provider.js';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
-import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../../lib/index.js';
+import { DEFAULT_KEY_PREFIX, LockStoreUnavailableError, RedisLockProvider } from '../../lib/index.js';
 import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
 import { recordCommands } from '../support/redis-monitor.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
@@ -93,6 +93,13 @@ describe('RedisLockProvider on the shared Redis', () => {
     await expect(first.unlock()).rejects.toMatchObject({ name: 'LockNotHeldError', reason: 'not-owner' });
     await second.unlock();
   });
+
+  it("passes an error Redis replied with on as it is: Redis was reachable", async () => {
+    const name = uniqueLockName();
+    await admin.hset(`${provider.lockKey(name)}:fence`, 'not', 'a counter');
+
+    await expect(provider.lock(lockConfig(name))).rejects.toMatchObject({ name: 'ReplyError', message: expect.stringContaining('WRONGTYPE') });
+  });
 });
 
 describe('RedisLockProvider on a private Redis', () => {
@@ -176,6 +183,11 @@ describe('RedisLockProvider on a private Redis', () => {
 
     const attempt = await settleWithin(provider.lock(lockConfig(name)), 5_000);
     expect(attempt.status).toBe('rejected');
+    // What happened, instead of ioredis's words about its offline queue or its retries.
+    const failure = attempt.status === 'rejected' ? attempt.reason : undefined;
+    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    expect((failure as Error).message).toMatch(new RegExp(`^Redis 127\\.0\\.0\\.1:${server.port} is unreachable \\(not connected: the client is \\w+\\)$`));
+    expect((failure as Error).cause).toBeInstanceOf(Error);
 
     await server.start();
     if (client.status !== 'ready') await settleWithin(once(client, 'ready'), 5_000);

@@ -34,11 +34,32 @@ const SUBJECT = 'SchedulerLockModule options';
 const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
 
+/** Every option of {@link SchedulerLockModuleOptions}: any other key is a typo that would be ignored. */
+const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
+  'redis',
+  'provider',
+  'keyPrefix',
+  'defaultLockAtMostFor',
+  'defaultLockAtLeastFor',
+  'lockedBy',
+  'keepAlive',
+  'shutdownTimeout',
+  'acquireTimeout',
+];
+
 /** Validates the module options and builds the lock provider they describe. */
 export function createSchedulerLockSettings(options: SchedulerLockModuleOptions): SchedulerLockSettings {
   if (!options || typeof options !== 'object') {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${String(options)}`);
   }
+  assertKnownOptions(options);
+  for (const option of ['keyPrefix', 'lockedBy'] as const) {
+    const value = options[option];
+    if (value !== undefined && (typeof value !== 'string' || value === '')) {
+      throw new SchedulerLockConfigurationError(`${SUBJECT}: ${option} must be a non-empty string (got ${JSON.stringify(value)})`);
+    }
+  }
+  if (options.redis !== undefined) assertRedisOption(options.redis);
   if ((options.redis === undefined) === (options.provider === undefined)) {
     const got = options.redis === undefined ? 'neither' : 'both';
     throw new SchedulerLockConfigurationError(`${SUBJECT}: set exactly one of "redis" and "provider" (got ${got})`);
@@ -71,6 +92,48 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
 
 function isRedisClient(value: unknown): value is RedisClient {
   return typeof (value as RedisClient | undefined)?.defineCommand === 'function';
+}
+
+function assertKnownOptions(options: object): void {
+  for (const key of Object.keys(options)) {
+    if ((MODULE_OPTIONS as readonly string[]).includes(key)) continue;
+    const hint =
+      key === 'isGlobal'
+        ? '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in forRootAsync()'
+        : closestOption(key);
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: unknown option "${key}"${hint}`);
+  }
+}
+
+/** `; did you mean "keepAlive"?` for a key that differs from an option in case or is a prefix of one. */
+function closestOption(key: string): string {
+  const lower = key.toLowerCase();
+  const match = MODULE_OPTIONS.find((option) => option.toLowerCase() === lower || option.toLowerCase().startsWith(lower));
+  return match ? `; did you mean "${match}"?` : `; the options are ${MODULE_OPTIONS.join(', ')}`;
+}
+
+/**
+ * `redis` is an ioredis client, an ioredis options object, or a connection string ioredis reads (a
+ * `redis://` / `rediss://` URL, `host:port`, a socket path). The message quotes the value without a
+ * password.
+ */
+function assertRedisOption(redis: unknown): void {
+  const expected = 'an ioredis Redis or Cluster, ioredis options, or a redis:// URL';
+  if (isRedisClient(redis)) return;
+  if (typeof redis === 'string') {
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(redis)?.[1].toLowerCase();
+    if (redis.trim() !== '' && (scheme === undefined || scheme === 'redis' || scheme === 'rediss')) return;
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${JSON.stringify(withoutPassword(redis))})`);
+  }
+  const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
+  if (prototype === Object.prototype || prototype === null) return;
+  const got = prototype ? `an instance of ${String(prototype.constructor?.name ?? 'an unnamed class')}` : JSON.stringify(redis);
+  throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
+}
+
+/** A connection string with its password replaced, for a message. */
+function withoutPassword(connection: string): string {
+  return connection.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   LockedJobRegistry,
   SchedulerLock,
   SchedulerLockConfigurationError,
+  SchedulerLockModule,
   type SchedulerLockModuleOptions,
   type SchedulerLockOptions,
 } from '../../lib/index.js';
@@ -69,11 +70,50 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['neither redis nor provider', { provider: undefined }, [/"redis"/, /"provider"/, /neither/]],
     ['a keepAlive that is not true, false or { lease }', { keepAlive: 'yes' as never }, [/keepAlive/, /"yes"/]],
     ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' as never }, [/shutdownTimeout/, /"later"/]],
+    ['an unparsable acquireTimeout', { acquireTimeout: '2 seconds' as never }, [/acquireTimeout/, /"2 seconds"/]],
+    ['a zero acquireTimeout', { acquireTimeout: 0 }, [/acquireTimeout must be greater than 0 \(got 0\)/]],
+    ['an empty keyPrefix', { keyPrefix: '' }, [/keyPrefix must be a non-empty string \(got ""\)/]],
+    ['a lockedBy that is not a string', { lockedBy: 42 as never }, [/lockedBy must be a non-empty string \(got 42\)/]],
+    ['an option in the wrong case', { keepalive: true } as never, [/unknown option "keepalive"; did you mean "keepAlive"\?/]],
+    ['a truncated option', { defaultLockAtMost: '1m' } as never, [/unknown option "defaultLockAtMost"; did you mean "defaultLockAtMostFor"\?/]],
   ])('for %s in the module options', async (_, override, expected) => {
     const { message } = await startupError({ options: { ...VALID_OPTIONS, ...override } as SchedulerLockModuleOptions });
 
     expect(message).toContain('SchedulerLockModule options');
     for (const pattern of expected) expect(message).toMatch(pattern);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a port number', 6379, '6379'],
+    ['a URL of another scheme, without its password', 'http://app:s3cret@cache:6379', '"http://app:***@cache:6379"'],
+    ['an empty string', '', '""'],
+    ['a client of another library', new (class NodeRedisClient {})(), 'an instance of NodeRedisClient'],
+  ])('for a redis option that is %s', async (_, redis, got) => {
+    const { message } = await startupError({ options: { redis: redis as never, defaultLockAtMostFor: '1m' } });
+
+    expect(message).toBe(`SchedulerLockModule options: redis must be an ioredis Redis or Cluster, ioredis options, or a redis:// URL (got ${got})`);
+    expect(message).not.toContain('s3cret');
+  });
+
+  it.each<[string, object, string]>([
+    ['a misspelt option', { keyprefix: 'orders' }, 'unknown option "keyprefix"; did you mean "keyPrefix"?'],
+    [
+      'isGlobal, which is no lock option',
+      { isGlobal: false },
+      'unknown option "isGlobal"; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / ' +
+        'useExisting in forRootAsync()',
+    ],
+  ])('for %s in the options forRootAsync() got from its factory', async (_, extra, problem) => {
+    const startup = startSchedulerApp({
+      lock: SchedulerLockModule.forRootAsync({ useFactory: () => ({ ...VALID_OPTIONS, ...extra }) as SchedulerLockModuleOptions }),
+    });
+    const error = await startup.then(
+      () => new Error('the app started'),
+      (rejection: unknown) => rejection as Error,
+    );
+
+    expect(error).toBeInstanceOf(SchedulerLockConfigurationError);
+    expect(error.message).toBe(`SchedulerLockModule options: ${problem}`);
   });
 
   it('for two jobs with the same lock name, naming both', async () => {

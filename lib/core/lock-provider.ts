@@ -85,9 +85,10 @@ export type LeaseRenewalOutcome = 'renewed' | LockNotHeldReason;
 
 /**
  * One acquisition of a lock. The library needs `unlock()` and `extend()`; `finish()` and
- * `fencingToken` are optional. It releases a lock once, and after `extend()` it uses only the lock
- * that `extend()` resolved to, so a provider may make its locks single-use, as
- * {@link AbstractSimpleLock} does (a second `unlock()` or `extend()` throws).
+ * `fencingToken` are optional. It releases a lock once (only a `finish()` that rejected with a store
+ * error is called again), and after `extend()` it uses only the lock that `extend()` resolved to, so a
+ * provider may make its locks single-use, as {@link AbstractSimpleLock} does (a second `unlock()` or
+ * `extend()` throws).
  */
 export interface SimpleLock {
   /**

@@ -12,7 +12,8 @@ const logger = new Logger('SchedulerLock');
  */
 export function warnIfLockOutlastsCron(job: LockedJob, cronTime: CronTimeLike): void {
   const { minGap } = new CronSchedule(cronTime);
-  warnIfLockOutlasts(job, minGap, `the shortest gap between its fire times (${formatDuration(minGap)}, '${String(cronTime.source)}')`);
+  const gap = `${formatDuration(minGap)}, '${String(cronTime.source)}'`;
+  warnIfLockOutlasts(job, minGap, `the shortest gap between its fire times (${gap})`);
 }
 
 /** {@link warnIfLockOutlastsCron} for an interval job: its period is the Node.js timer's repeat. */

@@ -1,4 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { LockingTaskExecutor } from './core/locking-task-executor.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';

@@ -19,7 +19,10 @@ export const {
 } = new ConfigurableModuleBuilder<SchedulerLockModuleOptions>()
   .setClassMethodName('forRoot')
   .setFactoryMethodName(FACTORY_METHOD)
-  .setExtras<SchedulerLockModuleExtras>({ isGlobal: true }, (definition, { isGlobal }) => ({ ...definition, global: isGlobal }))
+  .setExtras<SchedulerLockModuleExtras>({ isGlobal: true }, (definition, { isGlobal }) => ({
+    ...definition,
+    global: isGlobal,
+  }))
   .build();
 
 /**

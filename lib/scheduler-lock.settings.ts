@@ -56,7 +56,8 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   for (const option of ['keyPrefix', 'lockedBy'] as const) {
     const value = options[option];
     if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      throw new SchedulerLockConfigurationError(`${SUBJECT}: ${option} must be a non-empty string (got ${JSON.stringify(value)})`);
+      const got = JSON.stringify(value);
+      throw new SchedulerLockConfigurationError(`${SUBJECT}: ${option} must be a non-empty string (got ${got})`);
     }
   }
   if (options.redis !== undefined) assertRedisOption(options.redis);
@@ -99,7 +100,8 @@ function assertKnownOptions(options: object): void {
     if ((MODULE_OPTIONS as readonly string[]).includes(key)) continue;
     const hint =
       key === 'isGlobal'
-        ? '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in forRootAsync()'
+        ? '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
+          'forRootAsync()'
         : closestOption(key);
     throw new SchedulerLockConfigurationError(`${SUBJECT}: unknown option "${key}"${hint}`);
   }
@@ -108,7 +110,7 @@ function assertKnownOptions(options: object): void {
 /** `; did you mean "keepAlive"?` for a key that differs from an option in case or is a prefix of one. */
 function closestOption(key: string): string {
   const lower = key.toLowerCase();
-  const match = MODULE_OPTIONS.find((option) => option.toLowerCase() === lower || option.toLowerCase().startsWith(lower));
+  const match = MODULE_OPTIONS.find((option) => option.toLowerCase().startsWith(lower));
   return match ? `; did you mean "${match}"?` : `; the options are ${MODULE_OPTIONS.join(', ')}`;
 }
 
@@ -123,11 +125,13 @@ function assertRedisOption(redis: unknown): void {
   if (typeof redis === 'string') {
     const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(redis)?.[1].toLowerCase();
     if (redis.trim() !== '' && (scheme === undefined || scheme === 'redis' || scheme === 'rediss')) return;
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${JSON.stringify(withoutPassword(redis))})`);
+    const got = JSON.stringify(withoutPassword(redis));
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
   }
   const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
   if (prototype === Object.prototype || prototype === null) return;
-  const got = prototype ? `an instance of ${String(prototype.constructor?.name ?? 'an unnamed class')}` : JSON.stringify(redis);
+  const className = String(prototype?.constructor?.name ?? 'an unnamed class');
+  const got = prototype ? `an instance of ${className}` : JSON.stringify(redis);
   throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
 }
 

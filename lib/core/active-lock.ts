@@ -133,7 +133,8 @@ export class ActiveLock implements LockContext {
       throw new LockExtensionError(`Lock "${this.name}" cannot be extended: ${this.lostReason!.message}`);
     }
     const sentAt = performance.now();
-    const next = usableLock(await this.current.extend(atMost, atLeast), this.listener.providerName, "a lock's extend()");
+    const extended = await this.current.extend(atMost, atLeast);
+    const next = usableLock(extended, this.listener.providerName, "a lock's extend()");
     if (!next) {
       this.markLost('expired');
       throw new LockExtensionError(`Lock "${this.name}" cannot be extended: it expired or another node holds it`);

@@ -15,7 +15,7 @@ import { heldLocks, holdsLock } from './lock-context.js';
 import { LockEvents, type LockEvent, type LockLostReason } from './lock-events.js';
 import { LockNotHeldError, type LockProvider, type RunOutcome, type SimpleLock } from './lock-provider.js';
 import { OutcomeRetries } from './outcome-retries.js';
-import { awaitProviderCall, describeProvider, usableClaim, usableLock } from './provider-contract.js';
+import { awaitProviderCall, checkedClaim, describeProvider, usableLock } from './provider-contract.js';
 import type { StoreOutageReport } from './store-outage.js';
 import type { TaskResult } from './task-result.js';
 
@@ -145,7 +145,8 @@ export class LockingTaskExecutor implements ActiveLockListener {
       taken = await this.deadlines.within(this.take(configuration, claim), (late) => 'lock' in late && this.abandon(name, late.lock, 'its attempt timed out'));
     } catch (error) {
       if (!this.outages?.covers(error)) {
-        this.faults.error(name, `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`);
+        const message = `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`;
+        this.faults.error(name, message);
       }
       return this.skip({ executed: false, reason: 'store-error', error }, name, labels);
     }
@@ -190,17 +191,19 @@ export class LockingTaskExecutor implements ActiveLockListener {
     // What the provider returns is checked, so a broken provider is named in the log, never a TypeError.
     const provider = this.providerName;
     if (!claim) {
-      const lock = usableLock(await awaitProviderCall(this.provider.lock(forStore), provider, 'lock()'), provider, 'lock()');
+      const locking = awaitProviderCall(this.provider.lock(forStore), provider, 'lock()');
+      const lock = usableLock(await locking, provider, 'lock()');
       return lock ? { lock } : { executed: false, reason: 'locked' };
     }
     if (claim.recoverUpTo !== undefined) {
-      const recovering = this.provider.recoverOccurrence!(forStore, claim.occurrence, claim.recoverUpTo, claim.recoveryGrace ?? 0);
-      const recovered = usableClaim(await awaitProviderCall(recovering, provider, 'recoverOccurrence()'), provider, 'recoverOccurrence()');
+      const grace = claim.recoveryGrace ?? 0;
+      const recovering = this.provider.recoverOccurrence!(forStore, claim.occurrence, claim.recoverUpTo, grace);
+      const recovered = await checkedClaim(recovering, provider, 'recoverOccurrence()');
       if ('lock' in recovered) return { lock: recovered.lock, recovery: { attempt: recovered.attempt, previousHolder: recovered.previousHolder } };
       return recovered.refused === 'running' ? { executed: false, reason: 'locked' } : { executed: false, reason: 'already-ran', running: false };
     }
     const claiming = this.provider.lockOccurrence!(forStore, claim.occurrence);
-    const claimed = usableClaim(await awaitProviderCall(claiming, provider, 'lockOccurrence()'), provider, 'lockOccurrence()');
+    const claimed = await checkedClaim(claiming, provider, 'lockOccurrence()');
     if ('lock' in claimed) return { lock: claimed.lock };
     return claimed.refused === 'locked' ? { executed: false, reason: 'locked' } : { executed: false, reason: 'already-ran', running: claimed.running };
   }

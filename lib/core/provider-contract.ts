@@ -23,7 +23,9 @@ function className(value: unknown): string | undefined {
  */
 export function assertLockProvider(provider: unknown, subject: string): asserts provider is LockProvider {
   if (typeof provider !== 'object' || provider === null) {
-    throw new SchedulerLockConfigurationError(`${subject}: provider must be a LockProvider object (got ${String(provider)})`);
+    throw new SchedulerLockConfigurationError(
+      `${subject}: provider must be a LockProvider object (got ${String(provider)})`,
+    );
   }
   const label = `provider ${describeProvider(provider)}`;
   const members = provider as Record<string, unknown>;
@@ -35,7 +37,10 @@ export function assertLockProvider(provider: unknown, subject: string): asserts 
   }
   for (const method of OPTIONAL_PROVIDER_METHODS) {
     if (members[method] !== undefined && typeof members[method] !== 'function') {
-      throw new SchedulerLockConfigurationError(`${subject}: ${label}: ${method} must be a method or absent (got ${describeValue(members[method])})`);
+      const got = describeValue(members[method]);
+      throw new SchedulerLockConfigurationError(
+        `${subject}: ${label}: ${method} must be a method or absent (got ${got})`,
+      );
     }
   }
 }
@@ -64,16 +69,22 @@ export function usableLock(value: unknown, provider: string, source: string): Si
   const lock = value as Record<string, unknown>;
   const missing = ['unlock', 'extend'].filter((member) => typeof lock[member] !== 'function');
   if (missing.length > 0) {
-    throw contractError(provider, `${source} resolved to a lock without ${missing.map((member) => `${member}()`).join(' and ')}`);
+    const members = missing.map((member) => `${member}()`).join(' and ');
+    throw contractError(provider, `${source} resolved to a lock without ${members}`);
   }
   if (lock.finish !== undefined && typeof lock.finish !== 'function') {
-    throw contractError(provider, `${source} resolved to a lock whose finish is ${describeValue(lock.finish)}, not a method`);
+    const finish = describeValue(lock.finish);
+    throw contractError(provider, `${source} resolved to a lock whose finish is ${finish}, not a method`);
   }
   return value as SimpleLock;
 }
 
-/** A claim object (`lockOccurrence()`, `recoverOccurrence()`) with a usable lock when it says it has one. */
-export function usableClaim<C extends object>(value: C, provider: string, source: string): C {
+/**
+ * What `lockOccurrence()` / `recoverOccurrence()` returned, awaited: a claim object, with a usable lock
+ * if it says it has one.
+ */
+export async function checkedClaim<C extends object>(result: Promise<C>, provider: string, source: string): Promise<C> {
+  const value = await awaitProviderCall(result, provider, source);
   if (typeof value !== 'object' || value === null) {
     throw contractError(provider, `${source} resolved to ${describeValue(value)}, not a claim object`);
   }

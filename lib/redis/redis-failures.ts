@@ -28,7 +28,8 @@ export function describeRedisEndpoint(client: RedisClient): string {
 export function redisFailure(client: RedisClient, error: unknown): unknown {
   if (!(error instanceof Error) || (error.name === 'ReplyError' && !isAuthFailure(error))) return error;
   const reason = connectionFailure(error) ?? `not connected: the client is ${client.status}`;
-  return new LockStoreUnavailableError(`Redis ${describeRedisEndpoint(client)} is unreachable (${reason})`, reason, { cause: error });
+  const message = `Redis ${describeRedisEndpoint(client)} is unreachable (${reason})`;
+  return new LockStoreUnavailableError(message, reason, { cause: error });
 }
 
 /** Why a connection attempt failed, from the error ioredis emits; `undefined` when the error does not say. */

@@ -79,10 +79,7 @@ export class RedisLockProvider implements LockProvider {
     const token = this.ownerValue();
     return this.client
       .schedulerLockAcquire(key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor))
-      .then(
-        (fence) => (fence === 0 ? undefined : new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now())),
-        this.failed,
-      );
+      .then((fence) => (fence === 0 ? undefined : this.lockOf(configuration, key, token, fence)), this.failed);
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
@@ -104,7 +101,8 @@ export class RedisLockProvider implements LockProvider {
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
     const key = this.lockKey(name);
-    const [[, record], [, held]] = (await this.client.multi().hgetall(`${key}:record`).exists(key).exec().catch(this.failed)) as [
+    const reading = this.client.multi().hgetall(`${key}:record`).exists(key).exec();
+    const [[, record], [, held]] = (await reading.catch(this.failed)) as [
       [unknown, Record<string, string>],
       [unknown, number],
     ];
@@ -119,6 +117,11 @@ export class RedisLockProvider implements LockProvider {
       previousHolder: record.previousHolder || undefined,
       held: held === 1,
     };
+  }
+
+  /** A lock without a job record, confirmed now. */
+  private lockOf(configuration: LockConfiguration, key: string, token: string, fence: number): RedisSimpleLock {
+    return new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now());
   }
 
   /** The keys and first arguments of the occurrence scripts, with a new owner value. */
@@ -153,7 +156,8 @@ export class RedisLockProvider implements LockProvider {
       outcomes = replies.map(([outcome]) => outcome);
     } else {
       const tokensAndTtls = locks.flatMap((lock, i) => [lock.token, ttlMillis(renewals[i].ttl)]);
-      outcomes = await this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls).catch(this.failed);
+      const renewing = this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls);
+      outcomes = await renewing.catch(this.failed);
     }
     return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
   }

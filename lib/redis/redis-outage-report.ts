@@ -93,8 +93,10 @@ export class RedisOutageReport implements StoreOutageReport {
     // An error on a live connection (a reset) is followed by its close; the reconnection says why.
     if (this.client.status === 'ready') return;
     this.lost();
-    const nodeError = (error as { lastNodeError?: unknown }).lastNodeError; // a Cluster's, when no node answered
-    this.cause ??= connectionFailure(error) ?? (nodeError instanceof Error ? connectionFailure(nodeError) : undefined) ?? error.message;
+    // A Cluster that reached no node says why in its last node's error.
+    const nodeError = (error as { lastNodeError?: unknown }).lastNodeError;
+    const nodeFailure = nodeError instanceof Error ? connectionFailure(nodeError) : undefined;
+    this.cause ??= connectionFailure(error) ?? nodeFailure ?? error.message;
     this.report();
   }
 

@@ -79,6 +79,7 @@ describe('createLockConfiguration', () => {
   });
 
   it('names the lock as the subject when no subject is given', () => {
-    expect(configurationError('nightly-export', { lockAtMostFor: 'soon' as never }).message).toContain('lock "nightly-export"');
+    const { message } = configurationError('nightly-export', { lockAtMostFor: 'soon' as never });
+    expect(message).toContain('lock "nightly-export"');
   });
 });

@@ -30,7 +30,7 @@ function warnings(app: SchedulerApp): string[] {
   return app.logs.texts('warn', 'SchedulerLock');
 }
 
-describe('a lockAtLeastFor at or above the period of a job logs a startup warning with both values and the effect', () => {
+describe('a lockAtLeastFor at or above the period of a job: a startup warning with both values and the effect', () => {
   it("for a cron job (the README's '30s' on a 2 s cron)", async () => {
     @Injectable()
     class ReportJob {
@@ -57,9 +57,9 @@ describe('a lockAtLeastFor at or above the period of a job logs a startup warnin
     const app = await startJobs(SyncJob);
 
     expect(warnings(app)).toEqual([
-      `Job "sync": lockAtLeastFor 5m is not shorter than the shortest gap between its fire times (5m, '0 */5 * * * *'), ` +
-        'so each run holds the lock past the next tick: the job runs at most once per 5m cluster-wide, and the ticks ' +
-        'in between are skipped',
+      `Job "sync": lockAtLeastFor 5m is not shorter than the shortest gap between its fire times ` +
+        `(5m, '0 */5 * * * *'), so each run holds the lock past the next tick: the job runs at most once per 5m ` +
+        'cluster-wide, and the ticks in between are skipped',
     ]);
   });
 

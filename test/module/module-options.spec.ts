@@ -231,7 +231,10 @@ describe('isGlobal', () => {
   @Module({ providers: [BillingService] })
   class BillingModule {}
 
-  const options = (): SchedulerLockModuleOptions => ({ provider: new InMemoryLockProvider(), defaultLockAtMostFor: '5s' });
+  const options = (): SchedulerLockModuleOptions => ({
+    provider: new InMemoryLockProvider(),
+    defaultLockAtMostFor: '5s',
+  });
 
   it.each<[string, () => DynamicModule]>([
     ['forRoot()', () => SchedulerLockModule.forRoot(options())],
@@ -244,14 +247,21 @@ describe('isGlobal', () => {
 
   it.each<[string, () => DynamicModule]>([
     ['forRoot()', () => SchedulerLockModule.forRoot({ ...options(), isGlobal: false })],
-    ['forRootAsync()', () => SchedulerLockModule.forRootAsync({ useFactory: options, isGlobal: false } satisfies SchedulerLockModuleAsyncOptions)],
+    [
+      'forRootAsync()',
+      () => {
+        const asyncOptions: SchedulerLockModuleAsyncOptions = { useFactory: options, isGlobal: false };
+        return SchedulerLockModule.forRootAsync(asyncOptions);
+      },
+    ],
   ])('false: %s is visible only to the module that imports it', async (_, lockModule) => {
     expect(lockModule().global).toBe(false);
     await expect(startSchedulerApp({ lock: lockModule(), imports: [BillingModule] })).rejects.toThrow(
       /BillingService[\s\S]*LockingTaskExecutor[\s\S]*BillingModule/,
     );
     // The importing module itself still gets them, and its jobs are locked.
-    const app = await startSchedulerApp({ lock: lockModule(), providers: [TickJob, { provide: RunRecorder, useValue: new RunRecorder(undefined, keyPrefix) }] });
+    const recording = { provide: RunRecorder, useValue: new RunRecorder(undefined, keyPrefix) };
+    const app = await startSchedulerApp({ lock: lockModule(), providers: [TickJob, recording] });
     await nextEvent(app.history$, jobEvent('released', JOB));
   });
 });

@@ -7,13 +7,12 @@ import {
   SchedulerLock,
   SchedulerLockConfigurationError,
   type LockConfiguration,
-  type LockEvent,
   type LockProvider,
   type SchedulerLockOptions,
   type SimpleLock,
 } from '../../lib/index.js';
 import { MinimalRedisLockProvider } from '../providers/minimal-redis-lock-provider.js';
-import { jobEvent } from '../support/lock-event-match.js';
+import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
@@ -97,9 +96,15 @@ class WarmUpJob {
   }
 }
 
+/** What the startup error says about a provider without lock(). */
+const NEEDS_LOCK =
+  'a LockProvider needs lock(configuration) resolving to a lock with unlock() and extend(), or to undefined ' +
+  'when the lock is held';
+
 /** Starts an app that must not start, and returns why it did not. */
 async function startupError(provider: unknown, jobs: Type[] = []): Promise<Error> {
-  const startup = startSchedulerApp({ lock: { provider: provider as LockProvider, defaultLockAtMostFor: '1m' }, providers: jobs });
+  const lock = { provider: provider as LockProvider, defaultLockAtMostFor: '1m' } as const;
+  const startup = startSchedulerApp({ lock, providers: jobs });
   const error = await startup.then(
     () => new Error('the app started'),
     (rejection: unknown) => rejection as Error,
@@ -123,20 +128,19 @@ describe('a provider that cannot do what the configuration needs fails the start
     [
       'a plain object without lock()',
       {},
-      'SchedulerLockModule options: provider (a plain object) has no lock() method (lock is undefined); a LockProvider needs ' +
-        'lock(configuration) resolving to a lock with unlock() and extend(), or to undefined when the lock is held',
+      `SchedulerLockModule options: provider (a plain object) has no lock() method (lock is undefined); ${NEEDS_LOCK}`,
     ],
     [
       'a class without lock()',
       new (class RedisClientByMistake {})(),
-      'SchedulerLockModule options: provider RedisClientByMistake has no lock() method (lock is undefined); a LockProvider ' +
-        'needs lock(configuration) resolving to a lock with unlock() and extend(), or to undefined when the lock is held',
+      'SchedulerLockModule options: provider RedisClientByMistake has no lock() method (lock is undefined); ' +
+        NEEDS_LOCK,
     ],
     [
       'a lock that is not a method',
       { lock: 'redis://localhost' },
-      'SchedulerLockModule options: provider (a plain object) has no lock() method (lock is "redis://localhost"); a ' +
-        'LockProvider needs lock(configuration) resolving to a lock with unlock() and extend(), or to undefined when the lock is held',
+      'SchedulerLockModule options: provider (a plain object) has no lock() method (lock is "redis://localhost"); ' +
+        NEEDS_LOCK,
     ],
     [
       'an optional capability that is not a method',
@@ -149,10 +153,12 @@ describe('a provider that cannot do what the configuration needs fails the start
   });
 
   it('keepAlive without renewLeases()', async () => {
-    const { message } = await startupError(new MinimalRedisLockProvider(redis, keyPrefix), [cronJobLockedWith({ keepAlive: true })]);
+    const minimal = new MinimalRedisLockProvider(redis, keyPrefix);
+    const { message } = await startupError(minimal, [cronJobLockedWith({ keepAlive: true })]);
 
     expect(message).toBe(
-      'ReportJob.run: keepAlive needs a provider with renewLeases(), which provider MinimalRedisLockProvider does not have',
+      'ReportJob.run: keepAlive needs a provider with renewLeases(), which provider MinimalRedisLockProvider ' +
+        'does not have',
     );
   });
 
@@ -160,18 +166,19 @@ describe('a provider that cannot do what the configuration needs fails the start
     ['a cron job (once per occurrence by default)', {}, 'lockOccurrence()'],
     ["a cron job with onCrash: 'rerun'", { onCrash: 'rerun' }, 'lockOccurrence() and recoverOccurrence()'],
   ])('%s without the occurrence methods', async (_, options, methods) => {
-    const { message } = await startupError(new MinimalRedisLockProvider(redis, keyPrefix), [cronJobLockedWith(options)]);
+    const minimal = new MinimalRedisLockProvider(redis, keyPrefix);
+    const { message } = await startupError(minimal, [cronJobLockedWith(options)]);
 
     expect(message).toBe(
-      `ReportJob.run: once-per-occurrence locking needs a provider with ${methods}, which provider MinimalRedisLockProvider ` +
-        'does not have; set occurrence: false',
+      `ReportJob.run: once-per-occurrence locking needs a provider with ${methods}, which provider ` +
+        'MinimalRedisLockProvider does not have; set occurrence: false',
     );
   });
 });
 
 describe('a provider whose lock() returns something unusable', () => {
   /** Starts {@link WarmUpJob} on `provider` and waits for the outcome of its only tick. */
-  async function firstTick(provider: LockProvider): Promise<{ app: SchedulerApp; skipped: Extract<LockEvent, { type: 'skipped' }> }> {
+  async function firstTick(provider: LockProvider): Promise<{ app: SchedulerApp; skipped: LockEventOf<'skipped'> }> {
     const app = await startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '1m' }, providers: [WarmUpJob] });
     const skipped = await nextEvent(app.history$, jobEvent('skipped', WARM_UP));
     return { app, skipped };
@@ -194,8 +201,8 @@ describe('a provider whose lock() returns something unusable', () => {
       expect(skipped.reason).toBe('store-error');
       expect(skipped.error).toBeInstanceOf(SchedulerLockConfigurationError);
       expect(app.logs.texts('error', 'SchedulerLock')).toEqual([
-        `Could not take lock "${WARM_UP}" (job "${WARM_UP}"), skipping this run: Lock provider ${providerName}: ${what}; ` +
-          'see LockProvider in the README',
+        `Could not take lock "${WARM_UP}" (job "${WARM_UP}"), skipping this run: Lock provider ${providerName}: ` +
+          `${what}; see LockProvider in the README`,
       ]);
       expect(app.get(WarmUpJob).runs).toBe(0);
       expect(app.logs.entries.filter(({ message }) => message instanceof TypeError)).toEqual([]);
@@ -203,28 +210,32 @@ describe('a provider whose lock() returns something unusable', () => {
   );
 
   it('resolves executeWithLock to a store-error skip carrying the error, and never runs the task', async () => {
-    const app = await startSchedulerApp({ lock: { provider: new LockWithoutExtendProvider(), defaultLockAtMostFor: '1m' } });
+    const provider = new LockWithoutExtendProvider();
+    const app = await startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '1m' } });
     let ran = false;
 
     const outcome = await app.get(LockingTaskExecutor).executeWithLock(() => (ran = true), { name: 'export' });
 
-    expect(outcome).toEqual({ executed: false, reason: 'store-error', error: expect.any(SchedulerLockConfigurationError) });
-    expect(outcome).toMatchObject({
-      error: { message: 'Lock provider LockWithoutExtendProvider: lock() resolved to a lock without extend(); see LockProvider in the README' },
-    });
+    const error = expect.any(SchedulerLockConfigurationError);
+    expect(outcome).toEqual({ executed: false, reason: 'store-error', error });
+    const message =
+      'Lock provider LockWithoutExtendProvider: lock() resolved to a lock without extend(); ' +
+      'see LockProvider in the README';
+    expect(outcome).toMatchObject({ error: { message } });
     expect(ran).toBe(false);
   });
 
-  it("rejects the run's extend() with an error naming the provider when a lock's extend() resolves to no lock", async () => {
-    const app = await startSchedulerApp({ lock: { provider: new BrokenExtendProvider(), defaultLockAtMostFor: '1m' } });
+  it("rejects the run's extend() naming the provider when a lock's extend() resolves to no lock", async () => {
+    const provider = new BrokenExtendProvider();
+    const app = await startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '1m' } });
+    const extendInRun = () => currentLock()!.extend('5m').then(() => 'extended', (error: Error) => error);
 
-    const outcome = await app.get(LockingTaskExecutor).executeWithLock(() => currentLock()!.extend('5m').then(() => 'extended', (error: Error) => error), {
-      name: 'export',
-    });
+    const outcome = await app.get(LockingTaskExecutor).executeWithLock(extendInRun, { name: 'export' });
 
     expect(outcome).toEqual({ executed: true, result: expect.any(SchedulerLockConfigurationError) });
     expect(outcome.executed && (outcome.result as Error).message).toBe(
-      "Lock provider BrokenExtendProvider: a lock's extend() resolved to a lock without unlock() and extend(); see LockProvider in the README",
+      "Lock provider BrokenExtendProvider: a lock's extend() resolved to a lock without unlock() and extend(); " +
+        'see LockProvider in the README',
     );
   });
 });

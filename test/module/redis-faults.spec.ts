@@ -1,10 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
-import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent, type RedisClient } from '../../lib/index.js';
+import {
+  currentLock,
+  LockStoreUnavailableError,
+  SchedulerLock,
+  type LockEvent,
+  type RedisClient,
+} from '../../lib/index.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
-import { ephemeralServerArgs, spawnRedisProcessInTempDir, type RedisProcessInTempDir } from '../support/redis-process.js';
+import {
+  ephemeralServerArgs,
+  spawnRedisProcessInTempDir,
+  type RedisProcessInTempDir,
+} from '../support/redis-process.js';
 import { freePort, startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { uniquePrefix } from '../support/shared-redis.js';
@@ -58,7 +68,10 @@ function isStoreErrorSkip(event: LockEvent): boolean {
 
 /** The line logged when the outage is found, for the one locked job of these apps. */
 function outageLine(port: number, cause: string): string {
-  return `Redis 127.0.0.1:${port} is unreachable (${cause}): locked ticks are skipped until it is back; 1 locked job affected`;
+  return (
+    `Redis 127.0.0.1:${port} is unreachable (${cause}): locked ticks are skipped until it is back; ` +
+    '1 locked job affected'
+  );
 }
 
 /** What the module logged about Redis being back. */
@@ -77,7 +90,8 @@ async function expectTicksSkippedWhileDown(app: SchedulerApp, line: string): Pro
   const watching = app.events$.subscribe((event) => {
     if (runsAtFirstSkip === undefined && isStoreErrorSkip(event)) runsAtFirstSkip = job.runs.length;
   });
-  const skipped = (await events(app.events$, jobEvent('skipped', JOB), TICKS_DURING_OUTAGE)) as LockEventOf<'skipped'>[];
+  const skips = await events(app.events$, jobEvent('skipped', JOB), TICKS_DURING_OUTAGE);
+  const skipped = skips as LockEventOf<'skipped'>[];
   watching.unsubscribe();
 
   expect(skipped.map((event) => event.reason)).toEqual(Array(TICKS_DURING_OUTAGE).fill('store-error'));
@@ -90,12 +104,18 @@ async function expectTicksSkippedWhileDown(app: SchedulerApp, line: string): Pro
 }
 
 /** Restarts Redis (`restart`), waits for the job to run under its lock again, and checks the line saying so. */
-async function expectRunsAgainOnceRedisIsBack(app: SchedulerApp, port: number, restart: () => Promise<void>): Promise<void> {
+async function expectRunsAgainOnceRedisIsBack(
+  app: SchedulerApp,
+  port: number,
+  restart: () => Promise<void>,
+): Promise<void> {
   const runsBefore = app.get(OutageJob).runs.length;
   await restart();
   await nextEvent(app.events$, jobEvent('released', JOB));
   expect(app.get(OutageJob).runs.slice(runsBefore)).toContain(JOB);
-  expect(backLines(app)).toEqual([expect.stringMatching(new RegExp(`^Redis 127\\.0\\.0\\.1:${port} is reachable again after \\d+\\.\\ds; locked ticks run again$`))]);
+  const endpoint = `127\\.0\\.0\\.1:${port}`;
+  const back = new RegExp(`^Redis ${endpoint} is reachable again after \\d+\\.\\ds; locked ticks run again$`);
+  expect(backLines(app)).toEqual([expect.stringMatching(back)]);
 }
 
 /** Kills Redis right after a run released its lock, so no run is cut off holding it. */
@@ -119,7 +139,7 @@ describe('Redis outages: one error line per outage, one line when Redis is back'
   it.each<[string, RedisOptions]>([
     ['configured to fail fast (no offline queue)', { enableOfflineQueue: false, maxRetriesPerRequest: 1 }],
     ['with ioredis defaults (commands queue while disconnected)', {}],
-  ])('reports the outage of the Redis of a user-supplied ioredis instance %s once, and when it is back', async (_, options) => {
+  ])('reports the outage of the Redis of an app-supplied ioredis client %s once, and its end', async (_, options) => {
     const app = await startOutageJob(await userClient(server.url, options));
 
     await killBetweenRuns(app);
@@ -147,8 +167,11 @@ describe('Redis outages: one error line per outage, one line when Redis is back'
     const app = await startOutageJob(url);
 
     await expectTicksSkippedWhileDown(app, outageLine(server.port, 'authentication failed: WRONGPASS'));
-    await expectRunsAgainOnceRedisIsBack(app, server.port, () => admin.config('SET', 'requirepass', 'stale-secret').then(() => undefined));
-    const everything = [...app.logs.entries.map(({ message }) => String(message)), ...app.recorded.map((event) => JSON.stringify(event))];
+    await expectRunsAgainOnceRedisIsBack(app, server.port, async () => {
+      await admin.config('SET', 'requirepass', 'stale-secret');
+    });
+    const logged = app.logs.entries.map(({ message }) => String(message));
+    const everything = [...logged, ...app.recorded.map((event) => JSON.stringify(event))];
     expect(everything.filter((text) => text.includes('secret'))).toEqual([]);
   });
 });

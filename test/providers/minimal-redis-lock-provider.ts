@@ -29,7 +29,8 @@ export class MinimalRedisLockProvider implements LockProvider {
     const key = `${this.keyPrefix}:${name}`;
     const owner = randomUUID();
     const taken = await this.redis.set(key, owner, 'PX', Math.max(1, Math.ceil(lockAtMostFor)), 'NX');
-    return taken === 'OK' ? new MinimalRedisLock(this.redis, name, key, owner, performance.now() + lockAtLeastFor) : undefined;
+    if (taken !== 'OK') return undefined;
+    return new MinimalRedisLock(this.redis, name, key, owner, performance.now() + lockAtLeastFor);
   }
 }
 
@@ -50,7 +51,8 @@ class MinimalRedisLock implements SimpleLock {
   }
 
   async extend(lockAtMostFor: number, lockAtLeastFor: number): Promise<SimpleLock | undefined> {
-    const outcome = await this.redis.eval(OWNER_CHECKED_EXPIRE, 1, this.key, this.owner, Math.max(1, Math.ceil(lockAtMostFor)));
+    const ttl = Math.max(1, Math.ceil(lockAtMostFor));
+    const outcome = await this.redis.eval(OWNER_CHECKED_EXPIRE, 1, this.key, this.owner, ttl);
     if (outcome !== 1) return undefined;
     return new MinimalRedisLock(this.redis, this.name, this.key, this.owner, performance.now() + lockAtLeastFor);
   }

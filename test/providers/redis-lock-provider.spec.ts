@@ -98,7 +98,8 @@ describe('RedisLockProvider on the shared Redis', () => {
     const name = uniqueLockName();
     await admin.hset(`${provider.lockKey(name)}:fence`, 'not', 'a counter');
 
-    await expect(provider.lock(lockConfig(name))).rejects.toMatchObject({ name: 'ReplyError', message: expect.stringContaining('WRONGTYPE') });
+    const replied = { name: 'ReplyError', message: expect.stringContaining('WRONGTYPE') };
+    await expect(provider.lock(lockConfig(name))).rejects.toMatchObject(replied);
   });
 });
 
@@ -186,7 +187,9 @@ describe('RedisLockProvider on a private Redis', () => {
     // What happened, instead of ioredis's words about its offline queue or its retries.
     const failure = attempt.status === 'rejected' ? attempt.reason : undefined;
     expect(failure).toBeInstanceOf(LockStoreUnavailableError);
-    expect((failure as Error).message).toMatch(new RegExp(`^Redis 127\\.0\\.0\\.1:${server.port} is unreachable \\(not connected: the client is \\w+\\)$`));
+    const endpoint = `127\\.0\\.0\\.1:${server.port}`;
+    const unreachable = new RegExp(`^Redis ${endpoint} is unreachable \\(not connected: the client is \\w+\\)$`);
+    expect((failure as Error).message).toMatch(unreachable);
     expect((failure as Error).cause).toBeInstanceOf(Error);
 
     await server.start();

@@ -9,11 +9,16 @@ const EXPECT_ERROR = '// @ts-expect-error';
 /** The project's compiler options, without output. */
 function compilerOptions(): ts.CompilerOptions {
   const { config } = ts.readConfigFile(PROJECT, ts.sys.readFile);
-  return { ...ts.parseJsonConfigFileContent(config, ts.sys, fileURLToPath(new URL('../../', import.meta.url))).options, noEmit: true };
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  return { ...ts.parseJsonConfigFileContent(config, ts.sys, root).options, noEmit: true };
 }
 
 /** Type-checks the fixture with `text` as its source; returns its diagnostics as `line: TS<code> <message>`. */
-function typeErrors(text: string, options: ts.CompilerOptions, oldProgram?: ts.Program): { errors: string[]; program: ts.Program } {
+function typeErrors(
+  text: string,
+  options: ts.CompilerOptions,
+  oldProgram?: ts.Program,
+): { errors: string[]; program: ts.Program } {
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, language, ...rest) =>
@@ -21,7 +26,11 @@ function typeErrors(text: string, options: ts.CompilerOptions, oldProgram?: ts.P
   const program = ts.createProgram({ rootNames: [FIXTURE], options, host, oldProgram });
   // The fixture's own diagnostics: checking every file of lib/ too would take several times as long.
   const fixture = program.getSourceFile(FIXTURE);
-  const diagnostics = [...program.getOptionsDiagnostics(), ...program.getSyntacticDiagnostics(fixture), ...program.getSemanticDiagnostics(fixture)];
+  const diagnostics = [
+    ...program.getOptionsDiagnostics(),
+    ...program.getSyntacticDiagnostics(fixture),
+    ...program.getSemanticDiagnostics(fixture),
+  ];
   const errors = diagnostics.map((diagnostic) => {
     const line = diagnostic.file ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start!).line + 1 : 0;
     return `${line}: TS${diagnostic.code} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;

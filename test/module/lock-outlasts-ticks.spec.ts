@@ -1,28 +1,14 @@
 import { Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { Cron, Interval, SchedulerRegistry, Timeout } from '@nestjs/schedule';
-import type { Redis } from 'ioredis';
 import { LockedJobRegistry, SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { sharedRedisPerTest, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 
-let redis: Redis;
-let keyPrefix: string;
-
-beforeAll(() => {
-  redis = sharedRedis();
-});
-beforeEach(() => {
-  keyPrefix = uniquePrefix('outlasts-ticks');
-});
-afterEach(async () => {
-  await closeSchedulerApps();
-  await deleteKeys(redis, keyPrefix);
-});
-afterAll(() => redis.quit());
+const shared = sharedRedisPerTest('outlasts-ticks');
 
 function startJobs(...providers: Type[]): Promise<SchedulerApp> {
+  const { redis, keyPrefix } = shared;
   return startSchedulerApp({ lock: { redis, keyPrefix, defaultLockAtMostFor: '1m' }, providers });
 }
 

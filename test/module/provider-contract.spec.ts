@@ -1,6 +1,5 @@
 import { Injectable, type Type } from '@nestjs/common';
 import { Cron, Timeout } from '@nestjs/schedule';
-import type { Redis } from 'ioredis';
 import {
   currentLock,
   LockingTaskExecutor,
@@ -14,27 +13,13 @@ import {
 import { MinimalRedisLockProvider } from '../providers/minimal-redis-lock-provider.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { sharedRedisPerTest, startSchedulerApp, startupError, type SchedulerApp } from '../support/scheduler-app.js';
 
-let redis: Redis;
-let keyPrefix: string;
-
-beforeAll(() => {
-  redis = sharedRedis();
-});
-beforeEach(() => {
-  keyPrefix = uniquePrefix('provider-contract');
-});
-afterEach(async () => {
-  await closeSchedulerApps();
-  await deleteKeys(redis, keyPrefix);
-});
-afterAll(() => redis.quit());
+const shared = sharedRedisPerTest('provider-contract');
 
 /** Real locks in the shared Redis, handed out as `present` makes them: the way a broken provider would. */
 abstract class RedisBackedProvider implements LockProvider {
-  private readonly inner = new MinimalRedisLockProvider(redis, keyPrefix);
+  private readonly inner = new MinimalRedisLockProvider(shared.redis, shared.keyPrefix);
 
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const lock = await this.inner.lock(configuration);
@@ -101,16 +86,9 @@ const NEEDS_LOCK =
   'a LockProvider needs lock(configuration) resolving to a lock with unlock() and extend(), or to undefined ' +
   'when the lock is held';
 
-/** Starts an app that must not start, and returns why it did not. */
-async function startupError(provider: unknown, jobs: Type[] = []): Promise<Error> {
-  const lock = { provider: provider as LockProvider, defaultLockAtMostFor: '1m' } as const;
-  const startup = startSchedulerApp({ lock, providers: jobs });
-  const error = await startup.then(
-    () => new Error('the app started'),
-    (rejection: unknown) => rejection as Error,
-  );
-  expect(error).toBeInstanceOf(SchedulerLockConfigurationError);
-  return error;
+/** Why an app locking `jobs` with `provider` does not start. */
+function providerError(provider: unknown, jobs: Type[] = []): Promise<Error> {
+  return startupError({ lock: { provider: provider as LockProvider, defaultLockAtMostFor: '1m' }, providers: jobs });
 }
 
 function cronJobLockedWith(options: SchedulerLockOptions): Type {
@@ -149,12 +127,12 @@ describe('a provider that cannot do what the configuration needs fails the start
     ],
     ['no provider object', 42, 'SchedulerLockModule options: provider must be a LockProvider object (got 42)'],
   ])('%s', async (_, provider, message) => {
-    expect((await startupError(provider)).message).toBe(message);
+    expect((await providerError(provider)).message).toBe(message);
   });
 
   it('keepAlive without renewLeases()', async () => {
-    const minimal = new MinimalRedisLockProvider(redis, keyPrefix);
-    const { message } = await startupError(minimal, [cronJobLockedWith({ keepAlive: true })]);
+    const minimal = new MinimalRedisLockProvider(shared.redis, shared.keyPrefix);
+    const { message } = await providerError(minimal, [cronJobLockedWith({ keepAlive: true })]);
 
     expect(message).toBe(
       'ReportJob.run: keepAlive needs a provider with renewLeases(), which provider MinimalRedisLockProvider ' +
@@ -166,8 +144,8 @@ describe('a provider that cannot do what the configuration needs fails the start
     ['a cron job (once per occurrence by default)', {}, 'lockOccurrence()'],
     ["a cron job with onCrash: 'rerun'", { onCrash: 'rerun' }, 'lockOccurrence() and recoverOccurrence()'],
   ])('%s without the occurrence methods', async (_, options, methods) => {
-    const minimal = new MinimalRedisLockProvider(redis, keyPrefix);
-    const { message } = await startupError(minimal, [cronJobLockedWith(options)]);
+    const minimal = new MinimalRedisLockProvider(shared.redis, shared.keyPrefix);
+    const { message } = await providerError(minimal, [cronJobLockedWith(options)]);
 
     expect(message).toBe(
       `ReportJob.run: once-per-occurrence locking needs a provider with ${methods}, which provider ` +

@@ -7,29 +7,17 @@ import { recordCommands } from '../support/redis-monitor.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil, settleWithin } from '../support/timing.js';
 import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
-import { describeLockProvider, type LockProviderFixture } from './lock-provider.acceptance.js';
+import { describeLockProvider } from './lock-provider.acceptance.js';
+import { sharedRedisFixture } from './shared-redis-fixture.js';
 import { isLocked, lockConfig, mustLock, uniqueLockName } from './lock-probes.js';
 
-/** Each node on its own connection to the shared Redis, under one fresh prefix. */
-function sharedRedisFixture(): LockProviderFixture {
-  const keyPrefix = uniquePrefix('provider');
-  const clients: Redis[] = [];
-  return {
-    connect() {
-      const client = sharedRedis();
-      clients.push(client);
-      return new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${clients.length}` });
-    },
-    async close() {
-      const admin = sharedRedis();
-      await deleteKeys(admin, keyPrefix);
-      await Promise.all([admin, ...clients].map((client) => client.quit()));
-    },
-  };
-}
+const redisProviderFixture = () =>
+  sharedRedisFixture('provider', (client, keyPrefix, node) => {
+    return new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${node}` });
+  });
 
-describeLockProvider('RedisLockProvider', sharedRedisFixture);
-describeLockProviderInModule('RedisLockProvider', sharedRedisFixture);
+describeLockProvider('RedisLockProvider', redisProviderFixture);
+describeLockProviderInModule('RedisLockProvider', redisProviderFixture);
 
 describe('RedisLockProvider on the shared Redis', () => {
   const keyPrefix = uniquePrefix('provider-layout');

@@ -2,6 +2,15 @@ import type { Redis } from 'ioredis';
 import { LockStoreUnavailableError } from '../core/errors.js';
 import type { RedisClient } from './redis-scripts.js';
 
+/** What ioredis's own failures mean, by their wording. */
+const IOREDIS_FAILURES: readonly [wording: RegExp, meaning: string][] = [
+  [/isn't writeable|isn't ready and enableOfflineQueue/, 'not connected'],
+  [/^Connection is closed/, 'connection closed'],
+  [/max retries per request/i, 'no connection within maxRetriesPerRequest reconnection attempts'],
+  [/None of startup nodes is available/, 'no startup node answered'],
+  [/Failed to refresh slots cache/, 'no node answered for the slot map'],
+];
+
 /** How many nodes of a Sentinel or Cluster list a message names before "and N more". */
 const NODES_NAMED = 3;
 
@@ -27,9 +36,15 @@ export function describeRedisEndpoint(client: RedisClient): string {
  */
 export function redisFailure(client: RedisClient, error: unknown): unknown {
   if (!(error instanceof Error) || (error.name === 'ReplyError' && !isAuthFailure(error))) return error;
-  const reason = connectionFailure(error) ?? `not connected: the client is ${client.status}`;
+  const reason = connectionFailure(error) ?? clientFailure(client, error);
   const message = `Redis ${describeRedisEndpoint(client)} is unreachable (${reason})`;
   return new LockStoreUnavailableError(message, reason, { cause: error });
+}
+
+/** What an error of ioredis's own says, and the client's state unless it is connected (a Cluster node failed). */
+function clientFailure(client: RedisClient, error: Error): string {
+  const meaning = IOREDIS_FAILURES.find(([wording]) => wording.test(error.message))?.[1] ?? error.message;
+  return client.status === 'ready' ? meaning : `${meaning}, the client is ${client.status}`;
 }
 
 /** Why a connection attempt failed, from the error ioredis emits; `undefined` when the error does not say. */

@@ -65,6 +65,8 @@ export class RedisOutageReport implements StoreOutageReport {
 
   covers(error: unknown): boolean {
     if (!(error instanceof LockStoreUnavailableError)) return false;
+    // A ready Cluster that fails one lock lost a node, not the store: those are per-lock errors.
+    if (this.client.isCluster && this.client.status === 'ready') return false;
     const now = performance.now();
     this.downSince ??= now;
     // With the connection lost, the next failed reconnection names the cause (an attempt would only

@@ -52,10 +52,11 @@ describe('what a failed command says about Redis', () => {
     ['an unknown host', systemError('getaddrinfo ENOTFOUND redis', 'ENOTFOUND'), 'host not found, ENOTFOUND'],
     ['a wrong password', replyError('WRONGPASS invalid username-password pair'), 'authentication failed: WRONGPASS'],
     ['a missing password', replyError('NOAUTH Authentication required.'), 'authentication failed: NOAUTH'],
+    ['a closed connection', new Error('Connection is closed.'), 'connection closed, the client is wait'],
     [
       "ioredis's offline queue",
       new Error("Stream isn't writeable and enableOfflineQueue options is false"),
-      'not connected: the client is wait',
+      'not connected, the client is wait',
     ],
   ])('%s is a LockStoreUnavailableError naming the endpoint and the cause', (_, error, reason) => {
     const failure = redisFailure(client(), error);

@@ -15,7 +15,16 @@ import {
   type RunOutcome,
   type SimpleLock,
 } from '../core/lock-provider.js';
-import { OwnerCheck, withLockCommands, type LockCommands, type OccurrenceArgs, type RedisClient } from './redis-scripts.js';
+import {
+  acquireLock,
+  claimOccurrence,
+  OwnerCheck,
+  recoverOccurrence,
+  releaseLock,
+  renewLocks,
+  type OccurrenceArgs,
+  type RedisClient,
+} from './redis-scripts.js';
 
 /** Options of {@link RedisLockProvider}. */
 export interface RedisLockProviderOptions {
@@ -39,7 +48,9 @@ export function defaultLockedBy(): string {
  * TTL of `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`, and a
  * once-per-occurrence job's record is the hash `<keyPrefix>:{<name>}:record` (neither has a TTL). The
  * braces keep a lock's keys in one Cluster slot. One round trip to acquire (`SET NX PX`, then the
- * fence `INCR`), one to release (compare-and-delete), both Lua scripts.
+ * fence `INCR`), one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once
+ * when a server lacks the script; see `redis-scripts.ts`). The client is used as it is: nothing is
+ * defined on it.
  *
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
  * Cluster, where keys live in different slots, one call per lock, sent together.
@@ -47,7 +58,7 @@ export function defaultLockedBy(): string {
  * The client is the caller's: the provider never closes it.
  */
 export class RedisLockProvider implements LockProvider {
-  private readonly client: RedisClient & LockCommands;
+  private readonly client: RedisClient;
   readonly keyPrefix: string;
   readonly lockedBy: string;
   /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
@@ -55,7 +66,7 @@ export class RedisLockProvider implements LockProvider {
   private acquisitions = 0;
 
   constructor(client: RedisClient, options: RedisLockProviderOptions = {}) {
-    this.client = withLockCommands(client);
+    this.client = client;
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
   }
@@ -69,14 +80,14 @@ export class RedisLockProvider implements LockProvider {
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const key = this.lockKey(configuration.name);
     const token = this.ownerValue();
-    return this.client
-      .schedulerLockAcquire(key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor))
-      .then((fence) => (fence === 0 ? undefined : new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now())));
+    return acquireLock(this.client, key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor), (fence) =>
+      fence === 0 ? undefined : new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now()),
+    );
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const [fence, state] = await this.client.schedulerLockClaimOccurrence(...args, occurrence);
+    const [fence, state] = await claimOccurrence(this.client, args, occurrence);
     if (fence === 0) return { refused: 'locked' };
     if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
     return { lock: this.recordedLock(configuration, token, fence) };
@@ -84,7 +95,7 @@ export class RedisLockProvider implements LockProvider {
 
   async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(...args, occurrence, maxAttempts);
+    const [fence, attemptOrState, previousHolder] = await recoverOccurrence(this.client, args, occurrence, maxAttempts);
     if (fence === 0) return { refused: 'running' };
     if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
     return { lock: this.recordedLock(configuration, token, fence), attempt: Number(attemptOrState), previousHolder: previousHolder ?? '' };
@@ -133,15 +144,15 @@ export class RedisLockProvider implements LockProvider {
 
   async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
     const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
+    const ttls = renewals.map(({ ttl }) => ttlMillis(ttl));
     let outcomes: OwnerCheck[];
     if (this.client.isCluster) {
-      const replies = await Promise.all(
-        locks.map((lock, i) => this.client.schedulerLockRenew(1, lock.key, lock.token, ttlMillis(renewals[i].ttl))),
-      );
+      const renewOne = (lock: RedisSimpleLock, i: number) =>
+        renewLocks(this.client, [lock.key], [lock.token], [ttls[i]]);
+      const replies = await Promise.all(locks.map(renewOne));
       outcomes = replies.map(([outcome]) => outcome);
     } else {
-      const tokensAndTtls = locks.flatMap((lock, i) => [lock.token, ttlMillis(renewals[i].ttl)]);
-      outcomes = await this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls);
+      outcomes = await renewLocks(this.client, locks.map((lock) => lock.key), locks.map((lock) => lock.token), ttls);
     }
     return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
   }
@@ -149,7 +160,7 @@ export class RedisLockProvider implements LockProvider {
 
 class RedisSimpleLock extends AbstractSimpleLock {
   constructor(
-    private readonly client: LockCommands,
+    private readonly client: RedisClient,
     readonly key: string,
     readonly token: string,
     configuration: LockConfiguration,
@@ -162,16 +173,13 @@ class RedisSimpleLock extends AbstractSimpleLock {
   }
 
   protected release(keepFor: number, outcome: RunOutcome = 'succeeded'): Promise<void> {
-    const released = this.recordKey
-      ? this.client.schedulerLockRelease(2, this.key, this.recordKey, this.token, keepFor, outcome)
-      : this.client.schedulerLockRelease(1, this.key, this.token, keepFor);
-    return released.then((check) => {
+    return releaseLock(this.client, this.key, this.recordKey, this.token, keepFor, outcome, (check) => {
       if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
     });
   }
 
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const [check] = await this.client.schedulerLockRenew(1, this.key, this.token, ttlMillis(configuration.lockAtMostFor));
+    const [check] = await renewLocks(this.client, [this.key], [this.token], [ttlMillis(configuration.lockAtMostFor)]);
     if (check !== OwnerCheck.Done) return undefined;
     return new RedisSimpleLock(this.client, this.key, this.token, configuration, this.fencingToken, performance.now(), this.recordKey);
   }

@@ -65,7 +65,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
 }
 
 function isRedisClient(value: unknown): value is RedisClient {
-  return typeof (value as RedisClient | undefined)?.defineCommand === 'function';
+  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
 }
 
 /**

@@ -92,7 +92,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
 }
 
 function isRedisClient(value: unknown): value is RedisClient {
-  return typeof (value as RedisClient | undefined)?.defineCommand === 'function';
+  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
 }
 
 function assertKnownOptions(options: object): void {

@@ -15,8 +15,17 @@ import {
   type RunOutcome,
   type SimpleLock,
 } from '../core/lock-provider.js';
+import {
+  acquireLock,
+  claimOccurrence,
+  OwnerCheck,
+  recoverOccurrence,
+  releaseLock,
+  renewLocks,
+  type OccurrenceArgs,
+  type RedisClient,
+} from './redis-scripts.js';
 import { redisFailure } from './redis-failures.js';
-import { OwnerCheck, withLockCommands, type LockCommands, type OccurrenceArgs, type RedisClient } from './redis-scripts.js';
 
 /** Options of {@link RedisLockProvider}. */
 export interface RedisLockProviderOptions {
@@ -40,30 +49,25 @@ export function defaultLockedBy(): string {
  * TTL of `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`, and a
  * once-per-occurrence job's record is the hash `<keyPrefix>:{<name>}:record` (neither has a TTL). The
  * braces keep a lock's keys in one Cluster slot. One round trip to acquire (`SET NX PX`, then the
- * fence `INCR`), one to release (compare-and-delete), both Lua scripts.
+ * fence `INCR`), one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once
+ * when a server lacks the script; see `redis-scripts.ts`). The client is used as it is: nothing is
+ * defined on it.
  *
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
  * Cluster, where keys live in different slots, one call per lock, sent together.
  *
- * A command that fails for want of a connection rejects with a `LockStoreUnavailableError` naming the
- * endpoint and the cause; an error Redis replied with is passed on as it is.
- *
  * The client is the caller's: the provider never closes it.
  */
 export class RedisLockProvider implements LockProvider {
-  private readonly client: RedisClient & LockCommands;
+  private readonly client: RedisClient;
   readonly keyPrefix: string;
   readonly lockedBy: string;
   /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
   private readonly ownerId = randomUUID().slice(0, 13);
   private acquisitions = 0;
-  /** Rejects with what a failed command says about Redis (see {@link redisFailure}). */
-  private readonly failed = (error: unknown): never => {
-    throw redisFailure(this.client, error);
-  };
 
   constructor(client: RedisClient, options: RedisLockProviderOptions = {}) {
-    this.client = withLockCommands(client);
+    this.client = client;
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
   }
@@ -77,14 +81,14 @@ export class RedisLockProvider implements LockProvider {
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const key = this.lockKey(configuration.name);
     const token = this.ownerValue();
-    return this.client
-      .schedulerLockAcquire(key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor))
-      .then((fence) => (fence === 0 ? undefined : this.lockOf(configuration, key, token, fence)), this.failed);
+    return acquireLock(this.client, key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor), (fence) =>
+      fence === 0 ? undefined : new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now()),
+    );
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const [fence, state] = await this.client.schedulerLockClaimOccurrence(...args, occurrence).catch(this.failed);
+    const [fence, state] = await claimOccurrence(this.client, args, occurrence);
     if (fence === 0) return { refused: 'locked' };
     if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
     return { lock: this.recordedLock(configuration, token, fence) };
@@ -92,8 +96,8 @@ export class RedisLockProvider implements LockProvider {
 
   async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number): Promise<RecoveryClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const recovering = this.client.schedulerLockRecover(...args, occurrence, maxAttempts, Math.ceil(grace));
-    const [fence, attemptOrState, previousHolder] = await recovering.catch(this.failed);
+    const recovering = recoverOccurrence(this.client, args, occurrence, maxAttempts, Math.ceil(grace));
+    const [fence, attemptOrState, previousHolder] = await recovering;
     if (fence === 0) return { refused: 'running' };
     if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
     return { lock: this.recordedLock(configuration, token, fence), attempt: Number(attemptOrState), previousHolder: previousHolder ?? '' };
@@ -102,7 +106,7 @@ export class RedisLockProvider implements LockProvider {
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
     const key = this.lockKey(name);
     const reading = this.client.multi().hgetall(`${key}:record`).exists(key).exec();
-    const [[, record], [, held]] = (await reading.catch(this.failed)) as [
+    const [[, record], [, held]] = (await reading.catch((error: unknown) => Promise.reject(redisFailure(this.client, error)))) as [
       [unknown, Record<string, string>],
       [unknown, number],
     ];
@@ -117,11 +121,6 @@ export class RedisLockProvider implements LockProvider {
       previousHolder: record.previousHolder || undefined,
       held: held === 1,
     };
-  }
-
-  /** A lock without a job record, confirmed now. */
-  private lockOf(configuration: LockConfiguration, key: string, token: string, fence: number): RedisSimpleLock {
-    return new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now());
   }
 
   /** The keys and first arguments of the occurrence scripts, with a new owner value. */
@@ -148,16 +147,15 @@ export class RedisLockProvider implements LockProvider {
 
   async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
     const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
+    const ttls = renewals.map(({ ttl }) => ttlMillis(ttl));
     let outcomes: OwnerCheck[];
     if (this.client.isCluster) {
-      const replies = await Promise.all(
-        locks.map((lock, i) => this.client.schedulerLockRenew(1, lock.key, lock.token, ttlMillis(renewals[i].ttl))),
-      ).catch(this.failed);
+      const renewOne = (lock: RedisSimpleLock, i: number) =>
+        renewLocks(this.client, [lock.key], [lock.token], [ttls[i]]);
+      const replies = await Promise.all(locks.map(renewOne));
       outcomes = replies.map(([outcome]) => outcome);
     } else {
-      const tokensAndTtls = locks.flatMap((lock, i) => [lock.token, ttlMillis(renewals[i].ttl)]);
-      const renewing = this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls);
-      outcomes = await renewing.catch(this.failed);
+      outcomes = await renewLocks(this.client, locks.map((lock) => lock.key), locks.map((lock) => lock.token), ttls);
     }
     return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
   }
@@ -165,7 +163,7 @@ export class RedisLockProvider implements LockProvider {
 
 class RedisSimpleLock extends AbstractSimpleLock {
   constructor(
-    private readonly client: RedisClient & LockCommands,
+    private readonly client: RedisClient,
     readonly key: string,
     readonly token: string,
     configuration: LockConfiguration,
@@ -178,26 +176,15 @@ class RedisSimpleLock extends AbstractSimpleLock {
   }
 
   protected release(keepFor: number, outcome: RunOutcome = 'succeeded'): Promise<void> {
-    const released = this.recordKey
-      ? this.client.schedulerLockRelease(2, this.key, this.recordKey, this.token, keepFor, outcome)
-      : this.client.schedulerLockRelease(1, this.key, this.token, keepFor);
-    // Two callbacks on one `then`: no promise layer more on every release.
-    return released.then(
-      (check) => {
-        if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
-      },
-      (error: unknown) => {
-        this.releaseFailed();
-        throw redisFailure(this.client, error);
-      },
-    );
+    const onCheck = (check: OwnerCheck) => {
+      if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
+    };
+    // A release the store never answered may be made again, to record the run's outcome once it does.
+    return releaseLock(this.client, this.key, this.recordKey, this.token, keepFor, outcome, onCheck, () => this.releaseFailed());
   }
 
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const renewing = this.client.schedulerLockRenew(1, this.key, this.token, ttlMillis(configuration.lockAtMostFor));
-    const [check] = await renewing.catch((error: unknown) => {
-      throw redisFailure(this.client, error);
-    });
+    const [check] = await renewLocks(this.client, [this.key], [this.token], [ttlMillis(configuration.lockAtMostFor)]);
     if (check !== OwnerCheck.Done) return undefined;
     return new RedisSimpleLock(this.client, this.key, this.token, configuration, this.fencingToken, performance.now(), this.recordKey);
   }

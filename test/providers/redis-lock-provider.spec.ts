@@ -126,7 +126,7 @@ describe('RedisLockProvider on a private Redis', () => {
     const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('round-trips') });
     const otherNode = new RedisLockProvider(admin, { keyPrefix: provider.keyPrefix });
     const name = uniqueLockName();
-    // ioredis sends each script's first call on a connection as EVAL; warm all three up first.
+    // A script's first call on a server that never ran it is EVALSHA, NOSCRIPT, then EVAL; warm all three up first.
     const warmUp = await mustLock(provider, lockConfig(name));
     await (await warmUp.extend(1_000, 0))!.unlock();
 
@@ -147,7 +147,7 @@ describe('RedisLockProvider on a private Redis', () => {
     }
   });
 
-  it('still works after SCRIPT FLUSH (ioredis falls back to EVAL)', async () => {
+  it('still works after SCRIPT FLUSH: a lost script is sent once as EVAL, then as EVALSHA again', async () => {
     const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('script-flush') });
     const name = uniqueLockName();
     const warmUp = await mustLock(provider, lockConfig(name));
@@ -157,11 +157,42 @@ describe('RedisLockProvider on a private Redis', () => {
     await admin.script('FLUSH');
     expect(await cachedScripts(admin)).toBe(0);
 
-    const lock = await mustLock(provider, lockConfig(name));
-    const extended = await lock.extend(1_000, 0);
-    expect(extended).toBeDefined();
-    await extended!.unlock();
+    const recorder = await recordCommands(admin);
+    try {
+      await recorder.take();
+      const lock = await mustLock(provider, lockConfig(name));
+      expect(await recorder.take()).toEqual(['evalsha', 'eval']);
+      const extended = await lock.extend(1_000, 0);
+      expect(extended).toBeDefined();
+      expect(await recorder.take()).toEqual(['evalsha', 'eval']);
+      await extended!.unlock();
+      expect(await recorder.take()).toEqual(['evalsha', 'eval']);
+      // EVAL cached each script again: the next cycle is one EVALSHA each way.
+      await (await mustLock(provider, lockConfig(name))).unlock();
+      expect(await recorder.take()).toEqual(['evalsha', 'evalsha']);
+    } finally {
+      await recorder.close();
+    }
     expect(await isLocked(provider, name)).toBe(false);
+  });
+
+  it('passes any other script error through unchanged, without resending the script', async () => {
+    const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('script-error') });
+    const name = uniqueLockName();
+    const lock = await mustLock(provider, lockConfig(name));
+    // The release script reads the lock with GET, which Redis refuses on a hash.
+    await admin.del(provider.lockKey(name));
+    await admin.hset(provider.lockKey(name), 'not', 'a lock');
+
+    const recorder = await recordCommands(admin);
+    try {
+      await recorder.take();
+      await expect(lock.unlock()).rejects.toThrow(/WRONGTYPE/);
+      expect(await recorder.take()).toEqual(['evalsha']);
+    } finally {
+      await recorder.close();
+      await admin.del(provider.lockKey(name));
+    }
   });
 
   it('rejects lock() within seconds while Redis is down, and locks again once it is back', async () => {

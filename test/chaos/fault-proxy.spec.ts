@@ -41,6 +41,13 @@ function nextData(socket: Socket): Promise<string> {
   return new Promise((resolve) => socket.once('data', (chunk) => resolve(String(chunk))));
 }
 
+/** Writes `text` and resolves with what comes back: through a forwarding proxy, the echo of it. */
+function roundTrip(socket: Socket, text: string): Promise<string> {
+  const reply = nextData(socket);
+  socket.write(text);
+  return reply;
+}
+
 /** Resolves with the error code (or `closed`) when the socket closes. */
 function closed(socket: Socket): Promise<string> {
   let code = 'closed';
@@ -51,9 +58,7 @@ function closed(socket: Socket): Promise<string> {
 describe('FaultProxy', () => {
   it('forwards both ways', async () => {
     const client = await connectThroughProxy();
-    const reply = nextData(client);
-    client.write('ping');
-    expect(await reply).toBe('ping');
+    expect(await roundTrip(client, 'ping')).toBe('ping');
   });
 
   it('stall: holds the bytes on an open connection and delivers them when forwarding resumes', async () => {
@@ -81,10 +86,7 @@ describe('FaultProxy', () => {
     proxy.setMode('forward');
     expect(await ended).toBe('ECONNRESET');
 
-    const fresh = await connectThroughProxy();
-    const answer = nextData(fresh);
-    fresh.write('again');
-    expect(await answer).toBe('again');
+    expect(await roundTrip(await connectThroughProxy(), 'again')).toBe('again');
   });
 
   it('reset: resets open connections and every new one until forwarding resumes', async () => {
@@ -99,17 +101,12 @@ describe('FaultProxy', () => {
     expect(await closed(refused)).toBe('ECONNRESET');
 
     proxy.setMode('forward');
-    const fresh = await connectThroughProxy();
-    const answer = nextData(fresh);
-    fresh.write('back');
-    expect(await answer).toBe('back');
+    expect(await roundTrip(await connectThroughProxy(), 'back')).toBe('back');
   });
 
   it('closes the client side when the upstream server drops the connection (Redis killed)', async () => {
     const client = await connectThroughProxy();
-    const reply = nextData(client);
-    client.write('ping');
-    await reply; // the proxy's upstream connection is open
+    await roundTrip(client, 'ping'); // the proxy's upstream connection is open
     const ended = closed(client);
     for (const socket of echoSockets) socket.destroy();
 

@@ -59,7 +59,7 @@ function renderTable(findings: ChaosFindings): string {
   // Each app's first start shows what libfaketime gave it; every start is checked.
   const firstStart = new Map<string, number>();
   for (const c of findings.skewChecks) if (!firstStart.has(c.node)) firstStart.set(c.node, c.measuredMs);
-  const skews = [...firstStart].map(([node, ms]) => `${node} ${signed(ms)}`);
+  const skews = [...firstStart].sort(([a], [b]) => a.localeCompare(b)).map(([node, ms]) => `${node} ${signed(ms)}`);
   check(
     `app starts whose clock skew was not applied (measured: ${skews.join(', ')} ms)`,
     findings.skewChecks.filter((c) => !c.ok).length,

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { LockEvents } from './core/lock-events.js';
+import { EarlyCronTicks } from './early-cron-ticks.js';
 import { LockingTaskExecutor } from './core/locking-task-executor.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobRunner } from './locked-job.runner.js';
@@ -50,6 +51,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     RecoveryWatcher,
     SchedulerLockMetadataAccessor,
     SchedulerLockExplorer,
+    EarlyCronTicks,
     SchedulerRegistryInterceptor,
     SchedulerLockLifecycle,
   ],

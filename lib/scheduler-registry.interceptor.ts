@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { SchedulerLockConfigurationError } from './core/lock-configuration.js';
 import { LockingTaskExecutor } from './core/locking-task-executor.js';
+import { EarlyCronTicks } from './early-cron-ticks.js';
 import { LockedJobRegistry, type LockedJob } from './locked-job.registry.js';
 import { LockedJobRunner } from './locked-job.runner.js';
 import type { CronTimeLike } from './occurrence/cron-schedule.js';
@@ -20,7 +21,9 @@ interface CronCallbacks {
   context: unknown;
   cronTime: CronTimeLike;
   readonly isActive: boolean;
+  lastDate(): Date | null | undefined;
   start(): void;
+  fireOnTick(): unknown;
 }
 interface TimerCallback {
   _onTimeout?: Callback;
@@ -41,6 +44,7 @@ export class SchedulerRegistryInterceptor {
     private readonly runner: LockedJobRunner,
     watcher: RecoveryWatcher,
     executor: LockingTaskExecutor,
+    earlyTicks: EarlyCronTicks,
     @Inject(SCHEDULER_LOCK_SETTINGS) settings: SchedulerLockSettings,
   ) {
     this.occurrenceServices = { runner, watcher, executor, provider: settings.provider };
@@ -48,8 +52,11 @@ export class SchedulerRegistryInterceptor {
     const { addCronJob, addInterval, addTimeout } = registry;
     registry.addCronJob = (name, job) => {
       const locked = this.jobs.find('cron', name);
-      if (locked) refuseOnError(() => this.lockCronJob(locked, job), () => job.stop());
-      return addCronJob.call(registry, name, job);
+      if (!locked) return addCronJob.call(registry, name, job);
+      refuseOnError(() => this.lockCronJob(locked, job), () => job.stop());
+      addCronJob.call(registry, name, job);
+      // A tick cron fired while @nestjs/schedule created the job: now it runs, under the lock.
+      if (earlyTicks.take(name)) void (job as unknown as CronCallbacks).fireOnTick();
     };
     registry.addInterval = (name, timer) => {
       const locked = this.jobs.find('interval', name);
@@ -70,6 +77,10 @@ export class SchedulerRegistryInterceptor {
    */
   private lockCronJob(locked: LockedJob, job: CronJob): void {
     const cron = job as unknown as CronCallbacks;
+    if (locked.kind === undefined && (cron.isActive || cron.lastDate())) {
+      // Started before the proxy could lock it, cron may already have fired it inside CronJob.from().
+      throw unsupported(locked, 'it was started (or ran) before addCronJob; create it with start: false and call job.start() after addCronJob');
+    }
     const callbacks = cron._callbacks;
     if (!Array.isArray(callbacks)) throw unsupported(locked, 'this version of "cron" keeps its callbacks elsewhere');
     const original = callbacks.splice(0);

@@ -48,6 +48,14 @@ export abstract class AbstractSimpleLock implements SimpleLock {
     return this.release(keepFor >= 1 ? Math.ceil(keepFor) : 0, outcome);
   }
 
+  /**
+   * For a release that failed with a store error (not an owner check): the lock may be released again,
+   * so that the outcome of its run can still be recorded once the store answers.
+   */
+  protected releaseFailed(): void {
+    this.spent = false;
+  }
+
   private spend(operation: string): void {
     if (this.spent) {
       throw new Error(`Lock "${this.configuration.name}" was already unlocked or extended; cannot ${operation} it again`);

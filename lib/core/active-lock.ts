@@ -11,6 +11,8 @@ export interface RunClaim {
   readonly catchUp?: boolean;
   /** Set to re-run an occurrence whose node died, at most this many runs of it in all. */
   readonly recoverUpTo?: number;
+  /** With `recoverUpTo`: how long the occurrence's lock must have been gone (ms). */
+  readonly recoveryGrace?: number;
 }
 
 /** What an {@link ActiveLock} reports to the executor that owns it. */

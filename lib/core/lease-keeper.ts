@@ -60,7 +60,9 @@ export class LeaseKeeper {
       if (now >= lock.abortAt) {
         this.active.delete(lock);
         lock.markLost(lock.expiresAt < lock.capAt ? 'lease-expired' : 'expired');
-      } else if (lock.renewAt <= now + window && lock.capAt > now) {
+      } else if (lock.renewAt !== Infinity && lock.renewAt <= now + window && lock.capAt > now) {
+        // renewAt is Infinity for a lock without a lease (tracked only to abort its signal in time) and for a
+        // renewal in flight; with no lease held, `window` is Infinity too, and Infinity <= Infinity.
         due.push(lock);
       }
     }

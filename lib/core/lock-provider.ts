@@ -21,9 +21,10 @@ export interface LockProvider {
   lockOccurrence?(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim>;
   /**
    * Optional, needed for `onCrash: 'rerun'`: takes over `occurrence` if its run died (record still
-   * running, lock gone) and fewer than `maxAttempts` runs of it have started.
+   * running, lock gone for at least `grace` ms by the store's clock) and fewer than `maxAttempts` runs of
+   * it have started. Refused as `running` while the lock is held or the grace has not passed.
    */
-  recoverOccurrence?(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim>;
+  recoverOccurrence?(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number): Promise<RecoveryClaim>;
   /** Optional: the job record of a lock name, for operators. */
   readJobRecord?(name: string): Promise<JobRecord | undefined>;
 }
@@ -87,7 +88,9 @@ export interface SimpleLock {
   unlock(): Promise<void>;
   /**
    * For a lock of an occurrence: {@link unlock}, and record in the job record how the run ended, in
-   * the same store round trip. The record is updated even if the lock had expired meanwhile.
+   * the same store round trip. The record is updated even if the lock had expired meanwhile, as long as
+   * no other node took the occurrence over. A call that rejected with a store error (not
+   * {@link LockNotHeldError}) may be made again: the executor retries it until the store answers.
    */
   finish?(outcome: RunOutcome): Promise<void>;
   /**

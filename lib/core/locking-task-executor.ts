@@ -12,7 +12,8 @@ import {
 } from './lock-configuration.js';
 import { heldLocks, holdsLock } from './lock-context.js';
 import { LockEvents, type LockEvent, type LockLostReason } from './lock-events.js';
-import { LockNotHeldError, type LockProvider, type SimpleLock } from './lock-provider.js';
+import { LockNotHeldError, type LockProvider, type RunOutcome, type SimpleLock } from './lock-provider.js';
+import { OutcomeRetries } from './outcome-retries.js';
 import type { TaskResult } from './task-result.js';
 
 /** A lock to run a task under: `name`, and durations that default to the executor's. */
@@ -66,6 +67,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
   private readonly deadlines: AttemptDeadlines;
   /** Runs in progress, each with the promise that settles once its lock is released. */
   private readonly running = new Map<ActiveLock, Promise<unknown>>();
+  private readonly unrecorded = new OutcomeRetries();
   private closing = false;
 
   constructor(
@@ -175,7 +177,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
       return lock ? { lock } : { executed: false, reason: 'locked' };
     }
     if (claim.recoverUpTo !== undefined) {
-      const recovered = await this.provider.recoverOccurrence!(forStore, claim.occurrence, claim.recoverUpTo);
+      const recovered = await this.provider.recoverOccurrence!(forStore, claim.occurrence, claim.recoverUpTo, claim.recoveryGrace ?? 0);
       if ('lock' in recovered) return { lock: recovered.lock, recovery: { attempt: recovered.attempt, previousHolder: recovered.previousHolder } };
       return recovered.refused === 'running' ? { executed: false, reason: 'locked' } : { executed: false, reason: 'already-ran', running: false };
     }
@@ -200,6 +202,13 @@ export class LockingTaskExecutor implements ActiveLockListener {
     if (!(await settledWithin(this.running.values(), timeoutMs))) {
       for (const active of this.running.keys()) active.markLost('shutdown');
       await settledWithin(this.running.values(), SHUTDOWN_GRACE_MS);
+    }
+    const unrecorded = this.unrecorded.stop();
+    if (unrecorded > 0) {
+      this.logger.warn(
+        `Shutting down with ${unrecorded} run outcome(s) not recorded (Redis unreachable); with onCrash 'rerun' ` +
+          'another node re-runs those occurrences once their recovery grace has passed',
+      );
     }
     this.keeper.stop();
   }
@@ -229,20 +238,52 @@ export class LockingTaskExecutor implements ActiveLockListener {
   /** Releases after the run; a failure is logged and emitted, never thrown over the task's outcome. */
   private async release(active: ActiveLock, startedAt: number, failed: boolean): Promise<void> {
     const { name, jobName, lock } = active;
+    const outcome: RunOutcome = failed ? 'failed' : 'succeeded';
     try {
       // An occurrence's run is recorded as finished in the same round trip as the release.
-      if (active.occurrence && lock.finish) await lock.finish(failed ? 'failed' : 'succeeded');
+      if (active.occurrence && lock.finish) await lock.finish(outcome);
       else await lock.unlock();
       this.emit(() => ({ type: 'released', heldForMs: performance.now() - startedAt, ...this.runBase(active) }));
     } catch (error) {
       if (error instanceof LockNotHeldError) {
         this.logger.warn(`Lock "${name}"${jobLabel({ jobName })} was lost before its run ended (${error.reason}); another node may have run the job meanwhile`);
         this.emit(() => ({ type: 'release-failed', reason: error.reason, error, ...this.runBase(active) }));
+      } else if (active.occurrence && lock.finish) {
+        this.logger.error(
+          `Could not record how the run of lock "${name}"${jobLabel({ jobName })} ended (${outcome}): ${describe(error)}; ` +
+            'retrying until Redis answers, keeping its lease meanwhile',
+        );
+        this.emit(() => ({ type: 'release-failed', reason: 'store-error', error, ...this.runBase(active) }));
+        this.recordLater(active, outcome, startedAt);
       } else {
         this.logger.error(`Could not release lock "${name}"${jobLabel({ jobName })}; it expires on its own: ${describe(error)}`);
         this.emit(() => ({ type: 'release-failed', reason: 'store-error', error, ...this.runBase(active) }));
       }
     }
+  }
+
+  /**
+   * Keeps trying to record an occurrence's outcome (see {@link OutcomeRetries}); the keeper renews its
+   * lease meanwhile, so that other nodes do not see the lock gone while Redis answers.
+   */
+  private recordLater(active: ActiveLock, outcome: RunOutcome, startedAt: number): void {
+    const { name, jobName, lock } = active;
+    this.keeper.track(active);
+    const isStoreError = (error: unknown) => !(error instanceof LockNotHeldError);
+    this.unrecorded.retry(active, () => lock.finish!(outcome), isStoreError, (error) => {
+      this.keeper.untrack(active);
+      if (error === undefined) {
+        this.logger.log(`Recorded how the run of lock "${name}"${jobLabel({ jobName })} ended (${outcome}) once Redis answered again`);
+        this.emit(() => ({ type: 'released', heldForMs: performance.now() - startedAt, ...this.runBase(active) }));
+        return;
+      }
+      const reason = (error as LockNotHeldError).reason;
+      this.logger.warn(
+        `Lock "${name}"${jobLabel({ jobName })} was gone (${reason}) when Redis answered again; its run's outcome ` +
+          `(${outcome}) was recorded unless another node had taken the occurrence over`,
+      );
+      this.emit(() => ({ type: 'release-failed', reason, error, ...this.runBase(active) }));
+    });
   }
 
   /** @internal */
@@ -253,6 +294,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
 
   /** @internal */
   lost(active: ActiveLock, reason: LockLostReason): void {
+    if (this.unrecorded.has(active)) return; // its run has ended: the retry reports how the record went
     this.logger.warn(`Lock "${active.name}"${jobLabel(active)} was lost while its run was still going (${reason}); the run's signal is aborted`);
     this.emit(() => ({ type: 'lost', reason, ...this.runBase(active) }));
   }

@@ -20,8 +20,11 @@ interface HeldLock {
   expiresAt: number;
 }
 
-/** A job record as kept in memory: the stored fields of a {@link JobRecord}, plus the run's token. */
-type StoredRecord = Omit<JobRecord, 'held'> & { token: string };
+/**
+ * A job record as kept in memory: the stored fields of a {@link JobRecord}, plus the run's token and
+ * when a recovery first found its lock gone (monotonic ms).
+ */
+type StoredRecord = Omit<JobRecord, 'held'> & { token: string; orphanedAt?: number };
 
 /**
  * Locks in this process's memory, with the same semantics as {@link RedisLockProvider}
@@ -61,11 +64,13 @@ export class InMemoryLockProvider implements LockProvider {
     return { lock };
   }
 
-  async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim> {
+  async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number): Promise<RecoveryClaim> {
     const record = this.records.get(configuration.name);
     if (!record || record.occurrence.getTime() !== occurrence) return { refused: 'settled', state: '' };
     if (record.state !== 'running') return { refused: 'settled', state: record.state };
     if (this.holder(configuration.name)) return { refused: 'running' };
+    record.orphanedAt ??= performance.now();
+    if (performance.now() - record.orphanedAt < grace) return { refused: 'running' };
     if (record.attempt + 1 > maxAttempts) {
       this.records.set(configuration.name, { ...record, state: 'crashed' });
       return { refused: 'settled', state: 'crashed' };
@@ -79,6 +84,7 @@ export class InMemoryLockProvider implements LockProvider {
       startedAt: new Date(),
       attempt,
       previousHolder: record.runBy,
+      orphanedAt: undefined,
     });
     return { lock, attempt, previousHolder: record.runBy };
   }
@@ -86,7 +92,7 @@ export class InMemoryLockProvider implements LockProvider {
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
     const record = this.records.get(name);
     if (!record) return undefined;
-    const { token: _token, ...stored } = record;
+    const { token: _token, orphanedAt: _orphanedAt, ...stored } = record;
     return { ...stored, held: this.holder(name) !== undefined };
   }
 

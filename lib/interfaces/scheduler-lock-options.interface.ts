@@ -30,6 +30,14 @@ export interface SchedulerLockOptions extends LockDurations {
   /** With `onCrash: 'rerun'`: how many re-runs of one occurrence at most. Default 1. */
   maxRecoveries?: number;
   /**
+   * With `onCrash: 'rerun'`: how long an occurrence's lock must have been gone (by Redis's clock) while
+   * its record still says running before another node re-runs it. Meanwhile the run's node can come back
+   * and record how the run ended: its release may have failed because Redis was down or cut off. An
+   * occurrence runs twice only when its node was cut off from Redis for longer than its lease (or
+   * `lockAtMostFor`) plus this grace. Default: the `keepAlive` lease, at least 5 s.
+   */
+  recoveryGrace?: Duration;
+  /**
    * Cron jobs: when no node ran the most recent fire time (the whole cluster was down), run it once at
    * start-up if it is at most `window` old (`true`: 1 hour). Never more than one catch-up run per job
    * per start-up, cluster-wide. Default off.

@@ -3,7 +3,7 @@ import type { LockProvider } from '../core/lock-provider.js';
 import type { LockedJob } from '../locked-job.registry.js';
 import type { LockedJobRunner } from '../locked-job.runner.js';
 import { CronSchedule, type CronTimeLike } from './cron-schedule.js';
-import { clockSkewFor, type OccurrencePolicy } from './occurrence-policy.js';
+import { clockSkewFor, recoveryGraceFor, type OccurrencePolicy } from './occurrence-policy.js';
 import type { RecoveryWatcher } from './recovery-watcher.js';
 
 /** What an {@link OccurrenceJob} works with; one set per app. */
@@ -40,7 +40,8 @@ export class OccurrenceJob {
     if (this.policy.onCrash === 'rerun' && result?.executed === false && result.reason === 'already-ran' && result.running) {
       // A re-run must not overlap the next occurrence, even on the node whose clock is furthest ahead.
       const deadline = this.schedule.nextAfter(occurrence) - this.maxClockSkew;
-      this.services.watcher.watch(this.job, handler, occurrence, this.policy.maxRecoveries + 1, deadline);
+      const grace = recoveryGraceFor(this.policy, this.job.configuration.lease);
+      this.services.watcher.watch(this.job, handler, { occurrence, recoverUpTo: this.policy.maxRecoveries + 1, recoveryGrace: grace }, deadline);
     }
   }
 

@@ -10,13 +10,20 @@ export interface OccurrencePolicy {
   readonly maxClockSkew: number | undefined;
   readonly onCrash: 'skip' | 'rerun';
   readonly maxRecoveries: number;
+  /** `undefined`: derived from the lease, see {@link recoveryGraceFor}. */
+  readonly recoveryGrace: number | undefined;
   /** `undefined`: no catch-up. */
   readonly catchUpWindow: number | undefined;
 }
 
 const DEFAULT_CATCH_UP_WINDOW = 3_600_000;
 const MAX_DEFAULT_SKEW = 5_000;
-const OCCURRENCE_OPTIONS = ['occurrence', 'maxClockSkew', 'onCrash', 'maxRecoveries', 'catchUp'] as const;
+/**
+ * Long enough for a node whose Redis came back to reconnect (ioredis backs off up to 2 s by default) and
+ * record its run's outcome (retried at least every second).
+ */
+const MIN_DEFAULT_RECOVERY_GRACE = 5_000;
+const OCCURRENCE_OPTIONS = ['occurrence', 'maxClockSkew', 'onCrash', 'maxRecoveries', 'recoveryGrace', 'catchUp'] as const;
 
 /**
  * The occurrence policy a job's options ask for: `undefined` when the job runs with plain ShedLock
@@ -50,6 +57,7 @@ export function resolveOccurrencePolicy(options: SchedulerLockOptions, kind: Job
     maxClockSkew: options.maxClockSkew === undefined ? undefined : durationOption(options.maxClockSkew, 0, 'maxClockSkew', subject),
     onCrash: options.onCrash ?? 'skip',
     maxRecoveries,
+    recoveryGrace: options.recoveryGrace === undefined ? undefined : durationOption(options.recoveryGrace, 0, 'recoveryGrace', subject),
     catchUpWindow,
   };
 }
@@ -66,4 +74,9 @@ export function clockSkewFor(policy: OccurrencePolicy, schedule: CronSchedule, s
     );
   }
   return skew;
+}
+
+/** How long a job waits, once an occurrence's lock is gone, before re-running it: the option, else the lease, at least 5 s. */
+export function recoveryGraceFor(policy: OccurrencePolicy, lease: number | undefined): number {
+  return policy.recoveryGrace ?? Math.max(MIN_DEFAULT_RECOVERY_GRACE, lease ?? 0);
 }

@@ -1,12 +1,13 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type { RunClaim } from '../core/active-lock.js';
 import type { LockedJob } from '../locked-job.registry.js';
 import { LockedJobRunner } from '../locked-job.runner.js';
 
 interface Watch {
   readonly job: LockedJob;
   readonly handler: () => unknown;
-  readonly occurrence: number;
-  readonly maxAttempts: number;
+  /** The occurrence, with how many runs of it at most and the grace before a re-run. */
+  readonly claim: RunClaim;
   /** Wall-clock ms after which the occurrence is left alone: the next one is due. */
   readonly deadline: number;
   pollAt: number;
@@ -31,9 +32,9 @@ export class RecoveryWatcher implements OnModuleDestroy {
 
   constructor(private readonly runner: LockedJobRunner) {}
 
-  watch(job: LockedJob, handler: () => unknown, occurrence: number, maxAttempts: number, deadline: number): void {
-    if (this.watches.get(job.jobName)?.occurrence === occurrence) return;
-    this.watches.set(job.jobName, { job, handler, occurrence, maxAttempts, deadline, pollAt: Date.now() + pollInterval(job), polling: false });
+  watch(job: LockedJob, handler: () => unknown, claim: RunClaim, deadline: number): void {
+    if (this.watches.get(job.jobName)?.claim.occurrence === claim.occurrence) return;
+    this.watches.set(job.jobName, { job, handler, claim, deadline, pollAt: Date.now() + pollInterval(job), polling: false });
     this.arm();
   }
 
@@ -64,10 +65,10 @@ export class RecoveryWatcher implements OnModuleDestroy {
       }
       watch.polling = true;
       void this.runner
-        .run(watch.job, watch.handler, { occurrence: watch.occurrence, recoverUpTo: watch.maxAttempts })
+        .run(watch.job, watch.handler, watch.claim)
         .then((result) => {
           watch.polling = false;
-          // Still held by the original run (or Redis is unreachable): look again later.
+          // Still held by the original run, within the grace, or Redis is unreachable: look again later.
           const lookAgain = result?.executed === false && (result.reason === 'locked' || result.reason === 'store-error');
           if (lookAgain) watch.pollAt = Date.now() + pollInterval(watch.job);
           else if (this.watches.get(jobName) === watch) this.watches.delete(jobName);

@@ -82,9 +82,9 @@ export class RedisLockProvider implements LockProvider {
     return { lock: this.recordedLock(configuration, token, fence) };
   }
 
-  async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number): Promise<RecoveryClaim> {
+  async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number): Promise<RecoveryClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(...args, occurrence, maxAttempts);
+    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(...args, occurrence, maxAttempts, Math.ceil(grace));
     if (fence === 0) return { refused: 'running' };
     if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
     return { lock: this.recordedLock(configuration, token, fence), attempt: Number(attemptOrState), previousHolder: previousHolder ?? '' };
@@ -165,9 +165,16 @@ class RedisSimpleLock extends AbstractSimpleLock {
     const released = this.recordKey
       ? this.client.schedulerLockRelease(2, this.key, this.recordKey, this.token, keepFor, outcome)
       : this.client.schedulerLockRelease(1, this.key, this.token, keepFor);
-    return released.then((check) => {
-      if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
-    });
+    // Two callbacks on one `then`: no promise layer more on every release.
+    return released.then(
+      (check) => {
+        if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
+      },
+      (error: unknown) => {
+        this.releaseFailed();
+        throw error;
+      },
+    );
   }
 
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {

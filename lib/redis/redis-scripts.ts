@@ -26,8 +26,10 @@ export interface LockCommands {
   schedulerLockRelease(...args: Variadic): Promise<OwnerCheck>;
   /** An owner value and a TTL per key; also `extend` of a single lock. */
   schedulerLockRenew(...args: Variadic): Promise<OwnerCheck[]>;
-  /** recover.lua: `[fence, attempt, previousHolder]`, `[0]` still held, `[-1, state]` nothing to recover. */
-  schedulerLockRecover(...args: [...OccurrenceArgs, occurrence: number, maxAttempts: number]): Promise<[number, (number | string)?, string?]>;
+  /** recover.lua: `[fence, attempt, previousHolder]`, `[0]` held or in grace, `[-1, state]` nothing to recover. */
+  schedulerLockRecover(
+    ...args: [...OccurrenceArgs, occurrence: number, maxAttempts: number, grace: number]
+  ): Promise<[number, (number | string)?, string?]>;
 }
 
 const SCRIPTS = {

@@ -113,9 +113,11 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     expect(ticks.map((tick) => tick.outcome).sort()).toEqual(['already-ran', 'already-ran', 'ran']);
   }, 45_000);
 
-  it("re-runs the occurrence of a node killed -9 mid-run once, within a lease, with onCrash 'rerun'; not with 'skip'", async () => {
+  it("re-runs the occurrence of a node killed -9 mid-run once, after a lease and the grace, with onCrash 'rerun'; not with 'skip'", async () => {
     const gapMs = 10_000;
     const leaseMs = 1_000;
+    /** How long the dead node's lock must have been gone before a re-run (the dead node cannot come back). */
+    const graceMs = 1_000;
     /** A watcher looks at the dead node's occurrence at least this often (RecoveryWatcher's slowest poll). */
     const pollMs = 1_000;
     const crashingJob = (name: string, onCrash: 'rerun' | 'skip'): WorkerJobSpec => ({
@@ -123,6 +125,7 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
       schedule: { cron: '*/10 * * * * *' },
       keepAlive: { lease: leaseMs },
       onCrash,
+      recoveryGrace: graceMs,
       runForMs: 3_000,
     });
     const rerunJob = crashingJob('crash-rerun', 'rerun');
@@ -143,12 +146,13 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
 
     const reRun = await rerun.waitFor(
       isStartOf(rerunJob.name, (s) => s.occurrence === rerunCrash.occurrence && s.runId !== rerunCrash.runId),
-      leaseMs + pollMs + 5_000,
+      leaseMs + graceMs + pollMs + 5_000,
       `a re-run of ${iso(rerunCrash.occurrence)}`,
     );
     expect(reRun.instance).not.toBe(rerunCrash.instance);
     expect(reRun).toMatchObject<Partial<StartMessage>>({ catchUp: false, recovery: { attempt: 2, previousHolder: rerunCrash.instance } });
-    expect(reRun.startedAt - rerunCrash.killedAt).toBeLessThanOrEqual(leaseMs + pollMs);
+    expect(reRun.startedAt - rerunCrash.killedAt).toBeGreaterThanOrEqual(graceMs);
+    expect(reRun.startedAt - rerunCrash.killedAt).toBeLessThanOrEqual(leaseMs + graceMs + pollMs);
     expect(reRun.startedAt).toBeLessThan(rerunCrash.occurrence + gapMs);
 
     // Once the next occurrence runs, no re-run of the crashed one can come any more (its deadline is past).

@@ -85,28 +85,53 @@ describe.each<[string, () => Nodes]>([
 
   it('re-runs an occurrence whose run died (lock gone, record running) once, naming the previous holder', async () => {
     await lockOf(await nodes.a.lockOccurrence(config(50), N)); // node a "dies": never releases
-    expect(await nodes.b.recoverOccurrence(config(), N, 2)).toEqual({ refused: 'running' });
+    expect(await nodes.b.recoverOccurrence(config(), N, 2, 0)).toEqual({ refused: 'running' });
     const { value: recovered } = await pollUntil(async () => {
-      const claim = await nodes.b.recoverOccurrence(config(), N, 2);
+      const claim = await nodes.b.recoverOccurrence(config(), N, 2, 0);
       return 'lock' in claim ? claim : undefined;
     }, performance.now() + 1_000);
     expect(recovered).toMatchObject({ attempt: 2, previousHolder: 'node-a' });
     expect(await nodes.a.readJobRecord('report')).toMatchObject({ state: 'running', attempt: 2, previousHolder: 'node-a', held: true });
     await recovered!.lock.finish!('succeeded');
-    expect(await nodes.b.recoverOccurrence(config(), N, 2)).toEqual({ refused: 'settled', state: 'succeeded' });
+    expect(await nodes.b.recoverOccurrence(config(), N, 2, 0)).toEqual({ refused: 'settled', state: 'succeeded' });
+  });
+
+  it('waits the grace once the lock is gone: a run whose node comes back within it records its outcome, not re-run', async () => {
+    const run = await lockOf(await nodes.a.lockOccurrence(config(30), N)); // its release "fails": Redis was unreachable
+    await pollUntil(async () => !(await nodes.a.readJobRecord('report'))!.held || undefined, performance.now() + 1_000);
+    expect(await nodes.b.recoverOccurrence(config(), N, 2, 60_000)).toEqual({ refused: 'running' });
+    expect(await nodes.b.recoverOccurrence(config(), N, 2, 60_000)).toEqual({ refused: 'running' });
+
+    await expect(run.finish!('succeeded')).rejects.toMatchObject({ reason: 'expired' }); // the lock is gone, the record is its run's
+    expect(await nodes.b.readJobRecord('report')).toMatchObject({ state: 'succeeded', runBy: 'node-a', attempt: 1 });
+    expect(await nodes.b.recoverOccurrence(config(), N, 2, 0)).toEqual({ refused: 'settled', state: 'succeeded' });
+  });
+
+  it('re-runs once the grace has passed since a recovery first found the lock gone', async () => {
+    await lockOf(await nodes.a.lockOccurrence(config(30), N));
+    await pollUntil(async () => !(await nodes.a.readJobRecord('report'))!.held || undefined, performance.now() + 1_000);
+    expect(await nodes.b.recoverOccurrence(config(), N, 2, 200)).toEqual({ refused: 'running' });
+    const graceFrom = performance.now();
+    const { value: recovered } = await pollUntil(async () => {
+      const claim = await nodes.b.recoverOccurrence(config(), N, 2, 200);
+      return 'lock' in claim ? claim : undefined;
+    }, graceFrom + 2_000);
+    expect(performance.now() - graceFrom).toBeGreaterThanOrEqual(190); // the store's clock and ours, a few ms apart at most
+    expect(recovered).toMatchObject({ attempt: 2, previousHolder: 'node-a' });
+    await recovered!.lock.unlock();
   });
 
   it('gives up after maxAttempts, marking the occurrence crashed', async () => {
     await lockOf(await nodes.a.lockOccurrence(config(30), N));
     await pollUntil(async () => !(await nodes.a.readJobRecord('report'))!.held || undefined, performance.now() + 1_000);
-    expect(await nodes.b.recoverOccurrence(config(), N, 1)).toEqual({ refused: 'settled', state: 'crashed' });
+    expect(await nodes.b.recoverOccurrence(config(), N, 1, 0)).toEqual({ refused: 'settled', state: 'crashed' });
     expect(await nodes.b.readJobRecord('report')).toMatchObject({ state: 'crashed', held: false });
   });
 
   it('does not let a stale holder overwrite the record of the run that took over', async () => {
     const stale = await lockOf(await nodes.a.lockOccurrence(config(30), N));
     await pollUntil(async () => !(await nodes.a.readJobRecord('report'))!.held || undefined, performance.now() + 1_000);
-    const recovered = await nodes.b.recoverOccurrence(config(), N, 2);
+    const recovered = await nodes.b.recoverOccurrence(config(), N, 2, 0);
     await expect(stale.finish!('succeeded')).rejects.toMatchObject({ reason: 'not-owner' });
     expect(await nodes.a.readJobRecord('report')).toMatchObject({ state: 'running', attempt: 2 });
     if ('lock' in recovered) await recovered.lock.unlock();
@@ -115,6 +140,6 @@ describe.each<[string, () => Nodes]>([
   it('does not re-run an occurrence that moved on', async () => {
     await (await lockOf(await nodes.a.lockOccurrence(config(), N))).unlock();
     await (await lockOf(await nodes.a.lockOccurrence(config(), NEXT))).unlock();
-    expect(await nodes.b.recoverOccurrence(config(), N, 2)).toEqual({ refused: 'settled', state: '' });
+    expect(await nodes.b.recoverOccurrence(config(), N, 2, 0)).toEqual({ refused: 'settled', state: '' });
   });
 });

@@ -151,6 +151,7 @@ describe('once-per-occurrence configuration errors at startup', () => {
     [{ onCrash: 'later' }, /onCrash must be 'skip' or 'rerun' \(got "later"\)/],
     [{ maxRecoveries: 0 }, /maxRecoveries must be a whole number of at least 1 \(got 0\)/],
     [{ catchUp: { window: 'soon' } }, /catchUp\.window: Invalid duration "soon"/],
+    [{ onCrash: 'rerun', recoveryGrace: 'a while' }, /recoveryGrace: Invalid duration "a while"/],
   ])('rejects %p', async (options, message) => {
     @Injectable()
     class BadOption {

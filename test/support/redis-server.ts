@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { ephemeralServerArgs, spawnRedisProcessInTempDir, type RedisProcess } from './redis-process.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ephemeralServerArgs, spawnRedisProcess, spawnRedisProcessInTempDir, type RedisProcess } from './redis-process.js';
 
 /** A `redis-server` this test started on its own port, so it may stop, kill or restart it. */
 export interface PrivateRedisServer {
@@ -7,8 +10,10 @@ export interface PrivateRedisServer {
   readonly url: string;
   /** Starts the server (again) on the same port and waits until it answers PING. */
   start(): Promise<void>;
-  /** SIGKILLs the server by PID and waits for it to exit. */
+  /** SIGKILLs the server by PID and waits for it to exit; a persistent server keeps its data for `start()`. */
   kill(): Promise<void>;
+  /** Kills the server and removes its files. */
+  stop(): Promise<void>;
 }
 
 /** A free TCP port on loopback. */
@@ -28,6 +33,11 @@ export async function freePort(): Promise<number> {
 export interface PrivateRedisServerOptions {
   /** Start as a replica of the server on this loopback port. */
   readonly replicaOf?: number;
+  /**
+   * Keep every acknowledged write across `kill()` and `start()`: an append-only file synced on every
+   * write (`appendfsync always`), as a production server that must survive a crash.
+   */
+  readonly persistent?: boolean;
 }
 
 /**
@@ -37,17 +47,25 @@ export interface PrivateRedisServerOptions {
 export async function startPrivateRedisServer(options: PrivateRedisServerOptions = {}): Promise<PrivateRedisServer> {
   const port = await freePort();
   const replicaArgs = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)];
+  // A persistent server's files outlive each process, so a restart finds them.
+  const dataDir = options.persistent ? await mkdtemp(join(tmpdir(), `nsl-redis-${port}-aof-`)) : undefined;
   let running: RedisProcess | undefined;
   const server: PrivateRedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      running = await spawnRedisProcessInTempDir(port, (dir) => [...ephemeralServerArgs(port, dir), ...replicaArgs]);
+      running = dataDir
+        ? await spawnRedisProcess([...ephemeralServerArgs(port, dataDir), '--appendonly', 'yes', '--appendfsync', 'always', ...replicaArgs], port)
+        : await spawnRedisProcessInTempDir(port, (dir) => [...ephemeralServerArgs(port, dir), ...replicaArgs]);
     },
     async kill() {
       const stopping = running;
       running = undefined;
       await stopping?.kill();
+    },
+    async stop() {
+      await server.kill();
+      if (dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
   await server.start();

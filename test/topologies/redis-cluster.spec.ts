@@ -131,12 +131,12 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
         expect('lock' in claim).toBe(true);
         const claimedAt = performance.now();
         expect(await other.lockOccurrence(lockConfig(name), OCCURRENCE)).toEqual({ refused: 'already-ran', running: true });
-        expect(await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 2)).toEqual({ refused: 'running' });
+        expect(await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 2, 0)).toEqual({ refused: 'running' });
         expect(await other.readJobRecord(name)).toMatchObject({ occurrence: new Date(OCCURRENCE), state: 'running', runBy: 'node-a', attempt: 1, held: true });
 
         // node-a "dies": its lock expires unreleased, and node-b takes the occurrence over.
         const { value: recovery } = await pollUntil(async () => {
-          const recovered = await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 2);
+          const recovered = await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 2, 0);
           return 'lock' in recovered ? recovered : undefined;
         }, claimedAt + 2 * crashedRunLock);
         expect(recovery).toMatchObject({ attempt: 2, previousHolder: 'node-a' });
@@ -144,7 +144,7 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
 
         await recovery.lock.finish!('succeeded');
         expect(await provider.readJobRecord(name)).toMatchObject({ state: 'succeeded', runBy: 'node-b', finishedAt: expect.any(Date), held: false });
-        expect(await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 3)).toEqual({ refused: 'settled', state: 'succeeded' });
+        expect(await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 3, 0)).toEqual({ refused: 'settled', state: 'succeeded' });
       }),
     );
   });

@@ -14,5 +14,5 @@ end
 local fence = redis.call('INCR', KEYS[2])
 local time = redis.call('TIME')
 redis.call('HSET', KEYS[3], 'occurrence', ARGV[4], 'state', 'running', 'token', ARGV[1], 'runBy', ARGV[3],
-  'startedAt', time[1] * 1000 + math.floor(time[2] / 1000), 'finishedAt', '', 'attempt', 1, 'previousHolder', '')
+  'startedAt', time[1] * 1000 + math.floor(time[2] / 1000), 'finishedAt', '', 'attempt', 1, 'previousHolder', '', 'orphanedAt', '')
 return {fence}

@@ -88,7 +88,7 @@ function cleanSoak(): RunLogLine[] {
   };
   const lines: RunLogLine[] = [soak];
   for (const node of ['app-1', 'app-2']) {
-    lines.push({ type: 'app-started', node, pid: PIDS[node], mono: at(-2) });
+    lines.push({ type: 'app-started', node, pid: PIDS[node], mono: at(-2), wallMinusMono: WALL_AT_T0 - T0 });
     lines.push({ type: 'ready', node, pid: PIDS[node], mono: at(-1), wall: WALL_AT_T0 - 1000 });
   }
   for (let s = 0; s <= SECONDS; s++) lines.push(...run({ from: s + 0.005, to: s + 0.105 }));
@@ -303,9 +303,9 @@ describe('chaos analysis', () => {
   it('fails a soak whose apps did not get their clock skew, or not on the shared monotonic clock', () => {
     const lines: RunLogLine[] = [
       ...cleanSoak(),
-      { type: 'app-started', node: 'app-2', pid: 202, mono: at(10) },
+      { type: 'app-started', node: 'app-2', pid: 202, mono: at(10), wallMinusMono: WALL_AT_T0 - T0 },
       { type: 'ready', node: 'app-2', pid: 202, mono: at(11), wall: WALL_AT_T0 + 11_000 + 4_000 },
-      { type: 'app-started', node: 'app-1', pid: 201, mono: at(12) },
+      { type: 'app-started', node: 'app-1', pid: 201, mono: at(12), wallMinusMono: WALL_AT_T0 - T0 },
       { type: 'ready', node: 'app-1', pid: 201, mono: at(12) - 4_000, wall: WALL_AT_T0 + 12_000 },
     ];
 

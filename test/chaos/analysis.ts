@@ -370,20 +370,21 @@ export function findQuietErrors(
   });
 }
 
-/** Each app start's clock against its configured skew: libfaketime must move the wall clock only. */
+/**
+ * Each app start's clock against its configured skew: libfaketime must move the wall clock only. The
+ * soak's own clock is read when it starts the app, so a slewing NTP client cannot pile up an error.
+ */
 export function checkSkews(lines: readonly RunLogLine[], soak: Line<'soak'>): SkewCheck[] {
   const started = new Map(
-    lines
-      .filter((line): line is Line<'app-started'> => line.type === 'app-started')
-      .map((line) => [line.pid, line.mono]),
+    lines.filter((line): line is Line<'app-started'> => line.type === 'app-started').map((line) => [line.pid, line]),
   );
   return lines
     .filter((line): line is Line<'ready'> => line.type === 'ready')
     .map((ready) => {
       const configuredMs = soak.apps.find((app) => app.node === ready.node)?.skewMs ?? NaN;
-      const measuredMs = Math.round(ready.wall - ready.mono - soak.wallMinusMono);
-      const startedAt = started.get(ready.pid);
-      const monotonicShared = startedAt !== undefined && ready.mono >= startedAt && ready.mono - startedAt < 60_000;
+      const start = started.get(ready.pid);
+      const measuredMs = Math.round(ready.wall - ready.mono - (start?.wallMinusMono ?? soak.wallMinusMono));
+      const monotonicShared = start !== undefined && ready.mono >= start.mono && ready.mono - start.mono < 60_000;
       const ok = monotonicShared && Math.abs(measuredMs - configuredMs) <= SKEW_TOLERANCE_MS;
       return { node: ready.node, pid: ready.pid, configuredMs, measuredMs, monotonicShared, ok };
     });

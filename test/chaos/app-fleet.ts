@@ -96,7 +96,8 @@ export class AppFleet {
       },
     });
     this.running.set(node, child);
-    this.options.record({ type: 'app-started', node, pid: child.pid, mono: monoNow() });
+    const mono = monoNow();
+    this.options.record({ type: 'app-started', node, pid: child.pid, mono, wallMinusMono: Date.now() - mono });
     const timeout = setTimeout(
       () =>
         failReady(

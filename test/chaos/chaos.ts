@@ -8,8 +8,8 @@ import { AppFleet } from './app-fleet.js';
 import { parseChaosOptions, skewsFor, type ChaosOptions } from './chaos-options.js';
 import { sampleCpu } from './cpu-sampler.js';
 import { ensureLibfaketime } from './faketime.js';
-import { injectFault } from './fault-injector.js';
-import { planFaults, RESTART_ALLOWANCE_MS, TAIL_MS } from './fault-schedule.js';
+import { injectFault, type FaultTargets } from './fault-injector.js';
+import { planFaults, RESTART_ALLOWANCE_MS, TAIL_MS, type FaultPlan } from './fault-schedule.js';
 import { renderFindings } from './findings-report.js';
 import { monoNow } from './mono-clock.js';
 import { readRunLog, RunLog } from './run-log.js';
@@ -56,13 +56,7 @@ async function soak(options: ChaosOptions): Promise<number> {
   const libfaketime = ensureLibfaketime((line) => console.log(`chaos: ${line}`));
   const apps = skewsFor(options.apps).map((skewMs, i) => ({ node: `app-${i + 1}`, skewMs }));
   const plan = planFaults({ seed, soakMs: seconds * 1000, nodes: apps.map((app) => app.node) });
-  console.log(
-    `chaos: ${plan.faults.length} faults planned, quiet gaps ${plan.quietMs[0] / 1000}–${plan.quietMs[1] / 1000} s:`,
-  );
-  for (const fault of plan.faults)
-    console.log(
-      `  t+${(fault.atMs / 1000).toFixed(1)}s ${fault.kind} ${fault.target} ${(fault.durationMs / 1000).toFixed(1)} s`,
-    );
+  printPlan(plan);
 
   const out = options.out ? resolve(options.out) : mkdtempSync(join(tmpdir(), `nsl-chaos-${seed}-`));
   mkdirSync(out, { recursive: true });
@@ -89,32 +83,19 @@ async function soak(options: ChaosOptions): Promise<number> {
 
   await Promise.all(fleet.nodes.map((node) => fleet.launch(node)));
   const start = monoNow();
-  const wallMinusMono = Date.now() - monoNow();
-  log.record({ type: 'soak', seed, seconds, apps, wallMinusMono, missMarginMs: MISS_MARGIN_MS, mono: start });
+  log.record({
+    type: 'soak',
+    seed,
+    seconds,
+    apps,
+    wallMinusMono: Date.now() - start,
+    missMarginMs: MISS_MARGIN_MS,
+    mono: start,
+  });
   const skews = apps.map((app) => `${app.node} ${app.skewMs >= 0 ? '+' : ''}${app.skewMs / 1000} s`).join(', ');
   console.log(`chaos: ${skews} ready; Redis on port ${redis.port} (AOF in ${redis.dir})`);
 
-  const stamp = (mono: number) => `t+${((mono - start) / 1000).toFixed(1)}s`;
-  const soakEnd = start + seconds * 1000;
-  let previousEnd = start;
-  for (const fault of plan.faults) {
-    const at = Math.max(start + fault.atMs, previousEnd + MIN_QUIET_MS);
-    if (at + fault.durationMs + RESTART_ALLOWANCE_MS[fault.kind] > soakEnd - TAIL_MS) {
-      console.log(
-        `chaos: ${stamp(at)} ${fault.kind} ${fault.target} no longer fits (earlier faults overran); not injected`,
-      );
-      continue;
-    }
-    await sleep(Math.max(0, at - monoNow()));
-    const window = await injectFault(fault, { fleet, redis, record: (line) => log.record(line) });
-    log.record({ type: 'fault', kind: fault.kind, target: fault.target, ...window });
-    console.log(
-      `chaos: ${stamp(window.start)} ${fault.kind} ${fault.target}: ` +
-        `whole again after ${((window.end - window.start) / 1000).toFixed(1)} s`,
-    );
-    previousEnd = window.end;
-  }
-  await sleep(Math.max(0, soakEnd - monoNow()));
+  await runPlan(plan, start, start + seconds * 1000, { fleet, redis, record: (line) => log.record(line) });
   log.record({ type: 'soak-end', mono: monoNow() });
   await runCleanups();
 
@@ -124,6 +105,38 @@ async function soak(options: ChaosOptions): Promise<number> {
   console.log(`\n${report}`);
   console.log(`(run log and report in ${out}; re-analyse with: npm run chaos -- --analyze ${log.path})`);
   return findings.violations === 0 ? 0 : 1;
+}
+
+function printPlan({ faults, quietMs: [quietMin, quietMax] }: FaultPlan): void {
+  console.log(`chaos: ${faults.length} faults planned, quiet gaps ${quietMin / 1000}–${quietMax / 1000} s:`);
+  for (const { atMs, kind, target, durationMs } of faults) {
+    console.log(`  t+${(atMs / 1000).toFixed(1)}s ${kind} ${target} ${(durationMs / 1000).toFixed(1)} s`);
+  }
+}
+
+/**
+ * Injects the planned faults one after the other (a fault that overran its plan pushes the next one
+ * back, and one that no longer fits is left out), records each fault's window, and waits for the end.
+ */
+async function runPlan(plan: FaultPlan, start: number, end: number, targets: FaultTargets): Promise<void> {
+  const stamp = (mono: number) => `t+${((mono - start) / 1000).toFixed(1)}s`;
+  let previousEnd = start;
+  for (const fault of plan.faults) {
+    const at = Math.max(start + fault.atMs, previousEnd + MIN_QUIET_MS);
+    const what = `${fault.kind} ${fault.target}`;
+    if (at + fault.durationMs + RESTART_ALLOWANCE_MS[fault.kind] > end - TAIL_MS) {
+      console.log(`chaos: ${stamp(at)} ${what} no longer fits (earlier faults overran); not injected`);
+      continue;
+    }
+    await sleep(Math.max(0, at - monoNow()));
+    const window = await injectFault(fault, targets);
+    targets.record({ type: 'fault', kind: fault.kind, target: fault.target, ...window });
+    console.log(
+      `chaos: ${stamp(window.start)} ${what}: whole again after ${((window.end - window.start) / 1000).toFixed(1)} s`,
+    );
+    previousEnd = window.end;
+  }
+  await sleep(Math.max(0, end - monoNow()));
 }
 
 /** Stops everything the soak started, last started first; each step runs even if an earlier one failed. */

@@ -8,7 +8,8 @@ export interface PlannedFault {
   readonly target: string;
   /**
    * How long the fault lasts: an app's or Redis's time down before its restart, a pause, a partition.
-   * Partitions outlast the 3 s lease of the report job (a lease does run out) and stay within 5 s.
+   * At most 5 s: longer than the report job's 3 s lease (leases do run out), shorter than lease +
+   * `recoveryGrace` (3 + 5 s), past which the README allows an occurrence to run twice.
    */
   readonly durationMs: number;
 }

@@ -115,7 +115,14 @@ export type SoakLine =
       readonly start: number;
       readonly end: number;
     }
-  | { readonly type: 'app-started'; readonly node: string; readonly pid: number; readonly mono: number }
+  /** An app process was spawned; `wallMinusMono` is the soak's own clock then, to check the app's skew against. */
+  | {
+      readonly type: 'app-started';
+      readonly node: string;
+      readonly pid: number;
+      readonly mono: number;
+      readonly wallMinusMono: number;
+    }
   /** An app process ended: `expected` when the soak killed it (then `mono` is when the kill was sent). */
   | {
       readonly type: 'app-exit';

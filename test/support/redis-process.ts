@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 /** A `redis-server` process (a plain server, a Cluster node or a Sentinel) a test started. */
 export interface RedisProcess {
   readonly pid: number;
+  /** Settles when the process has exited, for whatever reason. */
+  readonly exited: Promise<void>;
   /** SIGKILLs the process by PID and waits for it to exit; later calls do nothing. */
   kill(): Promise<void>;
 }
@@ -32,6 +34,7 @@ export async function spawnRedisProcess(args: readonly string[], port: number, l
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started: RedisProcess = {
     pid: child.pid!,
+    exited,
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
@@ -73,6 +76,7 @@ export async function spawnRedisProcessInTempDir(
   }
   return {
     pid: running.pid,
+    exited: running.exited,
     dir,
     async kill() {
       await running.kill();

@@ -1,0 +1,62 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AofRedisServer } from './aof-redis.js';
+import type { AppFleet } from './app-fleet.js';
+import type { PlannedFault } from './fault-schedule.js';
+import type { SoakLine } from './journal.js';
+import { monoNow } from './mono-clock.js';
+
+/** What faults are injected into. */
+export interface FaultTargets {
+  readonly fleet: AppFleet;
+  readonly redis: AofRedisServer;
+  readonly record: (line: SoakLine) => void;
+}
+
+/**
+ * Injects one fault and ends it: `kill -9` an app and start it again, `kill -9` Redis and restart it
+ * from its AOF on the same port, pause Redis (SIGSTOP … SIGCONT), or partition one app through its
+ * proxy. Resolves with the fault's window on the monotonic clock: from the injection until the system
+ * is whole again (the app ready, Redis answering, the partition healed).
+ */
+export async function injectFault(
+  fault: PlannedFault,
+  { fleet, redis, record }: FaultTargets,
+): Promise<{ start: number; end: number }> {
+  switch (fault.kind) {
+    case 'app-kill': {
+      const start = await fleet.kill(fault.target);
+      await sleep(fault.durationMs);
+      try {
+        await fleet.launch(fault.target);
+      } catch {
+        // Already recorded as an unexpected exit, or it is still booting: the soak goes on without it.
+      }
+      return { start, end: monoNow() };
+    }
+    case 'redis-kill': {
+      const start = monoNow();
+      record({ type: 'redis-exit', pid: redis.pid ?? -1, mono: start, expected: true });
+      await redis.kill();
+      await sleep(fault.durationMs);
+      await redis.restart();
+      return { start, end: monoNow() };
+    }
+    case 'redis-pause': {
+      const start = monoNow();
+      redis.pause();
+      await sleep(fault.durationMs);
+      redis.resume();
+      return { start, end: monoNow() };
+    }
+    case 'stall':
+    case 'black-hole':
+    case 'reset': {
+      const proxy = fleet.proxy(fault.target);
+      const start = monoNow();
+      proxy.setMode(fault.kind);
+      await sleep(fault.durationMs);
+      proxy.setMode('forward');
+      return { start, end: monoNow() };
+    }
+  }
+}

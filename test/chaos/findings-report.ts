@@ -1,0 +1,150 @@
+import type { ChaosFindings, Duplicate, Miss, Overlap, Run } from './analysis.js';
+import type { AppLine } from './journal.js';
+
+/** How many examples of each violation the report lists under the table. */
+const EXAMPLES = 5;
+
+/**
+ * The soak's findings as a markdown table (one row per count; `ok` / `VIOLATION` on the rows that are
+ * guarantees), the examples behind every violation, and the final line.
+ */
+export function renderFindings(findings: ChaosFindings): string {
+  return [renderTable(findings), ...renderExamples(findings), finalLine(findings)].join('\n');
+}
+
+/** `chaos: PASS seed=… minutes=… runs=… duplicates=0 …`, or `chaos: FAIL …`. */
+export function finalLine(findings: ChaosFindings): string {
+  const verdict = findings.violations === 0 ? 'PASS' : 'FAIL';
+  const fields = {
+    seed: findings.soak.seed,
+    ...duration(findings.soak.seconds),
+    apps: findings.soak.apps.length,
+    runs: findings.runs.length,
+    duplicates: findings.duplicates.length,
+    overlaps: findings.overlaps.length,
+    unlocked: findings.unlockedRuns.length,
+    fencing: findings.fencingViolations.length,
+    unhandled: findings.unhandled.length,
+    'unexpected-exits': findings.unexpectedExits.length,
+    'quiet-misses': findings.quietMisses.length,
+    'quiet-errors': findings.quietErrors.length,
+    'skew-failures': findings.skewChecks.filter((check) => !check.ok).length,
+    faults: Object.values(findings.faultsPerKind).reduce((sum, n) => sum + n, 0),
+  };
+  return `chaos: ${verdict} ${Object.entries(fields)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ')}`;
+}
+
+function renderTable(findings: ChaosFindings): string {
+  const rows: Array<[string, string, string]> = [];
+  const info = (what: string, value: string | number) => rows.push([what, String(value), '']);
+  const check = (what: string, count: number) => rows.push([what, String(count), count === 0 ? 'ok' : 'VIOLATION']);
+
+  for (const [job, count] of Object.entries(findings.runsPerJob)) info(`runs of \`${job}\``, count);
+  info("runs stopped by their lock's signal (lock lost)", findings.abortedRuns);
+  info('runs cut short by kill -9', findings.killedRuns);
+  info('re-runs of an occurrence whose run did not finish (attempt ≥ 2)', findings.recoveries.length);
+  check('duplicate occurrences', findings.duplicates.length);
+  check('overlapping runs of one lock', findings.overlaps.length);
+  check('runs of a locked job without their lock', findings.unlockedRuns.length);
+  check('fencing-order violations', findings.fencingViolations.length);
+  check('unhandled rejections / uncaught exceptions', findings.unhandled.length);
+  check('unexpected exits', findings.unexpectedExits.length);
+  info('seconds of the 1 s cron checked', findings.checkedSeconds);
+  info('missed in a fault window (+ margin)', findings.missesInFaults);
+  info("missed while an app's event loop lagged > 500 ms (load)", findings.missesUnderLoad.length);
+  check('quiet-period misses', findings.quietMisses.length);
+  check('errors outside fault windows (+ margin)', findings.quietErrors.length);
+  // Each app's first start shows what libfaketime gave it; every start is checked.
+  const firstStart = new Map<string, number>();
+  for (const c of findings.skewChecks) if (!firstStart.has(c.node)) firstStart.set(c.node, c.measuredMs);
+  const skews = [...firstStart].sort(([a], [b]) => a.localeCompare(b)).map(([node, ms]) => `${node} ${signed(ms)}`);
+  check(
+    `app starts whose clock skew was not applied (measured: ${skews.join(', ')} ms)`,
+    findings.skewChecks.filter((c) => !c.ok).length,
+  );
+  for (const [kind, count] of Object.entries(findings.faultsPerKind)) info(`faults: ${kind}`, count);
+  if (findings.cpu)
+    info('machine CPU busy, average / max', `${findings.cpu.averagePercent}% / ${findings.cpu.maxPercent}%`);
+
+  const header = ['| what | count | |', '|---|---:|---|'];
+  return [...header, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+function renderExamples(findings: ChaosFindings): string[] {
+  const at = (mono: number) => `t+${((mono - findings.soak.mono) / 1000).toFixed(1)}s`;
+  const run = (r: Run) =>
+    `${r.run} (${r.node}, ${at(r.start)}–${at(r.end)}, ${r.outcome}, token ${r.fencingToken ?? '-'})`;
+  const sections: Array<[string, string[]]> = [
+    [
+      'Duplicate occurrences',
+      findings.duplicates.map(
+        (d: Duplicate) => `${d.job} ${iso(d.occurrence)}: ${d.why}; runs: ${d.runs.map(run).join('; ')}`,
+      ),
+    ],
+    [
+      'Overlaps',
+      findings.overlaps.map(
+        (o: Overlap) => `${o.lock}: ${run(o.first)} and ${run(o.second)} overlap ${Math.round(o.overlapMs)} ms`,
+      ),
+    ],
+    ['Runs without their lock', findings.unlockedRuns.map(run)],
+    [
+      'Fencing-order violations',
+      findings.fencingViolations.map((v) => `${v.lock}: ${run(v.run)} after token ${v.highestBefore}`),
+    ],
+    ['Unhandled', findings.unhandled.map((u) => `${u.node} pid ${u.pid} ${at(u.mono)} ${u.kind}: ${u.error}`)],
+    [
+      'Unexpected exits',
+      findings.unexpectedExits.map((e) => `${'node' in e ? e.node : 'redis'} pid ${e.pid} at ${at(e.mono)}`),
+    ],
+    ['Quiet-period misses', findings.quietMisses.map((m: Miss) => describeMiss(m, at))],
+    ['Misses under load (excused)', findings.missesUnderLoad.map((m: Miss) => describeMiss(m, at))],
+    [
+      'Errors outside fault windows',
+      findings.quietErrors.map((line: AppLine) => `${line.node} ${at(line.mono)} ${describeError(line)}`),
+    ],
+    [
+      'Clock skew not applied',
+      findings.skewChecks
+        .filter((c) => !c.ok)
+        .map(
+          (c) =>
+            `${c.node} pid ${c.pid}: configured ${c.configuredMs} ms, measured ${c.measuredMs} ms, ` +
+            `monotonic shared: ${c.monotonicShared}`,
+        ),
+    ],
+  ];
+  return sections
+    .filter(([, items]) => items.length > 0)
+    .map(([title, items]) => {
+      const more = items.length > EXAMPLES ? [`- … and ${items.length - EXAMPLES} more (see the run log)`] : [];
+      return [``, `${title}:`, ...items.slice(0, EXAMPLES).map((item) => `- ${item}`), ...more].join('\n');
+    })
+    .concat(['']);
+}
+
+function describeMiss(miss: Miss, at: (mono: number) => string): string {
+  const cpu = miss.cpuBusyPercent === undefined ? '' : `, CPU ${miss.cpuBusyPercent}%`;
+  const due = `${at(miss.window[0])}–${at(miss.window[1])}`;
+  return `${iso(miss.occurrence)} (due ${due}; max event-loop delay ${miss.maxLoopDelayMs} ms${cpu})`;
+}
+
+function describeError(line: AppLine): string {
+  if (line.type === 'log') return `${line.level} [${line.context}] ${line.message}`;
+  if (line.type === 'lock-event') return `${line.event} ${line.lock} ${line.reason ?? ''} ${line.error ?? ''}`.trim();
+  return line.type;
+}
+
+function duration(seconds: number): Record<string, number> {
+  return seconds % 60 === 0 ? { minutes: seconds / 60 } : { seconds };
+}
+
+function signed(ms: number): string {
+  return ms > 0 ? `+${ms}` : String(ms);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -186,7 +186,10 @@ describe('SchedulerLockModule on a 3-master Redis Cluster client', () => {
       const fence = Number(await clusterClient.get(`${keyPrefix}:{${jobName}}:fence`));
       expect(fence).toBeGreaterThanOrEqual(acquired.fencingToken!);
     }
-    expect(app.recorded.filter(({ type }) => type === 'skipped' || type === 'release-failed')).toEqual([]);
+    // No store fault. A 100 ms interval may find its own previous run's release still on the way on a busy
+    // machine: that skip (reason `locked`) is the lock working, not a fault.
+    const faults = app.recorded.filter((event) => event.type === 'release-failed' || (event.type === 'skipped' && event.reason !== 'locked'));
+    expect(faults).toEqual([]);
 
     await app.close();
 

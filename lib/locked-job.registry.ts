@@ -66,6 +66,11 @@ export class LockedJobRegistry {
     this.jobs.set(job.jobName, job);
   }
 
+  /** @internal How many jobs are locked (decorated, and declared for runtime registration). */
+  get size(): number {
+    return this.jobs.size;
+  }
+
   /** @internal The locked job registered under `jobName`, of any kind. */
   get(jobName: string): LockedJob | undefined {
     return this.jobs.get(jobName);

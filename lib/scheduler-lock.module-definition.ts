@@ -1,12 +1,39 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
+
+/** Options of the module itself rather than of the locks, beside the options of `forRoot()` / `forRootAsync()`. */
+export interface SchedulerLockModuleExtras {
+  /**
+   * Register the module globally, so every module of the app can inject `LockingTaskExecutor`,
+   * `LockEvents`, `LockedJobRegistry` and `LockedJobStatus` without importing it. Default `true`.
+   */
+  isGlobal?: boolean;
+}
+
+/** The name of the method a `useClass` / `useExisting` options factory implements. */
+const FACTORY_METHOD = 'createSchedulerLockOptions';
 
 export const {
   ConfigurableModuleClass: ConfigurableSchedulerLockModule,
   MODULE_OPTIONS_TOKEN: SCHEDULER_LOCK_MODULE_OPTIONS,
-  OPTIONS_TYPE: SCHEDULER_LOCK_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: SCHEDULER_LOCK_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<SchedulerLockModuleOptions>()
   .setClassMethodName('forRoot')
-  .setFactoryMethodName('createSchedulerLockOptions')
+  .setFactoryMethodName(FACTORY_METHOD)
+  .setExtras<SchedulerLockModuleExtras>({ isGlobal: true }, (definition, { isGlobal }) => ({
+    ...definition,
+    global: isGlobal,
+  }))
   .build();
+
+/**
+ * A class that gives the module its options, for `forRootAsync({ useClass })` or
+ * `forRootAsync({ useExisting })` (as `ThrottlerOptionsFactory` is for `@nestjs/throttler`).
+ */
+export interface SchedulerLockOptionsFactory {
+  createSchedulerLockOptions(): SchedulerLockModuleOptions | Promise<SchedulerLockModuleOptions>;
+}
+
+/** The argument of `SchedulerLockModule.forRootAsync()`: `useFactory` (with `inject`), `useClass` or `useExisting`. */
+export interface SchedulerLockModuleAsyncOptions
+  extends ConfigurableModuleAsyncOptions<SchedulerLockModuleOptions, typeof FACTORY_METHOD>,
+    SchedulerLockModuleExtras {}

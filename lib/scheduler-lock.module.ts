@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { LockEvents } from './core/lock-events.js';
 import { EarlyCronTicks } from './early-cron-ticks.js';
@@ -11,15 +11,22 @@ import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
 import { SCHEDULER_LOCK_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import { SchedulerLockExplorer } from './scheduler-lock.explorer.js';
 import { SchedulerLockMetadataAccessor } from './scheduler-lock-metadata.accessor.js';
-import { ConfigurableSchedulerLockModule, SCHEDULER_LOCK_MODULE_OPTIONS } from './scheduler-lock.module-definition.js';
+import type { SchedulerLockModuleOptions } from './interfaces/scheduler-lock-module-options.interface.js';
+import {
+  ConfigurableSchedulerLockModule,
+  SCHEDULER_LOCK_MODULE_OPTIONS,
+  type SchedulerLockModuleAsyncOptions,
+  type SchedulerLockModuleExtras,
+  type SchedulerLockOptionsFactory,
+} from './scheduler-lock.module-definition.js';
 import { createSchedulerLockSettings, type SchedulerLockSettings } from './scheduler-lock.settings.js';
 import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.js';
 
 /**
  * Makes `@nestjs/schedule` jobs marked with `@SchedulerLock()` run on one node at a time. Import it
- * once with `forRoot()` or `forRootAsync()`, next to `ScheduleModule.forRoot()`; it is global.
+ * once with `forRoot()` or `forRootAsync()`, next to `ScheduleModule.forRoot()`; it is global unless
+ * `isGlobal: false`.
  */
-@Global()
 @Module({
   imports: [DiscoveryModule],
   providers: [
@@ -42,6 +49,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
           lockedBy: settings.lockedBy,
           events,
           acquireTimeout: settings.acquireTimeout,
+          outages: settings.outages,
         }),
       inject: [SCHEDULER_LOCK_SETTINGS, LockEvents],
     },
@@ -57,4 +65,17 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
   ],
   exports: [SCHEDULER_LOCK_PROVIDER, LockEvents, LockingTaskExecutor, LockedJobRegistry, LockedJobStatus],
 })
-export class SchedulerLockModule extends ConfigurableSchedulerLockModule {}
+export class SchedulerLockModule extends ConfigurableSchedulerLockModule {
+  /** The module with `options`, validated when the app starts (a `SchedulerLockConfigurationError` if bad). */
+  static override forRoot(options: SchedulerLockModuleOptions & SchedulerLockModuleExtras): DynamicModule {
+    return super.forRoot(options);
+  }
+
+  /**
+   * The module with options from `useFactory` (with `inject`), `useClass` or `useExisting` (a
+   * {@link SchedulerLockOptionsFactory}), validated when the app starts.
+   */
+  static override forRootAsync(options: SchedulerLockModuleAsyncOptions): DynamicModule {
+    return super.forRootAsync(options);
+  }
+}

@@ -5,6 +5,7 @@ import { LockingTaskExecutor } from './core/locking-task-executor.js';
 import { EarlyCronTicks } from './early-cron-ticks.js';
 import { LockedJobRegistry, type LockedJob } from './locked-job.registry.js';
 import { LockedJobRunner } from './locked-job.runner.js';
+import { warnIfLockOutlastsCron, warnIfLockOutlastsInterval } from './lock-outlasts-ticks.js';
 import type { CronTimeLike } from './occurrence/cron-schedule.js';
 import { OccurrenceJob, type OccurrenceServices } from './occurrence/occurrence-job.js';
 import { resolveOccurrencePolicy } from './occurrence/occurrence-policy.js';
@@ -83,6 +84,7 @@ export class SchedulerRegistryInterceptor {
     }
     const callbacks = cron._callbacks;
     if (!Array.isArray(callbacks)) throw unsupported(locked, 'this version of "cron" keeps its callbacks elsewhere');
+    warnIfLockOutlastsCron(locked, cron.cronTime);
     const original = callbacks.splice(0);
     const handlerFor = (args: unknown[]) =>
       locked.handler ??
@@ -105,6 +107,7 @@ export class SchedulerRegistryInterceptor {
     const original = ref?._onTimeout;
     if (typeof original !== 'function') throw unsupported(locked, 'the timer is not a Node.js Timeout');
     ref._onTimeout = (...args) => this.runner.run(locked, locked.handler ?? (() => original.apply(ref, args)));
+    if (kind === 'interval') warnIfLockOutlastsInterval(locked, timer);
   }
 }
 

@@ -11,8 +11,8 @@ export interface CommandCounter {
 }
 
 /**
- * Wraps `client.sendCommand`, the one method every ioredis command goes through (scripts defined with
- * `defineCommand` included, and their NOSCRIPT resend), so a count is exact even on a Redis that
+ * Wraps `client.sendCommand`, the one method every ioredis command goes through (script calls included,
+ * and the `EVAL` resent after a NOSCRIPT reply), so a count is exact even on a Redis that
  * other processes use. Install it only outside timed sections: the wrapper costs a little per call.
  * Counting starts once the client is ready, because ioredis re-sends commands queued while offline.
  */

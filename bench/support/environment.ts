@@ -1,4 +1,4 @@
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import type { Redis } from 'ioredis';
 
 /** One line naming the date, the machine and the Redis a benchmark ran on, for its report. */
@@ -16,4 +16,13 @@ export function numberFromEnv(name: string, fallback: number): number {
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (got "${text}")`);
   return value;
+}
+
+/**
+ * The machine's load average, for a report: other processes on the shared cores move timed ratios, so a
+ * reader needs to know how busy the machine was.
+ */
+export function loadAverage(): string {
+  const [one, five, fifteen] = loadavg().map((load) => load.toFixed(2));
+  return `load average ${one} / ${five} / ${fifteen} (1 / 5 / 15 min)`;
 }

@@ -44,7 +44,9 @@ export abstract class AbstractSimpleLock implements SimpleLock {
     } catch (error) {
       return Promise.reject(error);
     }
-    const keepFor = this.configuration.lockAtLeastFor - (performance.now() - this.acquiredAt);
+    // Most locks have no lockAtLeastFor: they skip reading the clock on the way out.
+    const { lockAtLeastFor } = this.configuration;
+    const keepFor = lockAtLeastFor > 0 ? lockAtLeastFor - (performance.now() - this.acquiredAt) : 0;
     return this.release(keepFor >= 1 ? Math.ceil(keepFor) : 0, outcome);
   }
 

@@ -1,9 +1,10 @@
 import { parseDuration, type Duration } from './duration.js';
 import { LockExtensionError, LockLostError } from './errors.js';
-import type { RunLockConfiguration } from './lock-configuration.js';
+import { initialTtl, type RunLockConfiguration } from './lock-configuration.js';
 import type { LockContext } from './lock-context.js';
 import type { LockLostReason } from './lock-events.js';
 import type { SimpleLock } from './lock-provider.js';
+import { usableLock } from './provider-contract.js';
 
 /** Which occurrence a run belongs to, for once-per-occurrence cron jobs. */
 export interface RunClaim {
@@ -17,6 +18,8 @@ export interface RunClaim {
 
 /** What an {@link ActiveLock} reports to the executor that owns it. */
 export interface ActiveLockListener {
+  /** The provider's class, for an error about a lock it returned. */
+  readonly providerName: string;
   extended(lock: ActiveLock): void;
   lost(lock: ActiveLock, reason: LockLostReason): void;
 }
@@ -37,6 +40,7 @@ export class ActiveLock implements LockContext {
   /** Made when the run first reads `signal` or loses the lock: most runs do neither, and it is not free. */
   private controller: AbortController | undefined;
   private lostReason: LockLostError | undefined;
+  readonly name: string;
   readonly lease: number | undefined;
   readonly occurrence: Date | undefined;
   readonly catchUp: boolean;
@@ -66,15 +70,13 @@ export class ActiveLock implements LockContext {
     this.occurrence = claim && new Date(claim.occurrence);
     this.catchUp = claim?.catchUp ?? false;
     this.requestedAt = requestedAt;
+    // The configuration the lock was asked for, not the lock's own: a provider's lock need not carry one.
+    this.name = configuration.name;
     this.lease = configuration.lease;
     this.leastUntil = requestedAt + configuration.lockAtLeastFor;
     this.grant(requestedAt, configuration.lockAtMostFor);
     this.renewAt = this.lease === undefined ? Infinity : requestedAt + this.renewalInterval;
-    this.expire(requestedAt, current.configuration.lockAtMostFor);
-  }
-
-  get name(): string {
-    return this.current.configuration.name;
+    this.expire(requestedAt, initialTtl(configuration));
   }
 
   get lock(): SimpleLock {
@@ -131,7 +133,8 @@ export class ActiveLock implements LockContext {
       throw new LockExtensionError(`Lock "${this.name}" cannot be extended: ${this.lostReason!.message}`);
     }
     const sentAt = performance.now();
-    const next = await this.current.extend(atMost, atLeast);
+    const extended = await this.current.extend(atMost, atLeast);
+    const next = usableLock(extended, this.listener.providerName, "a lock's extend()");
     if (!next) {
       this.markLost('expired');
       throw new LockExtensionError(`Lock "${this.name}" cannot be extended: it expired or another node holds it`);

@@ -1,3 +1,6 @@
+import { formatDuration } from './duration.js';
+import { LockStoreUnavailableError } from './errors.js';
+
 interface PendingAttempt {
   readonly deadline: number;
   readonly expire: () => void;
@@ -23,7 +26,7 @@ export class AttemptDeadlines {
     return new Promise<T>((resolve, reject) => {
       const entry: PendingAttempt = {
         deadline: performance.now() + this.timeoutMs,
-        expire: () => reject(new Error(`the lock store did not answer within ${this.timeoutMs} ms`)),
+        expire: () => reject(this.timedOut()),
         settled: false,
       };
       this.pending.add(entry);
@@ -33,6 +36,13 @@ export class AttemptDeadlines {
         (error: unknown) => this.settle(entry) && reject(error),
       );
     });
+  }
+
+  private timedOut(): LockStoreUnavailableError {
+    return new LockStoreUnavailableError(
+      `the lock store did not answer within ${this.timeoutMs} ms`,
+      `no answer within ${formatDuration(this.timeoutMs)}`,
+    );
   }
 
   /** Marks an attempt answered; `false` if it had already timed out. */

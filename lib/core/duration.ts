@@ -1,8 +1,24 @@
 /**
- * A length of time: a number of milliseconds, or a string such as `'500ms'`, `'30s'`, `'5m'`, `'2h'`,
- * `'1d'`, a compound `'1h30m'`, or ISO-8601 `'PT30S'`, `'PT1H30M'`, `'P1D'`.
+ * A length of time: a number of milliseconds, or a {@link DurationString} such as `'500ms'`, `'30s'`,
+ * `'5m'`, `'2h'`, `'1d'`, a compound `'1h30m'`, or ISO-8601 `'PT30S'`, `'PT1H30M'`, `'P1D'`. A string
+ * known only at run time (an environment variable) goes through {@link parseDuration} first.
  */
-export type Duration = number | string;
+export type Duration = number | DurationString;
+
+/**
+ * A duration string the compiler can check: a number and a unit (`ms`, `s`, `m`, `h`, `d`), several
+ * from the largest unit down (`'1h30m'`, `'1m30s'`), or ISO-8601 (`'PT30S'`, `'PT1H30M'`, `'P1DT12H'`).
+ * `'10 minutes'` is a type error. {@link parseDuration} accepts a little more at run time (any unit
+ * order, upper-case units, a plain number of milliseconds) and rejects what this type cannot tell
+ * (a negative number, a space before the unit: TypeScript reads `'10 '` as a number).
+ */
+export type DurationString = UnitDuration | IsoDuration;
+
+/** One `<number><unit>` part of a duration string, or nothing. */
+type Part<Unit extends string> = `${number}${Unit}` | '';
+type UnitDuration = Exclude<`${Part<'d'>}${Part<'h'>}${Part<'m'>}${Part<'s'>}${Part<'ms'>}`, ''>;
+type IsoTime = Exclude<`${Part<'H'>}${Part<'M'>}${Part<'S'>}`, ''>;
+type IsoDuration = `P${number}D` | `PT${IsoTime}` | `P${number}DT${IsoTime}`;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const COMPOUND = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/i;
@@ -12,11 +28,12 @@ const ISO_8601 =
 const PLAIN_MS = /^\d+(?:\.\d+)?$/;
 
 /**
- * Converts a {@link Duration} to milliseconds.
+ * Converts a {@link Duration} to milliseconds. Takes any string, so a duration known only at run time
+ * (`parseDuration(process.env.LOCK_FOR ?? '10m')`) is checked here, with the input in the error.
  *
  * @throws Error quoting the input when it is not a finite, non-negative duration.
  */
-export function parseDuration(value: Duration): number {
+export function parseDuration(value: number | string): number {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`Invalid duration ${value}: not a finite number of milliseconds`);
     if (value < 0) throw new Error(`Invalid duration ${value}: must not be negative`);

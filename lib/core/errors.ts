@@ -15,3 +15,19 @@ export class LockLostError extends Error {
 export class LockExtensionError extends Error {
   override readonly name = 'LockExtensionError';
 }
+
+/**
+ * A lock attempt (or release, renewal) failed because the lock store could not be reached or did not
+ * answer in time. The message says which store and why; `reason` is the why alone.
+ */
+export class LockStoreUnavailableError extends Error {
+  override readonly name = 'LockStoreUnavailableError';
+  constructor(
+    message: string,
+    /** What went wrong, e.g. `connection refused (ECONNREFUSED)` or `no answer within 2s`. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

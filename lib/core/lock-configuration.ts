@@ -37,6 +37,14 @@ export interface RunLockConfiguration extends LockConfiguration {
   readonly lease?: number;
 }
 
+/**
+ * How long a lock is taken for: one lease for a renewing lock (the lease keeper carries it towards
+ * `lockAtMostFor`), else `lockAtMostFor`.
+ */
+export function initialTtl(configuration: RunLockConfiguration): number {
+  return Math.min(configuration.lease ?? Infinity, configuration.lockAtMostFor);
+}
+
 /** The lease of `keepAlive: true`. */
 export const DEFAULT_LEASE = 30_000;
 

@@ -1,11 +1,21 @@
-import type { LockConfiguration } from './lock-configuration.js';
+import type { LockConfiguration, SchedulerLockConfigurationError } from './lock-configuration.js';
+import type { AbstractSimpleLock } from './abstract-simple-lock.js';
 
 /**
  * The storage plug-in: takes a named lock if it is free. Not reentrant: a second `lock()` of a held
  * name returns `undefined`, even from the process that holds it.
+ *
+ * Only `lock()` is required; each optional method is a capability that some options need (the module
+ * refuses those options at startup, naming the provider, when the method is missing). What a provider
+ * returns is checked: a value that breaks this contract skips the run with a
+ * {@link SchedulerLockConfigurationError} naming the provider's class and the missing member.
  */
 export interface LockProvider {
-  /** Resolves to the lock, or to `undefined` when another holder has it. Rejects on a store error. */
+  /**
+   * Takes the lock for `configuration.lockAtMostFor` ms if no one holds it. Returns a promise (never a
+   * bare value) that resolves to the lock (an object with `unlock()` and `extend()`), or to `undefined`
+   * (`null` is read the same) when another holder has it. Rejects on a store error.
+   */
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined>;
   /**
    * Optional, needed for `keepAlive`: sets each lock's TTL to its `ttl` if the lock is still ours, all
@@ -74,11 +84,18 @@ export interface LeaseRenewal {
 export type LeaseRenewalOutcome = 'renewed' | LockNotHeldReason;
 
 /**
- * One acquisition of a lock. Single-use: calling `unlock` or `extend` on a lock that was already
- * unlocked or extended throws.
+ * One acquisition of a lock. The library needs `unlock()` and `extend()`; `finish()` and
+ * `fencingToken` are optional. It releases a lock once (only a `finish()` that rejected with a store
+ * error is called again), and after `extend()` it uses only the lock that `extend()` resolved to, so a
+ * provider may make its locks single-use, as {@link AbstractSimpleLock} does (a second `unlock()` or
+ * `extend()` throws).
  */
 export interface SimpleLock {
-  readonly configuration: LockConfiguration;
+  /**
+   * What the lock was taken with. Optional and never read by the library, which keeps the
+   * configuration it asked for; {@link AbstractSimpleLock} sets it.
+   */
+  readonly configuration?: LockConfiguration;
   /** Strictly greater than every earlier token of the same lock name, when the provider supports fencing. */
   readonly fencingToken?: number;
   /**

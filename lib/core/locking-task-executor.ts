@@ -5,6 +5,7 @@ import { FaultLog } from './fault-log.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import {
   createLockConfiguration,
+  initialTtl,
   SchedulerLockConfigurationError,
   type LockDefaults,
   type LockDurations,
@@ -14,6 +15,8 @@ import { heldLocks, holdsLock } from './lock-context.js';
 import { LockEvents, type LockEvent, type LockLostReason } from './lock-events.js';
 import { LockNotHeldError, type LockProvider, type RunOutcome, type SimpleLock } from './lock-provider.js';
 import { OutcomeRetries } from './outcome-retries.js';
+import { awaitProviderCall, checkedClaim, describeProvider, usableLock } from './provider-contract.js';
+import type { StoreOutageReport } from './store-outage.js';
 import type { TaskResult } from './task-result.js';
 
 /** A lock to run a task under: `name`, and durations that default to the executor's. */
@@ -35,6 +38,8 @@ export interface LockingTaskExecutorSettings {
    * reconnecting store never blocks the job.
    */
   acquireTimeout?: number;
+  /** Reports store outages once each; the failures it covers get no per-lock line. */
+  outages?: StoreOutageReport;
 }
 
 /** Descriptive fields a locked job adds to its events. */
@@ -65,10 +70,13 @@ export class LockingTaskExecutor implements ActiveLockListener {
   private readonly lockedBy: string;
   private readonly events: LockEvents;
   private readonly deadlines: AttemptDeadlines;
+  private readonly outages: StoreOutageReport | undefined;
   /** Runs in progress, each with the promise that settles once its lock is released. */
   private readonly running = new Map<ActiveLock, Promise<unknown>>();
   private readonly unrecorded = new OutcomeRetries();
   private closing = false;
+  /** @internal The provider's class, for messages about what it lacks or returned. */
+  readonly providerName: string;
 
   constructor(
     private readonly provider: LockProvider,
@@ -78,7 +86,9 @@ export class LockingTaskExecutor implements ActiveLockListener {
     this.lockedBy = settings.lockedBy;
     this.events = settings.events ?? new LockEvents();
     this.deadlines = new AttemptDeadlines(settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT);
+    this.outages = settings.outages;
     this.keeper = new LeaseKeeper(provider, this.faults);
+    this.providerName = describeProvider(provider);
   }
 
   /**
@@ -96,7 +106,9 @@ export class LockingTaskExecutor implements ActiveLockListener {
   /** @internal Throws if `configuration` needs a capability the provider lacks. */
   assertSupported(configuration: RunLockConfiguration, subject: string): void {
     if (configuration.lease !== undefined && typeof this.provider.renewLeases !== 'function') {
-      throw new SchedulerLockConfigurationError(`${subject}: keepAlive needs a provider with renewLeases(), which this provider does not have`);
+      throw new SchedulerLockConfigurationError(
+        `${subject}: keepAlive needs a provider with renewLeases(), which provider ${this.providerName} does not have`,
+      );
     }
   }
 
@@ -106,7 +118,8 @@ export class LockingTaskExecutor implements ActiveLockListener {
     const missing = needed.filter((method) => typeof this.provider[method] !== 'function');
     if (missing.length > 0) {
       throw new SchedulerLockConfigurationError(
-        `${subject}: once-per-occurrence locking needs a provider with ${missing.join('() and ')}(), which this provider does not have; set occurrence: false`,
+        `${subject}: once-per-occurrence locking needs a provider with ${missing.join('() and ')}(), which provider ` +
+          `${this.providerName} does not have; set occurrence: false`,
       );
     }
   }
@@ -129,15 +142,19 @@ export class LockingTaskExecutor implements ActiveLockListener {
     const requestedAt = performance.now();
     let taken: Taken | Skipped;
     try {
-      taken = await this.deadlines.within(this.take(configuration, claim), (late) => 'lock' in late && this.abandon(late.lock, 'its attempt timed out'));
+      taken = await this.deadlines.within(this.take(configuration, claim), (late) => 'lock' in late && this.abandon(name, late.lock, 'its attempt timed out'));
     } catch (error) {
-      this.faults.error(name, `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`);
+      if (!this.outages?.covers(error)) {
+        const message = `Could not take lock "${name}"${jobLabel(labels)}, skipping this run: ${describe(error)}`;
+        this.faults.error(name, message);
+      }
       return this.skip({ executed: false, reason: 'store-error', error }, name, labels);
     }
+    this.outages?.answered();
     this.faults.clear(name);
     if ('lock' in taken && this.closing) {
       // Shutdown began while Redis answered: the keeper is stopping, so the run must not start.
-      this.abandon(taken.lock, 'the app is shutting down');
+      this.abandon(name, taken.lock, 'the app is shutting down');
       return this.skip({ executed: false, reason: 'shutdown' }, name, labels);
     }
     if (!('lock' in taken)) {
@@ -161,8 +178,7 @@ export class LockingTaskExecutor implements ActiveLockListener {
    * occurrence's record keeps saying running without a lock, as after a crash: with `onCrash: 'rerun'`
    * another node runs it.
    */
-  private abandon(lock: SimpleLock, why: string): void {
-    const name = lock.configuration.name;
+  private abandon(name: string, lock: SimpleLock, why: string): void {
     this.logger.warn(`Lock "${name}" arrived after ${why}; releasing it unused`);
     lock.unlock().catch((error: unknown) => this.faults.error(name, `Could not release the late lock "${name}"; it expires on its own: ${describe(error)}`));
   }
@@ -170,18 +186,24 @@ export class LockingTaskExecutor implements ActiveLockListener {
   /** Asks the provider for the lock, the occurrence or the recovery the claim names. */
   private async take(configuration: RunLockConfiguration, claim: RunClaim | undefined): Promise<Taken | Skipped> {
     // A renewing lock is taken for one lease; the keeper carries it towards lockAtMostFor.
-    const ttl = Math.min(configuration.lease ?? Infinity, configuration.lockAtMostFor);
+    const ttl = initialTtl(configuration);
     const forStore = ttl === configuration.lockAtMostFor ? configuration : { ...configuration, lockAtMostFor: ttl };
+    // What the provider returns is checked, so a broken provider is named in the log, never a TypeError.
+    const provider = this.providerName;
     if (!claim) {
-      const lock = await this.provider.lock(forStore);
+      const locking = awaitProviderCall(this.provider.lock(forStore), provider, 'lock()');
+      const lock = usableLock(await locking, provider, 'lock()');
       return lock ? { lock } : { executed: false, reason: 'locked' };
     }
     if (claim.recoverUpTo !== undefined) {
-      const recovered = await this.provider.recoverOccurrence!(forStore, claim.occurrence, claim.recoverUpTo, claim.recoveryGrace ?? 0);
+      const grace = claim.recoveryGrace ?? 0;
+      const recovering = this.provider.recoverOccurrence!(forStore, claim.occurrence, claim.recoverUpTo, grace);
+      const recovered = await checkedClaim(recovering, provider, 'recoverOccurrence()');
       if ('lock' in recovered) return { lock: recovered.lock, recovery: { attempt: recovered.attempt, previousHolder: recovered.previousHolder } };
       return recovered.refused === 'running' ? { executed: false, reason: 'locked' } : { executed: false, reason: 'already-ran', running: false };
     }
-    const claimed = await this.provider.lockOccurrence!(forStore, claim.occurrence);
+    const claiming = this.provider.lockOccurrence!(forStore, claim.occurrence);
+    const claimed = await checkedClaim(claiming, provider, 'lockOccurrence()');
     if ('lock' in claimed) return { lock: claimed.lock };
     return claimed.refused === 'locked' ? { executed: false, reason: 'locked' } : { executed: false, reason: 'already-ran', running: claimed.running };
   }

@@ -98,7 +98,8 @@ export class InMemoryLockProvider implements LockProvider {
 
   async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
     return renewals.map(({ lock, ttl }) => {
-      const held = this.ownedBy(lock.configuration.name, (lock as InMemorySimpleLock).token);
+      const own = lock as InMemorySimpleLock;
+      const held = this.ownedBy(own.configuration.name, own.token);
       if (held instanceof LockNotHeldError) return held.reason;
       held.expiresAt = performance.now() + ttl;
       return 'renewed';

@@ -15,7 +15,17 @@ import {
   type RunOutcome,
   type SimpleLock,
 } from '../core/lock-provider.js';
-import { OwnerCheck, withLockCommands, type LockCommands, type OccurrenceArgs, type RedisClient } from './redis-scripts.js';
+import {
+  acquireLock,
+  claimOccurrence,
+  OwnerCheck,
+  recoverOccurrence,
+  releaseLock,
+  renewLocks,
+  type OccurrenceArgs,
+  type RedisClient,
+} from './redis-scripts.js';
+import { redisFailure } from './redis-failures.js';
 
 /** Options of {@link RedisLockProvider}. */
 export interface RedisLockProviderOptions {
@@ -39,7 +49,9 @@ export function defaultLockedBy(): string {
  * TTL of `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`, and a
  * once-per-occurrence job's record is the hash `<keyPrefix>:{<name>}:record` (neither has a TTL). The
  * braces keep a lock's keys in one Cluster slot. One round trip to acquire (`SET NX PX`, then the
- * fence `INCR`), one to release (compare-and-delete), both Lua scripts.
+ * fence `INCR`), one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once
+ * when a server lacks the script; see `redis-scripts.ts`). The client is used as it is: nothing is
+ * defined on it.
  *
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
  * Cluster, where keys live in different slots, one call per lock, sent together.
@@ -47,7 +59,7 @@ export function defaultLockedBy(): string {
  * The client is the caller's: the provider never closes it.
  */
 export class RedisLockProvider implements LockProvider {
-  private readonly client: RedisClient & LockCommands;
+  private readonly client: RedisClient;
   readonly keyPrefix: string;
   readonly lockedBy: string;
   /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
@@ -55,7 +67,7 @@ export class RedisLockProvider implements LockProvider {
   private acquisitions = 0;
 
   constructor(client: RedisClient, options: RedisLockProviderOptions = {}) {
-    this.client = withLockCommands(client);
+    this.client = client;
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
   }
@@ -69,14 +81,14 @@ export class RedisLockProvider implements LockProvider {
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const key = this.lockKey(configuration.name);
     const token = this.ownerValue();
-    return this.client
-      .schedulerLockAcquire(key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor))
-      .then((fence) => (fence === 0 ? undefined : new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now())));
+    return acquireLock(this.client, key, `${key}:fence`, token, ttlMillis(configuration.lockAtMostFor), (fence) =>
+      fence === 0 ? undefined : new RedisSimpleLock(this.client, key, token, configuration, fence, performance.now()),
+    );
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const [fence, state] = await this.client.schedulerLockClaimOccurrence(...args, occurrence);
+    const [fence, state] = await claimOccurrence(this.client, args, occurrence);
     if (fence === 0) return { refused: 'locked' };
     if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
     return { lock: this.recordedLock(configuration, token, fence) };
@@ -84,7 +96,8 @@ export class RedisLockProvider implements LockProvider {
 
   async recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number): Promise<RecoveryClaim> {
     const { token, args } = this.occurrenceArgs(configuration);
-    const [fence, attemptOrState, previousHolder] = await this.client.schedulerLockRecover(...args, occurrence, maxAttempts, Math.ceil(grace));
+    const recovering = recoverOccurrence(this.client, args, occurrence, maxAttempts, Math.ceil(grace));
+    const [fence, attemptOrState, previousHolder] = await recovering;
     if (fence === 0) return { refused: 'running' };
     if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
     return { lock: this.recordedLock(configuration, token, fence), attempt: Number(attemptOrState), previousHolder: previousHolder ?? '' };
@@ -92,7 +105,8 @@ export class RedisLockProvider implements LockProvider {
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
     const key = this.lockKey(name);
-    const [[, record], [, held]] = (await this.client.multi().hgetall(`${key}:record`).exists(key).exec()) as [
+    const reading = this.client.multi().hgetall(`${key}:record`).exists(key).exec();
+    const [[, record], [, held]] = (await reading.catch((error: unknown) => Promise.reject(redisFailure(this.client, error)))) as [
       [unknown, Record<string, string>],
       [unknown, number],
     ];
@@ -133,15 +147,15 @@ export class RedisLockProvider implements LockProvider {
 
   async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
     const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
+    const ttls = renewals.map(({ ttl }) => ttlMillis(ttl));
     let outcomes: OwnerCheck[];
     if (this.client.isCluster) {
-      const replies = await Promise.all(
-        locks.map((lock, i) => this.client.schedulerLockRenew(1, lock.key, lock.token, ttlMillis(renewals[i].ttl))),
-      );
+      const renewOne = (lock: RedisSimpleLock, i: number) =>
+        renewLocks(this.client, [lock.key], [lock.token], [ttls[i]]);
+      const replies = await Promise.all(locks.map(renewOne));
       outcomes = replies.map(([outcome]) => outcome);
     } else {
-      const tokensAndTtls = locks.flatMap((lock, i) => [lock.token, ttlMillis(renewals[i].ttl)]);
-      outcomes = await this.client.schedulerLockRenew(locks.length, ...locks.map((lock) => lock.key), ...tokensAndTtls);
+      outcomes = await renewLocks(this.client, locks.map((lock) => lock.key), locks.map((lock) => lock.token), ttls);
     }
     return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
   }
@@ -149,7 +163,7 @@ export class RedisLockProvider implements LockProvider {
 
 class RedisSimpleLock extends AbstractSimpleLock {
   constructor(
-    private readonly client: LockCommands,
+    private readonly client: RedisClient,
     readonly key: string,
     readonly token: string,
     configuration: LockConfiguration,
@@ -162,23 +176,15 @@ class RedisSimpleLock extends AbstractSimpleLock {
   }
 
   protected release(keepFor: number, outcome: RunOutcome = 'succeeded'): Promise<void> {
-    const released = this.recordKey
-      ? this.client.schedulerLockRelease(2, this.key, this.recordKey, this.token, keepFor, outcome)
-      : this.client.schedulerLockRelease(1, this.key, this.token, keepFor);
-    // Two callbacks on one `then`: no promise layer more on every release.
-    return released.then(
-      (check) => {
-        if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
-      },
-      (error: unknown) => {
-        this.releaseFailed();
-        throw error;
-      },
-    );
+    const onCheck = (check: OwnerCheck) => {
+      if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
+    };
+    // A release the store never answered may be made again, to record the run's outcome once it does.
+    return releaseLock(this.client, this.key, this.recordKey, this.token, keepFor, outcome, onCheck, () => this.releaseFailed());
   }
 
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const [check] = await this.client.schedulerLockRenew(1, this.key, this.token, ttlMillis(configuration.lockAtMostFor));
+    const [check] = await renewLocks(this.client, [this.key], [this.token], [ttlMillis(configuration.lockAtMostFor)]);
     if (check !== OwnerCheck.Done) return undefined;
     return new RedisSimpleLock(this.client, this.key, this.token, configuration, this.fencingToken, performance.now(), this.recordKey);
   }

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
+import { redisFailure } from './redis-failures.js';
 
 /** A Redis client the provider can use: a single node (also behind Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -11,47 +13,147 @@ export const enum OwnerCheck {
   NotOwner = -1,
 }
 
-/** The lock scripts as ioredis commands; ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH. */
 /** The keys and arguments the occurrence scripts start with. */
 export type OccurrenceArgs = [lockKey: string, fenceKey: string, recordKey: string, owner: string, ttl: number, lockedBy: string];
 
-/** Script arguments: the number of keys, the keys, then the other arguments. */
-type Variadic = [numberOfKeys: number, ...keysThenArguments: (string | number)[]];
+type ScriptArgument = string | number;
 
-export interface LockCommands {
-  /** acquire.lua: the fencing token, or 0 when the lock is held. */
-  schedulerLockAcquire(lockKey: string, fenceKey: string, owner: string, ttl: number): Promise<number>;
-  /** claim-occurrence.lua: `[fence]`, `[0]` held, `[-1, state]` occurrence already claimed. */
-  schedulerLockClaimOccurrence(...args: [...OccurrenceArgs, occurrence: number]): Promise<[number, string?]>;
-  schedulerLockRelease(...args: Variadic): Promise<OwnerCheck>;
-  /** An owner value and a TTL per key; also `extend` of a single lock. */
-  schedulerLockRenew(...args: Variadic): Promise<OwnerCheck[]>;
-  /** recover.lua: `[fence, attempt, previousHolder]`, `[0]` held or in grace, `[-1, state]` nothing to recover. */
-  schedulerLockRecover(
-    ...args: [...OccurrenceArgs, occurrence: number, maxAttempts: number, grace: number]
-  ): Promise<[number, (number | string)?, string?]>;
+/**
+ * One of the `lua/` scripts, called as `EVALSHA` with its SHA1 computed here once. When the server answers
+ * NOSCRIPT (it restarted, a replica was promoted, someone ran `SCRIPT FLUSH`, a Cluster node never saw the
+ * script), the same call is sent once as `EVAL`, which runs the script and caches it on that server. NOSCRIPT
+ * means the script did not run, so the resend cannot apply it twice.
+ *
+ * Called through ioredis's plain `evalsha`, not `defineCommand`: its script wrapper (a command subclass and a
+ * `.catch` layer per call) cost ~0.4 µs per call, which a lock cycle at c=64 feels.
+ */
+class LuaScript {
+  private readonly source: string;
+  private readonly sha: string;
+
+  constructor(file: string) {
+    this.source = readFileSync(new URL(`./lua/${file}`, import.meta.url), 'utf8');
+    this.sha = createHash('sha1').update(this.source).digest('hex');
+  }
+
+  /**
+   * Runs the script with `numberOfKeys` keys first in `keysThenArguments`, and hands its reply to `onReply`.
+   * The reply, the NOSCRIPT fallback and the translation of a failure into what it says about Redis
+   * ({@link redisFailure}) share one promise step, so a call adds no promise layer of its own. `onFailure`
+   * sees that translated failure before the returned promise rejects with it.
+   */
+  run<Reply, T>(
+    client: RedisClient,
+    numberOfKeys: number,
+    keysThenArguments: readonly ScriptArgument[],
+    onReply: (reply: Reply) => T,
+    onFailure?: (failure: unknown) => void,
+  ): Promise<T> {
+    // Typed as one client: the union of Redis's and Cluster's overloaded `evalsha` is not callable in TS.
+    const redis = client as Redis;
+    const fail = (error: unknown): never => {
+      const failure = redisFailure(client, error);
+      onFailure?.(failure);
+      throw failure;
+    };
+    const sent = redis.evalsha(this.sha, numberOfKeys, ...keysThenArguments) as Promise<Reply>;
+    return sent.then(onReply, (error: unknown) => {
+      if (!isNoScript(error)) return fail(error);
+      return (redis.eval(this.source, numberOfKeys, ...keysThenArguments) as Promise<Reply>).then(onReply, fail);
+    });
+  }
+
+  /** {@link run} for callers that take the reply as it is. */
+  call<Reply>(client: RedisClient, numberOfKeys: number, keysThenArguments: readonly ScriptArgument[]): Promise<Reply> {
+    return this.run(client, numberOfKeys, keysThenArguments, same<Reply>);
+  }
 }
 
-const SCRIPTS = {
-  schedulerLockAcquire: { file: 'acquire.lua', numberOfKeys: 2 },
-  schedulerLockClaimOccurrence: { file: 'claim-occurrence.lua', numberOfKeys: 3 },
-  // Variadic (numberOfKeys undefined): the job record key is passed only for occurrence locks.
-  schedulerLockRelease: { file: 'release.lua', numberOfKeys: undefined },
-  schedulerLockRenew: { file: 'renew.lua', numberOfKeys: undefined },
-  schedulerLockRecover: { file: 'recover.lua', numberOfKeys: 3 },
-} as const;
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
 
-const sources = new Map(
-  Object.values(SCRIPTS).map(({ file }) => [file, readFileSync(new URL(`./lua/${file}`, import.meta.url), 'utf8')]),
-);
+function same<T>(reply: T): T {
+  return reply;
+}
 
-/** Defines the lock scripts on a client once; later calls on the same client are no-ops. */
-export function withLockCommands(client: RedisClient): RedisClient & LockCommands {
-  const target = client as RedisClient & Partial<LockCommands>;
-  for (const [name, { file, numberOfKeys }] of Object.entries(SCRIPTS)) {
-    if (typeof target[name as keyof LockCommands] !== 'function') {
-      client.defineCommand(name, { lua: sources.get(file)!, numberOfKeys });
-    }
+const ACQUIRE = new LuaScript('acquire.lua');
+const CLAIM_OCCURRENCE = new LuaScript('claim-occurrence.lua');
+const RELEASE = new LuaScript('release.lua');
+const RENEW = new LuaScript('renew.lua');
+const RECOVER = new LuaScript('recover.lua');
+
+/**
+ * acquire.lua: takes `lockKey` for `owner` for `ttl` ms if it is free, and draws the next fencing token from
+ * `fenceKey`. `onFence` gets the token, or 0 when the lock is held, in the same promise step.
+ */
+export function acquireLock<T>(
+  client: RedisClient,
+  lockKey: string,
+  fenceKey: string,
+  owner: string,
+  ttl: number,
+  onFence: (fence: number) => T,
+): Promise<T> {
+  return ACQUIRE.run(client, 2, [lockKey, fenceKey, owner, ttl], onFence);
+}
+
+/**
+ * release.lua: deletes `lockKey` if `owner` holds it, or keeps it `keepFor` ms more; with a `recordKey`, also
+ * records the run's `outcome` there. `onCheck` gets the owner check, and `onFailure` a store failure, in the
+ * same promise step.
+ */
+export function releaseLock<T>(
+  client: RedisClient,
+  lockKey: string,
+  recordKey: string | undefined,
+  owner: string,
+  keepFor: number,
+  outcome: string,
+  onCheck: (check: OwnerCheck) => T,
+  onFailure: (failure: unknown) => void,
+): Promise<T> {
+  if (recordKey !== undefined) {
+    return RELEASE.run(client, 2, [lockKey, recordKey, owner, keepFor, outcome], onCheck, onFailure);
   }
-  return target as RedisClient & LockCommands;
+  // Without lockAtLeastFor (the common release) keepFor is left out: Redis spends about as much on building one
+  // more script argument as on the rest of the release's logic (see bench/README.md, Redis instructions).
+  return RELEASE.run(client, 1, keepFor === 0 ? [lockKey, owner] : [lockKey, owner, keepFor], onCheck, onFailure);
+}
+
+/**
+ * renew.lua: sets each of `lockKeys` to expire `ttls[i]` ms from now if `owners[i]` still holds it; one
+ * owner check per key. On a Cluster, all keys must hash to one slot (one lock per call there).
+ */
+export function renewLocks(
+  client: RedisClient,
+  lockKeys: readonly string[],
+  owners: readonly string[],
+  ttls: readonly number[],
+): Promise<OwnerCheck[]> {
+  const ownersAndTtls = owners.flatMap((owner, i) => [owner, ttls[i]]);
+  return RENEW.call(client, lockKeys.length, [...lockKeys, ...ownersAndTtls]);
+}
+
+/** claim-occurrence.lua: `[fence]`, `[0]` held, `[-1, state]` occurrence already claimed. */
+export function claimOccurrence(
+  client: RedisClient,
+  args: OccurrenceArgs,
+  occurrence: number,
+): Promise<[number, string?]> {
+  return CLAIM_OCCURRENCE.call(client, 3, [...args, occurrence]);
+}
+
+/**
+ * recover.lua: `[fence, attempt, previousHolder]`, `[0]` held or within `grace` ms of a watcher first finding
+ * the lock gone, `[-1, state]` nothing to recover.
+ */
+export function recoverOccurrence(
+  client: RedisClient,
+  args: OccurrenceArgs,
+  occurrence: number,
+  maxAttempts: number,
+  grace: number,
+): Promise<[number, (number | string)?, string?]> {
+  return RECOVER.call(client, 3, [...args, occurrence, maxAttempts, grace]);
 }

@@ -61,8 +61,8 @@ describe('createLockConfiguration', () => {
   });
 
   it.each<[string, LockDurations, string[]]>([
-    ['an unparsable lockAtMostFor', { lockAtMostFor: 'ten minutes' }, ['lockAtMostFor', '"ten minutes"']],
-    ['an unparsable lockAtLeastFor', { lockAtLeastFor: '5 s' }, ['lockAtLeastFor', '"5 s"']],
+    ['an unparsable lockAtMostFor', { lockAtMostFor: 'ten minutes' as never }, ['lockAtMostFor', '"ten minutes"']],
+    ['an unparsable lockAtLeastFor', { lockAtLeastFor: '5 s' as never }, ['lockAtLeastFor', '"5 s"']],
     ['a negative lockAtMostFor', { lockAtMostFor: -1 }, ['lockAtMostFor', '-1']],
     ['a negative lockAtLeastFor', { lockAtLeastFor: '-5s' }, ['lockAtLeastFor', '"-5s"']],
     ['a lockAtMostFor of 0', { lockAtMostFor: '0s', lockAtLeastFor: 0 }, ['lockAtMostFor', '"0s"']],
@@ -71,7 +71,7 @@ describe('createLockConfiguration', () => {
     ['a default lockAtLeastFor > lockAtMostFor', { lockAtMostFor: 500 }, ['lockAtLeastFor', String(DEFAULTS.lockAtLeastFor), '500']],
     ['a keepAlive that is not true, false or { lease }', { keepAlive: 'yes' as never }, ['keepAlive', '"yes"']],
     ['a keepAlive lease of 0', { keepAlive: { lease: 0 } }, ['keepAlive.lease', '0']],
-    ['an unparsable keepAlive lease', { keepAlive: { lease: 'soon' } }, ['keepAlive.lease', '"soon"']],
+    ['an unparsable keepAlive lease', { keepAlive: { lease: 'soon' as never } }, ['keepAlive.lease', '"soon"']],
   ])('rejects %s, naming the subject, the option and the value', (_case, durations, quoted) => {
     const { message } = configurationError('report', durations, DEFAULTS, SUBJECT);
     expect(message).toContain(SUBJECT);
@@ -79,6 +79,7 @@ describe('createLockConfiguration', () => {
   });
 
   it('names the lock as the subject when no subject is given', () => {
-    expect(configurationError('nightly-export', { lockAtMostFor: 'soon' }).message).toContain('lock "nightly-export"');
+    const { message } = configurationError('nightly-export', { lockAtMostFor: 'soon' as never });
+    expect(message).toContain('lock "nightly-export"');
   });
 });

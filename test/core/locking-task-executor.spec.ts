@@ -306,7 +306,7 @@ describe('LockingTaskExecutor', () => {
   it.each<[string, Partial<ExecuteWithLockOptions>, string[]]>([
     ['an empty name', { name: '' }, ['""']],
     ['a blank name', { name: '   ' }, ['"   "']],
-    ['an unparsable lockAtMostFor', { lockAtMostFor: 'ten minutes' }, ['lockAtMostFor', '"ten minutes"']],
+    ['an unparsable lockAtMostFor', { lockAtMostFor: 'ten minutes' as never }, ['lockAtMostFor', '"ten minutes"']],
     ['a negative lockAtLeastFor', { lockAtLeastFor: -5 }, ['lockAtLeastFor', '-5']],
     ['lockAtLeastFor > lockAtMostFor', { lockAtMostFor: 1_000, lockAtLeastFor: 5_000 }, ['5000', '1000']],
   ])('rejects %s with SchedulerLockConfigurationError quoting the value, without locking', async (_case, options, quoted) => {

@@ -2,7 +2,16 @@ import { Injectable, type INestApplicationContext } from '@nestjs/common';
 import { Interval, ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import type { Redis } from 'ioredis';
-import { LockEvents, LockLostError, RedisLockProvider, SchedulerLock, SchedulerLockModule, currentLock, type LockEvent } from '../../lib/index.js';
+import {
+  LockEvents,
+  LockLostError,
+  RedisLockProvider,
+  SchedulerLock,
+  SchedulerLockModule,
+  currentLock,
+  type Duration,
+  type LockEvent,
+} from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
@@ -32,7 +41,7 @@ describe('graceful shutdown on app.close()', () => {
   let app: INestApplicationContext;
   let seen: LockEvent[];
 
-  async function start(shutdownTimeout: string): Promise<LockEvents> {
+  async function start(shutdownTimeout: Duration): Promise<LockEvents> {
     const moduleRef = await Test.createTestingModule({
       imports: [
         ScheduleModule.forRoot(),

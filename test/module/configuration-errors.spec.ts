@@ -5,25 +5,20 @@ import {
   LockedJobRegistry,
   SchedulerLock,
   SchedulerLockConfigurationError,
+  SchedulerLockModule,
   type SchedulerLockModuleOptions,
   type SchedulerLockOptions,
 } from '../../lib/index.js';
-import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+import { closeSchedulerApps, startSchedulerApp, startupError } from '../support/scheduler-app.js';
 
 afterEach(closeSchedulerApps);
 
 /** Module options that work, for cases about a job. */
 const VALID_OPTIONS: SchedulerLockModuleOptions = { provider: new InMemoryLockProvider(), defaultLockAtMostFor: '1m' };
 
-/** Starts an app that must not start, and returns why it did not. */
-async function startupError(setup: { options?: SchedulerLockModuleOptions; jobs?: Type[] }): Promise<Error> {
-  const startup = startSchedulerApp({ lock: setup.options ?? VALID_OPTIONS, providers: setup.jobs ?? [] });
-  const error = await startup.then(
-    () => new Error('the app started'),
-    (rejection: unknown) => rejection as Error,
-  );
-  expect(error).toBeInstanceOf(SchedulerLockConfigurationError);
-  return error;
+/** Why an app with `options` (default: valid ones) and `jobs` does not start. */
+function configurationError(setup: { options?: SchedulerLockModuleOptions; jobs?: Type[] }): Promise<Error> {
+  return startupError({ lock: setup.options ?? VALID_OPTIONS, providers: setup.jobs ?? [] });
 }
 
 /** A provider with one `@Interval` job locked with `options`, as `BadJob.run`. */
@@ -39,7 +34,7 @@ function jobLockedWith(options: SchedulerLockOptions): Type {
 
 describe('startup fails with a SchedulerLockConfigurationError naming the job and the value', () => {
   it.each<[string, SchedulerLockOptions, RegExp[]]>([
-    ['an unparsable duration', { lockAtMostFor: 'ten minutes' }, [/lockAtMostFor/, /"ten minutes"/]],
+    ['an unparsable duration', { lockAtMostFor: 'ten minutes' as never }, [/lockAtMostFor/, /"ten minutes"/]],
     ['a negative duration', { lockAtLeastFor: '-5s' }, [/lockAtLeastFor/, /"-5s"/, /negative/]],
     ['a negative number of milliseconds', { lockAtMostFor: -1000 }, [/lockAtMostFor/, /-1000/, /negative/]],
     ['a zero lockAtMostFor', { lockAtMostFor: 0 }, [/lockAtMostFor/, /greater than 0/, /got 0/]],
@@ -47,17 +42,17 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['lockAtLeastFor > the default lockAtMostFor', { lockAtLeastFor: '2m' }, [/lockAtLeastFor \(120000 ms\)/, /lockAtMostFor \(60000 ms\)/]],
     ['an empty name', { name: '' }, [/name/, /""/]],
     ['a blank name', { name: '  ' }, [/name/, /"  "/]],
-    ['an unparsable keepAlive lease', { keepAlive: { lease: 'a while' } }, [/keepAlive.lease/, /"a while"/]],
+    ['an unparsable keepAlive lease', { keepAlive: { lease: 'a while' as never } }, [/keepAlive.lease/, /"a while"/]],
     ['a zero keepAlive lease', { keepAlive: { lease: 0 } }, [/keepAlive.lease/, /greater than 0/]],
   ])('for %s on a job', async (_, options, expected) => {
-    const { message } = await startupError({ jobs: [jobLockedWith(options)] });
+    const { message } = await configurationError({ jobs: [jobLockedWith(options)] });
 
     expect(message).toContain('BadJob.run');
     for (const pattern of expected) expect(message).toMatch(pattern);
   });
 
   it.each<[string, Partial<SchedulerLockModuleOptions>, RegExp[]]>([
-    ['an unparsable defaultLockAtMostFor', { defaultLockAtMostFor: 'forever' }, [/defaultLockAtMostFor/, /"forever"/]],
+    ['an unparsable defaultLockAtMostFor', { defaultLockAtMostFor: 'forever' as never }, [/defaultLockAtMostFor: .*"forever"/]],
     ['a negative defaultLockAtLeastFor', { defaultLockAtLeastFor: -1 }, [/defaultLockAtLeastFor/, /-1/, /negative/]],
     [
       'defaultLockAtLeastFor > defaultLockAtMostFor',
@@ -68,12 +63,59 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['both redis and provider', { redis: 'redis://127.0.0.1:1' }, [/"redis"/, /"provider"/, /both/]],
     ['neither redis nor provider', { provider: undefined }, [/"redis"/, /"provider"/, /neither/]],
     ['a keepAlive that is not true, false or { lease }', { keepAlive: 'yes' as never }, [/keepAlive/, /"yes"/]],
-    ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' }, [/shutdownTimeout/, /"later"/]],
+    ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' as never }, [/shutdownTimeout/, /"later"/]],
+    ['an unparsable acquireTimeout', { acquireTimeout: '2 seconds' as never }, [/acquireTimeout/, /"2 seconds"/]],
+    ['a zero acquireTimeout', { acquireTimeout: 0 }, [/acquireTimeout must be greater than 0 \(got 0\)/]],
+    ['an empty keyPrefix', { keyPrefix: '' }, [/keyPrefix must be a non-empty string \(got ""\)/]],
+    ['a lockedBy that is not a string', { lockedBy: 42 as never }, [/lockedBy must be a non-empty string \(got 42\)/]],
+    [
+      'an option in the wrong case',
+      { keepalive: true } as never,
+      [/unknown option "keepalive"; did you mean "keepAlive"/],
+    ],
+    [
+      'a truncated option',
+      { defaultLockAtMost: '1m' } as never,
+      [/unknown option "defaultLockAtMost"; did you mean "defaultLockAtMostFor"\?/],
+    ],
   ])('for %s in the module options', async (_, override, expected) => {
-    const { message } = await startupError({ options: { ...VALID_OPTIONS, ...override } as SchedulerLockModuleOptions });
+    const { message } = await configurationError({ options: { ...VALID_OPTIONS, ...override } as SchedulerLockModuleOptions });
 
     expect(message).toContain('SchedulerLockModule options');
     for (const pattern of expected) expect(message).toMatch(pattern);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a port number', 6379, '6379'],
+    ['a URL of another scheme, without its password', 'http://app:s3cret@cache:6379', '"http://app:***@cache:6379"'],
+    ['an empty string', '', '""'],
+    ['a client of another library', new (class NodeRedisClient {})(), 'an instance of NodeRedisClient'],
+  ])('for a redis option that is %s', async (_, redis, got) => {
+    const { message } = await configurationError({ options: { redis: redis as never, defaultLockAtMostFor: '1m' } });
+
+    expect(message).toBe(
+      'SchedulerLockModule options: redis must be an ioredis Redis or Cluster, ioredis options, or a redis:// URL ' +
+        `(got ${got})`,
+    );
+    expect(message).not.toContain('s3cret');
+  });
+
+  it.each<[string, object, string]>([
+    ['a misspelt option', { keyprefix: 'orders' }, 'unknown option "keyprefix"; did you mean "keyPrefix"?'],
+    [
+      'isGlobal, which is no lock option',
+      { isGlobal: false },
+      'unknown option "isGlobal"; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / ' +
+        'useExisting in forRootAsync()',
+    ],
+  ])('for %s in the options forRootAsync() got from its factory', async (_, extra, problem) => {
+    const error = await startupError({
+      lock: SchedulerLockModule.forRootAsync({
+        useFactory: () => ({ ...VALID_OPTIONS, ...extra }) as SchedulerLockModuleOptions,
+      }),
+    });
+
+    expect(error.message).toBe(`SchedulerLockModule options: ${problem}`);
   });
 
   it('for two jobs with the same lock name, naming both', async () => {
@@ -87,7 +129,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       @Timeout(60_000)
       weekly() {}
     }
-    const { message } = await startupError({ jobs: [ReportJobs] });
+    const { message } = await configurationError({ jobs: [ReportJobs] });
 
     expect(message).toMatch(/Duplicate lock name "report"/);
     expect(message).toContain('ReportJobs.daily');
@@ -105,7 +147,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       @Interval(60_000)
       evict() {}
     }
-    const { message } = await startupError({ jobs: [CacheJobs] });
+    const { message } = await configurationError({ jobs: [CacheJobs] });
 
     expect(message).toMatch(/"cache"/);
     expect(message).toContain('CacheJobs.refresh');
@@ -114,7 +156,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
 
   it('for keepAlive on a job whose provider cannot renew leases', async () => {
     const providerWithoutRenewal = { lock: async () => undefined };
-    const { message } = await startupError({
+    const { message } = await configurationError({
       options: { provider: providerWithoutRenewal, defaultLockAtMostFor: '1m' },
       jobs: [jobLockedWith({ keepAlive: true })],
     });
@@ -129,7 +171,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       @SchedulerLock()
       compute() {}
     }
-    const { message } = await startupError({ jobs: [NotAJob] });
+    const { message } = await configurationError({ jobs: [NotAJob] });
 
     expect(message).toContain('NotAJob.compute');
     expect(message).toMatch(/no @Cron, @Interval or @Timeout/);
@@ -138,7 +180,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
 
 describe('LockedJobRegistry.declare', () => {
   it.each<[string, string, SchedulerLockOptions, RegExp[]]>([
-    ['an unparsable duration', 'sync', { lockAtMostFor: 'soon' }, [/lockAtMostFor/, /"soon"/]],
+    ['an unparsable duration', 'sync', { lockAtMostFor: 'soon' as never }, [/lockAtMostFor/, /"soon"/]],
     ['a negative duration', 'sync', { lockAtLeastFor: -5 }, [/lockAtLeastFor/, /-5/, /negative/]],
     ['lockAtLeastFor > lockAtMostFor', 'sync', { lockAtMostFor: '1s', lockAtLeastFor: '5s' }, [/lockAtLeastFor \(5000 ms\)/, /lockAtMostFor \(1000 ms\)/]],
     ['an empty lock name', 'sync', { name: '' }, [/name/, /""/]],

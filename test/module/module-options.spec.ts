@@ -4,10 +4,13 @@ import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
 import {
   InMemoryLockProvider,
+  LockingTaskExecutor,
   SCHEDULER_LOCK_PROVIDER,
   SchedulerLock,
   SchedulerLockModule,
+  type SchedulerLockModuleAsyncOptions,
   type SchedulerLockModuleOptions,
+  type SchedulerLockOptionsFactory,
 } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
@@ -176,7 +179,7 @@ class LockConfigModule {
 }
 
 @Injectable()
-class LockOptionsFactory {
+class LockOptionsFactory implements SchedulerLockOptionsFactory {
   constructor(@Inject(LOCK_CONFIG) private readonly config: LockConfig) {}
 
   createSchedulerLockOptions(): SchedulerLockModuleOptions {
@@ -216,6 +219,50 @@ describe('SchedulerLockModule.forRootAsync()', () => {
     const app = await startTickJob(lockModule({ redis, keyPrefix, lockedBy: 'async-node', defaultLockAtMostFor: '5s' }));
 
     expect(await lockedRunInSharedRedis(app)).toBe('async-node');
+  });
+});
+
+describe('isGlobal', () => {
+  @Injectable()
+  class BillingService {
+    constructor(readonly executor: LockingTaskExecutor) {}
+  }
+  /** A feature module that does not import SchedulerLockModule. */
+  @Module({ providers: [BillingService] })
+  class BillingModule {}
+
+  const options = (): SchedulerLockModuleOptions => ({
+    provider: new InMemoryLockProvider(),
+    defaultLockAtMostFor: '5s',
+  });
+
+  it.each<[string, () => DynamicModule]>([
+    ['forRoot()', () => SchedulerLockModule.forRoot(options())],
+    ['forRootAsync()', () => SchedulerLockModule.forRootAsync({ useFactory: options })],
+  ])('is true by default: %s lets a module that does not import it inject its providers', async (_, lockModule) => {
+    const app = await startSchedulerApp({ lock: lockModule(), imports: [BillingModule] });
+
+    expect(app.get(BillingService).executor).toBe(app.get(LockingTaskExecutor));
+  });
+
+  it.each<[string, () => DynamicModule]>([
+    ['forRoot()', () => SchedulerLockModule.forRoot({ ...options(), isGlobal: false })],
+    [
+      'forRootAsync()',
+      () => {
+        const asyncOptions: SchedulerLockModuleAsyncOptions = { useFactory: options, isGlobal: false };
+        return SchedulerLockModule.forRootAsync(asyncOptions);
+      },
+    ],
+  ])('false: %s is visible only to the module that imports it', async (_, lockModule) => {
+    expect(lockModule().global).toBe(false);
+    await expect(startSchedulerApp({ lock: lockModule(), imports: [BillingModule] })).rejects.toThrow(
+      /BillingService[\s\S]*LockingTaskExecutor[\s\S]*BillingModule/,
+    );
+    // The importing module itself still gets them, and its jobs are locked.
+    const recording = { provide: RunRecorder, useValue: new RunRecorder(undefined, keyPrefix) };
+    const app = await startSchedulerApp({ lock: lockModule(), providers: [TickJob, recording] });
+    await nextEvent(app.history$, jobEvent('released', JOB));
   });
 });
 

@@ -1,10 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
-import { currentLock, SchedulerLock, type LockEvent, type RedisClient } from '../../lib/index.js';
-import { jobEvent } from '../support/lock-event-match.js';
+import {
+  currentLock,
+  LockStoreUnavailableError,
+  SchedulerLock,
+  type LockEvent,
+  type RedisClient,
+} from '../../lib/index.js';
+import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
-import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
+import {
+  ephemeralServerArgs,
+  spawnRedisProcessInTempDir,
+  type RedisProcessInTempDir,
+} from '../support/redis-process.js';
+import { freePort, startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 
@@ -43,10 +54,9 @@ function startOutageJob(redis: string | RedisClient): Promise<SchedulerApp> {
   });
 }
 
-/** A client the app creates and hands to the module, its connection errors silenced as an app would handle them. */
-async function userClient(options: RedisOptions = {}): Promise<Redis> {
-  const client = new Redis(server.url, { ...options, lazyConnect: true });
-  client.on('error', () => undefined);
+/** A client the app creates and hands to the module. */
+async function userClient(url: string, options: RedisOptions = {}): Promise<Redis> {
+  const client = new Redis(url, { ...options, lazyConnect: true });
   userClients.push(client);
   await client.connect();
   return client;
@@ -56,60 +66,136 @@ function isStoreErrorSkip(event: LockEvent): boolean {
   return event.type === 'skipped' && event.reason === 'store-error';
 }
 
+/** The line logged when the outage is found, for the one locked job of these apps. */
+function outageLine(port: number, cause: string): string {
+  return (
+    `Redis 127.0.0.1:${port} is unreachable (${cause}): locked ticks are skipped until it is back; ` +
+    '1 locked job affected'
+  );
+}
+
+/** What the module logged about Redis being back. */
+function backLines(app: SchedulerApp): string[] {
+  return app.logs.texts('log', 'SchedulerLock').filter((text) => text.startsWith('Redis '));
+}
+
 /**
  * Watches {@link TICKS_DURING_OUTAGE} ticks of a Redis outage and checks each was skipped for the
- * store error, the handler stayed idle, and the failures were logged once rather than per tick.
+ * store error with a LockStoreUnavailableError, the handler stayed idle, and the only error line
+ * is `line`: one for the outage, none per lock or per tick.
  */
-async function expectTicksSkippedWhileDown(app: SchedulerApp): Promise<void> {
+async function expectTicksSkippedWhileDown(app: SchedulerApp, line: string): Promise<void> {
   const job = app.get(OutageJob);
-  const errorLinesBefore = app.logs.lines('error').length;
   let runsAtFirstSkip: number | undefined;
   const watching = app.events$.subscribe((event) => {
     if (runsAtFirstSkip === undefined && isStoreErrorSkip(event)) runsAtFirstSkip = job.runs.length;
   });
-  const skipped = await events(app.events$, jobEvent('skipped', JOB), TICKS_DURING_OUTAGE);
+  const skips = await events(app.events$, jobEvent('skipped', JOB), TICKS_DURING_OUTAGE);
+  const skipped = skips as LockEventOf<'skipped'>[];
   watching.unsubscribe();
 
-  expect(skipped.map((event) => event.type === 'skipped' && event.reason)).toEqual(Array(TICKS_DURING_OUTAGE).fill('store-error'));
-  // From the first failed tick on (a tick that took its lock just before the crash may still run).
+  expect(skipped.map((event) => event.reason)).toEqual(Array(TICKS_DURING_OUTAGE).fill('store-error'));
+  for (const { error } of skipped) {
+    expect(error).toBeInstanceOf(LockStoreUnavailableError);
+    expect((error as Error).message).not.toMatch(/Stream isn't writeable|enableOfflineQueue/);
+  }
   expect(job.runs).toHaveLength(runsAtFirstSkip!);
-  expect(app.logs.texts('error', 'SchedulerLock').filter((text) => text.includes(`"${JOB}"`))).toHaveLength(1);
-  expect(app.logs.lines('error').length - errorLinesBefore).toBeLessThanOrEqual(2);
+  expect(app.logs.texts('error')).toEqual([line]);
 }
 
-/** Restarts Redis and waits for the job to run under its lock again. */
-async function expectRunsAgainOnceRedisIsBack(app: SchedulerApp): Promise<void> {
+/** Restarts Redis (`restart`), waits for the job to run under its lock again, and checks the line saying so. */
+async function expectRunsAgainOnceRedisIsBack(
+  app: SchedulerApp,
+  port: number,
+  restart: () => Promise<void>,
+): Promise<void> {
   const runsBefore = app.get(OutageJob).runs.length;
-  await server.start();
+  await restart();
   await nextEvent(app.events$, jobEvent('released', JOB));
   expect(app.get(OutageJob).runs.slice(runsBefore)).toContain(JOB);
+  const endpoint = `127\\.0\\.0\\.1:${port}`;
+  const back = new RegExp(`^Redis ${endpoint} is reachable again after \\d+\\.\\ds; locked ticks run again$`);
+  expect(backLines(app)).toEqual([expect.stringMatching(back)]);
+}
+
+/** Kills Redis right after a run released its lock, so no run is cut off holding it. */
+async function killBetweenRuns(app: SchedulerApp): Promise<void> {
+  await nextEvent(app.events$, jobEvent('released', JOB));
+  await server.kill();
 }
 
 // "No unhandled rejection" needs no assertion of its own: jest fails the test during which one happens.
-describe('Redis outages', () => {
-  it('boots with its Redis down, skips ticks for the store error without crashing, and runs again once Redis is back', async () => {
+describe('Redis outages: one error line per outage, one line when Redis is back', () => {
+  it('boots with its Redis down, reports the refused connection once, and runs again once Redis is back', async () => {
     await server.kill();
 
     const app = await startOutageJob(server.url);
 
-    await expectTicksSkippedWhileDown(app);
+    await expectTicksSkippedWhileDown(app, outageLine(server.port, 'connection refused, ECONNREFUSED'));
     expect(app.get(OutageJob).runs).toEqual([]);
-    await expectRunsAgainOnceRedisIsBack(app);
+    await expectRunsAgainOnceRedisIsBack(app, server.port, () => server.start());
   });
 
   it.each<[string, RedisOptions]>([
     ['configured to fail fast (no offline queue)', { enableOfflineQueue: false, maxRetriesPerRequest: 1 }],
-    ['with ioredis defaults', {}],
-  ])(
-    'skips ticks while the Redis of a user-supplied ioredis instance %s is down, and runs again once it is back',
-    async (_, options) => {
-      const app = await startOutageJob(await userClient(options));
-      await nextEvent(app.history$, jobEvent('released', JOB));
+    ['with ioredis defaults (commands queue while disconnected)', {}],
+  ])('reports the outage of the Redis of an app-supplied ioredis client %s once, and its end', async (_, options) => {
+    const app = await startOutageJob(await userClient(server.url, options));
 
-      await server.kill();
+    await killBetweenRuns(app);
 
-      await expectTicksSkippedWhileDown(app);
-      await expectRunsAgainOnceRedisIsBack(app);
-      },
-  );
+    await expectTicksSkippedWhileDown(app, outageLine(server.port, 'connection refused, ECONNREFUSED'));
+    await expectRunsAgainOnceRedisIsBack(app, server.port, () => server.start());
+  });
+
+  it('leaves the listeners it added on a user-supplied client off again on app.close()', async () => {
+    const client = await userClient(server.url);
+    const listening = () => ['ready', 'close', 'error'].map((event) => client.listenerCount(event));
+    const before = listening();
+    const app = await startOutageJob(client);
+
+    await app.close();
+
+    expect(listening()).toEqual(before);
+  });
+
+  it('reports a failed authentication as the cause, without the password, and when it is back', async () => {
+    const admin = await userClient(server.url);
+    await admin.config('SET', 'requirepass', 'rotated-secret');
+    const url = `redis://:stale-secret@127.0.0.1:${server.port}`;
+
+    const app = await startOutageJob(url);
+
+    await expectTicksSkippedWhileDown(app, outageLine(server.port, 'authentication failed: WRONGPASS'));
+    await expectRunsAgainOnceRedisIsBack(app, server.port, async () => {
+      await admin.config('SET', 'requirepass', 'stale-secret');
+    });
+    const logged = app.logs.entries.map(({ message }) => String(message));
+    const everything = [...logged, ...app.recorded.map((event) => JSON.stringify(event))];
+    expect(everything.filter((text) => text.includes('secret'))).toEqual([]);
+  });
+});
+
+describe('a Redis that stops answering', () => {
+  let paused: RedisProcessInTempDir | undefined;
+
+  afterEach(async () => {
+    if (paused) process.kill(paused.pid, 'SIGCONT');
+    await paused?.kill();
+    paused = undefined;
+  });
+
+  it('is reported once with the attempt timeout as the cause, and when it answers again', async () => {
+    const port = await freePort();
+    paused = await spawnRedisProcessInTempDir(port, (dir) => ephemeralServerArgs(port, dir));
+    const app = await startOutageJob(`redis://127.0.0.1:${port}`);
+
+    await nextEvent(app.history$, jobEvent('released', JOB));
+    process.kill(paused.pid, 'SIGSTOP');
+
+    await expectTicksSkippedWhileDown(app, outageLine(port, 'no answer within 300ms'));
+    await expectRunsAgainOnceRedisIsBack(app, port, async () => {
+      process.kill(paused!.pid, 'SIGCONT');
+    });
+  });
 });

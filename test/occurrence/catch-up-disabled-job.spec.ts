@@ -8,7 +8,7 @@ import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
 const MONTHLY = '0 0 0 1 * *'; // no regular tick comes during a test
-const CATCH_UP = { window: '40d' }; // always covers the latest monthly fire time
+const CATCH_UP = { window: '40d' } as const; // always covers the latest monthly fire time
 
 /** Its catch-up run shows when the app's catch-ups have been attempted. */
 @Injectable()

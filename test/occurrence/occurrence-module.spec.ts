@@ -12,7 +12,7 @@ import {
 } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+import { closeSchedulerApps, startSchedulerApp, type SchedulerAppSetup } from '../support/scheduler-app.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
 const HOUR = 3_600_000;
@@ -82,7 +82,10 @@ describe('once-per-occurrence cron jobs in an app', () => {
     const before = await provider.lockOccurrence({ name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, lastHour - HOUR);
     if ('lock' in before) await before.lock.finish!('succeeded');
 
-    const setup = { lock: { redis: client, keyPrefix, defaultLockAtMostFor: '10s' }, providers: [Hourly] };
+    const setup: SchedulerAppSetup = {
+      lock: { redis: client, keyPrefix, defaultLockAtMostFor: '10s' },
+      providers: [Hourly],
+    };
     const [first, second] = await Promise.all([startSchedulerApp(setup), startSchedulerApp(setup)]);
     await Promise.race([first, second].map((app) => nextEvent(app.history$, jobEvent('released', 'Hourly.tick'))));
     // Both apps attempted the catch-up; only one may run it.

@@ -1,33 +1,23 @@
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
-import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../../lib/index.js';
+import { DEFAULT_KEY_PREFIX, LockStoreUnavailableError, RedisLockProvider } from '../../lib/index.js';
 import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
 import { recordCommands } from '../support/redis-monitor.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil, settleWithin } from '../support/timing.js';
-import { describeLockProvider, type LockProviderFixture } from './lock-provider.acceptance.js';
+import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
+import { describeLockProvider } from './lock-provider.acceptance.js';
+import { sharedRedisFixture } from './shared-redis-fixture.js';
 import { isLocked, lockConfig, mustLock, uniqueLockName } from './lock-probes.js';
 
-/** Each node on its own connection to the shared Redis, under one fresh prefix. */
-function sharedRedisFixture(): LockProviderFixture {
-  const keyPrefix = uniquePrefix('provider');
-  const clients: Redis[] = [];
-  return {
-    connect() {
-      const client = sharedRedis();
-      clients.push(client);
-      return new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${clients.length}` });
-    },
-    async close() {
-      const admin = sharedRedis();
-      await deleteKeys(admin, keyPrefix);
-      await Promise.all([admin, ...clients].map((client) => client.quit()));
-    },
-  };
-}
+const redisProviderFixture = () =>
+  sharedRedisFixture('provider', (client, keyPrefix, node) => {
+    return new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${node}` });
+  });
 
-describeLockProvider('RedisLockProvider', sharedRedisFixture);
+describeLockProvider('RedisLockProvider', redisProviderFixture);
+describeLockProviderInModule('RedisLockProvider', redisProviderFixture);
 
 describe('RedisLockProvider on the shared Redis', () => {
   const keyPrefix = uniquePrefix('provider-layout');
@@ -91,6 +81,14 @@ describe('RedisLockProvider on the shared Redis', () => {
     await expect(first.unlock()).rejects.toMatchObject({ name: 'LockNotHeldError', reason: 'not-owner' });
     await second.unlock();
   });
+
+  it("passes an error Redis replied with on as it is: Redis was reachable", async () => {
+    const name = uniqueLockName();
+    await admin.hset(`${provider.lockKey(name)}:fence`, 'not', 'a counter');
+
+    const replied = { name: 'ReplyError', message: expect.stringContaining('WRONGTYPE') };
+    await expect(provider.lock(lockConfig(name))).rejects.toMatchObject(replied);
+  });
 });
 
 describe('RedisLockProvider on a private Redis', () => {
@@ -128,7 +126,7 @@ describe('RedisLockProvider on a private Redis', () => {
     const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('round-trips') });
     const otherNode = new RedisLockProvider(admin, { keyPrefix: provider.keyPrefix });
     const name = uniqueLockName();
-    // ioredis sends each script's first call on a connection as EVAL; warm all three up first.
+    // A script's first call on a server that never ran it is EVALSHA, NOSCRIPT, then EVAL; warm all three up first.
     const warmUp = await mustLock(provider, lockConfig(name));
     await (await warmUp.extend(1_000, 0))!.unlock();
 
@@ -149,7 +147,7 @@ describe('RedisLockProvider on a private Redis', () => {
     }
   });
 
-  it('still works after SCRIPT FLUSH (ioredis falls back to EVAL)', async () => {
+  it('still works after SCRIPT FLUSH: a lost script is sent once as EVAL, then as EVALSHA again', async () => {
     const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('script-flush') });
     const name = uniqueLockName();
     const warmUp = await mustLock(provider, lockConfig(name));
@@ -159,11 +157,42 @@ describe('RedisLockProvider on a private Redis', () => {
     await admin.script('FLUSH');
     expect(await cachedScripts(admin)).toBe(0);
 
-    const lock = await mustLock(provider, lockConfig(name));
-    const extended = await lock.extend(1_000, 0);
-    expect(extended).toBeDefined();
-    await extended!.unlock();
+    const recorder = await recordCommands(admin);
+    try {
+      await recorder.take();
+      const lock = await mustLock(provider, lockConfig(name));
+      expect(await recorder.take()).toEqual(['evalsha', 'eval']);
+      const extended = await lock.extend(1_000, 0);
+      expect(extended).toBeDefined();
+      expect(await recorder.take()).toEqual(['evalsha', 'eval']);
+      await extended!.unlock();
+      expect(await recorder.take()).toEqual(['evalsha', 'eval']);
+      // EVAL cached each script again: the next cycle is one EVALSHA each way.
+      await (await mustLock(provider, lockConfig(name))).unlock();
+      expect(await recorder.take()).toEqual(['evalsha', 'evalsha']);
+    } finally {
+      await recorder.close();
+    }
     expect(await isLocked(provider, name)).toBe(false);
+  });
+
+  it('passes any other script error through unchanged, without resending the script', async () => {
+    const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('script-error') });
+    const name = uniqueLockName();
+    const lock = await mustLock(provider, lockConfig(name));
+    // The release script reads the lock with GET, which Redis refuses on a hash.
+    await admin.del(provider.lockKey(name));
+    await admin.hset(provider.lockKey(name), 'not', 'a lock');
+
+    const recorder = await recordCommands(admin);
+    try {
+      await recorder.take();
+      await expect(lock.unlock()).rejects.toThrow(/WRONGTYPE/);
+      expect(await recorder.take()).toEqual(['evalsha']);
+    } finally {
+      await recorder.close();
+      await admin.del(provider.lockKey(name));
+    }
   });
 
   it('rejects lock() within seconds while Redis is down, and locks again once it is back', async () => {
@@ -174,6 +203,13 @@ describe('RedisLockProvider on a private Redis', () => {
 
     const attempt = await settleWithin(provider.lock(lockConfig(name)), 5_000);
     expect(attempt.status).toBe('rejected');
+    // What happened, instead of ioredis's words about its offline queue or its retries.
+    const failure = attempt.status === 'rejected' ? attempt.reason : undefined;
+    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    const endpoint = `127\\.0\\.0\\.1:${server.port}`;
+    const unreachable = new RegExp(`^Redis ${endpoint} is unreachable \\([\\w ]+, the client is \\w+\\)$`);
+    expect((failure as Error).message).toMatch(unreachable);
+    expect((failure as Error).cause).toBeInstanceOf(Error);
 
     await server.start();
     if (client.status !== 'ready') await settleWithin(once(client, 'ready'), 5_000);

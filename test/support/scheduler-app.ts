@@ -2,8 +2,16 @@ import type { DynamicModule, ModuleMetadata, Provider, Type } from '@nestjs/comm
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { ReplaySubject, type Observable } from 'rxjs';
-import { LockEvents, SchedulerLockModule, type LockEvent, type SchedulerLockModuleOptions } from '../../lib/index.js';
+import {
+  LockEvents,
+  SchedulerLockConfigurationError,
+  SchedulerLockModule,
+  type LockEvent,
+  type SchedulerLockModuleOptions,
+} from '../../lib/index.js';
+import type { Redis } from 'ioredis';
 import { CapturedLogger } from './captured-logger.js';
+import { deleteKeys, sharedRedis, uniquePrefix } from './shared-redis.js';
 
 /** What {@link startSchedulerApp} builds the app from. */
 export interface SchedulerAppSetup {
@@ -81,7 +89,45 @@ export async function startSchedulerApp(setup: SchedulerAppSetup): Promise<Sched
   return app;
 }
 
+/** Starts an app that must not start; resolves to why it did not, checked to be a SchedulerLockConfigurationError. */
+export async function startupError(setup: SchedulerAppSetup): Promise<Error> {
+  const error = await startSchedulerApp(setup).then(
+    () => new Error('the app started'),
+    (rejection: unknown) => rejection as Error,
+  );
+  expect(error).toBeInstanceOf(SchedulerLockConfigurationError);
+  return error;
+}
+
 /** Closes every app {@link startSchedulerApp} opened and that is still open; for `afterEach`. */
 export async function closeSchedulerApps(): Promise<void> {
   await Promise.all([...openApps].map((app) => app.close()));
+}
+
+/** What {@link sharedRedisPerTest} gives a spec file: set in its hooks, so read inside tests only. */
+export interface SharedRedisPerTest {
+  /** One client to the shared Redis for the whole file. */
+  readonly redis: Redis;
+  /** A fresh key prefix for each test. */
+  readonly keyPrefix: string;
+}
+
+/**
+ * Registers the hooks of a spec file whose apps lock in the shared Redis: a client for the file, a key
+ * prefix per test, and after each test its apps closed and its keys deleted.
+ */
+export function sharedRedisPerTest(label: string): SharedRedisPerTest {
+  const state = {} as { redis: Redis; keyPrefix: string };
+  beforeAll(() => {
+    state.redis = sharedRedis();
+  });
+  beforeEach(() => {
+    state.keyPrefix = uniquePrefix(label);
+  });
+  afterEach(async () => {
+    await closeSchedulerApps();
+    await deleteKeys(state.redis, state.keyPrefix);
+  });
+  afterAll(() => state.redis.quit());
+  return state;
 }

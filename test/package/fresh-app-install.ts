@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { APP_SHAPES } from './app-shapes.js';
+import { checkFreshApp } from './fresh-app.js';
+import { checkTarball } from './tarball-check.js';
+
+/**
+ * `npm run test:package`: packs this package as `npm publish` would, checks the tarball's contents, and
+ * installs it into fresh apps of every shape of test/package/app-shapes.ts, all at once. Prints one
+ * PASS/FAIL line per check and ends with `N passed, N failed`; exits 1 on any failure, keeping the
+ * apps' directory for a look. Needs the registry (or npm's cache) and Redis at REDIS_URL.
+ */
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const FIXTURES = join(REPO, 'test', 'package', 'fixtures');
+
+interface CheckResult {
+  name: string;
+  passed: boolean;
+  detail: string;
+}
+
+async function main(): Promise<number> {
+  const startedAt = performance.now();
+  const workDir = await mkdtemp(join(tmpdir(), 'nsl-package-test-'));
+  const tarball = await pack(workDir);
+  console.log(`Packed ${tarball}; installing it into ${APP_SHAPES.length} fresh apps under ${workDir}`);
+
+  const luaScripts = await readdir(join(REPO, 'lib', 'redis', 'lua'));
+  const checks: Array<{ name: string; run: () => Promise<string> }> = [
+    { name: 'tarball', run: () => checkTarball(tarball, luaScripts) },
+    ...APP_SHAPES.map((shape) => ({
+      name: shape.name,
+      run: async () => {
+        const log = (step: string) => console.log(`[${shape.name}] ${step}`);
+        const summary = await checkFreshApp(shape, { tarball, fixtures: FIXTURES, workDir }, log);
+        return `${shape.description}: ${summary}`;
+      },
+    })),
+  ];
+  const results = await Promise.all(checks.map(runCheck));
+
+  console.log('');
+  for (const { name, passed, detail } of results) console.log(`${passed ? 'PASS' : 'FAIL'} ${name}: ${detail}`);
+  const failed = results.filter((result) => !result.passed).length;
+  if (failed === 0) await rm(workDir, { recursive: true, force: true });
+  else console.log(`\nThe apps are kept in ${workDir}`);
+  console.log(`\nWall time: ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  console.log(`${results.length - failed} passed, ${failed} failed`);
+  return failed === 0 ? 0 : 1;
+}
+
+async function runCheck({ name, run }: { name: string; run: () => Promise<string> }): Promise<CheckResult> {
+  try {
+    return { name, passed: true, detail: await run() };
+  } catch (error) {
+    return { name, passed: false, detail: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * `npm pack` of the built package (`npm run build` comes first in `test:package`, so the pack's own
+ * `prepack` build is skipped); returns the tarball's path.
+ */
+async function pack(destination: string): Promise<string> {
+  await promisify(execFile)('npm', ['pack', '--ignore-scripts', '--pack-destination', destination], { cwd: REPO });
+  const manifest = await readFile(join(REPO, 'package.json'), 'utf8');
+  const { name, version } = JSON.parse(manifest) as { name: string; version: string };
+  return join(destination, `${name}-${version}.tgz`);
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    console.log('0 passed, 1 failed');
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The files outside dist/ and lib/ a user gets; npm adds package.json, README and LICENSE on its own. */
+const TOP_LEVEL_FILES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+
+/**
+ * Unpacks `tarball` and checks that it ships what a user needs and nothing else: only dist/, lib/ and
+ * {@link TOP_LEVEL_FILES}; every target of `exports`, `main` and `types`; every Lua script of
+ * `luaScripts` beside the compiled Redis provider; and source and declaration maps whose sources are
+ * shipped files (so stack traces under `--enable-source-maps` and "go to definition" land on real files).
+ * Throws with every problem found; returns a one-line summary.
+ */
+export async function checkTarball(tarball: string, luaScripts: string[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'nsl-tarball-'));
+  try {
+    await run('tar', ['-xzf', tarball, '-C', dir]);
+    const root = join(dir, 'package');
+    const files = await listFiles(root);
+    const problems: string[] = [];
+
+    for (const file of files) {
+      if (!TOP_LEVEL_FILES.includes(file) && !file.startsWith('dist/') && !file.startsWith('lib/')) {
+        problems.push(`ships ${file}, outside dist/, lib/ and ${TOP_LEVEL_FILES.join(', ')}`);
+      }
+    }
+    const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const required = [
+      ...TOP_LEVEL_FILES,
+      ...entryPoints(manifest),
+      ...luaScripts.map((script) => `dist/redis/lua/${script}`),
+    ];
+    for (const file of required) {
+      if (!files.includes(file)) problems.push(`does not ship ${file}`);
+    }
+
+    const maps = files.filter((file) => file.endsWith('.map'));
+    for (const map of maps) problems.push(...(await unresolvedSources(root, map)));
+    if (!maps.some((map) => map.endsWith('.d.ts.map'))) problems.push('ships no declaration maps');
+
+    if (problems.length > 0) throw new Error(`${tarball}:\n  ${problems.join('\n  ')}`);
+    const shipped = `dist/, lib/, ${TOP_LEVEL_FILES.join(', ')}`;
+    return `${files.length} files (${shipped}); ${maps.length} source and declaration maps, every source shipped`;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The package-relative files that `exports`, `main` and `types` name. */
+function entryPoints(manifest: Record<string, unknown>): string[] {
+  const targets: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') targets.push(value.replace(/^\.\//, ''));
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+  };
+  collect([manifest.exports, manifest.main, manifest.types]);
+  return [...new Set(targets)];
+}
+
+/** The sources of the map `map` that are not files of the package at `root`. */
+async function unresolvedSources(root: string, map: string): Promise<string[]> {
+  const { sources = [], sourceRoot = '' } = JSON.parse(await readFile(join(root, map), 'utf8')) as {
+    sources?: string[];
+    sourceRoot?: string;
+  };
+  return sources.flatMap((source) => {
+    const file = resolve(root, dirname(map), sourceRoot, source);
+    const inside = file.startsWith(root + sep);
+    if (inside && existsSync(file)) return [];
+    return [`${map} names ${source}, ${inside ? 'which is not shipped' : 'outside the package'}`];
+  });
+}
+
+/** Every file under `root`, as a `/`-separated path relative to it. */
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
+}

@@ -1,0 +1,73 @@
+import { Cluster, Redis } from 'ioredis';
+import { LockStoreUnavailableError } from '../../lib/index.js';
+import { describeRedisEndpoint, redisFailure } from '../../lib/redis/redis-failures.js';
+
+/** Clients that never connect: only their options are read. */
+const LAZY = { lazyConnect: true } as const;
+const clients: (Redis | Cluster)[] = [];
+function unconnected<C extends Redis | Cluster>(client: C): C {
+  clients.push(client);
+  return client;
+}
+afterAll(() => clients.forEach((client) => client.disconnect()));
+
+describe('how messages name a Redis endpoint', () => {
+  it.each<[string, () => Redis | Cluster, string]>([
+    ['a URL with credentials', () => new Redis('redis://app:pw-secret@10.0.0.5:6390/2', LAZY), '10.0.0.5:6390'],
+    ['options with defaults', () => new Redis({ password: 'pw-secret', lazyConnect: true }), 'localhost:6379'],
+    ['a unix socket', () => new Redis({ path: '/var/run/redis.sock', lazyConnect: true }), '/var/run/redis.sock'],
+    [
+      'Sentinel',
+      () =>
+        new Redis({
+          sentinels: [
+            { host: 's1', port: 26379 },
+            { host: 's2', port: 26380 },
+          ],
+          name: 'orders',
+          password: 'pw-secret',
+          sentinelPassword: 'pw-secret',
+          lazyConnect: true,
+        }),
+      'master "orders" via Sentinel s1:26379, s2:26380',
+    ],
+    [
+      'a Cluster (startup nodes in every form ioredis takes)',
+      () => new Cluster(['redis://:pw-secret@c1:7000', { host: 'c2', port: 7001 }, 7002, 'c4:7003'], LAZY),
+      'Cluster c1:7000, c2:7001, localhost:7002 and 1 more',
+    ],
+  ])('%s: hosts and ports, never a password', (_, client, endpoint) => {
+    expect(describeRedisEndpoint(unconnected(client()))).toBe(endpoint);
+  });
+});
+
+describe('what a failed command says about Redis', () => {
+  const client = () => unconnected(new Redis({ host: '10.0.0.5', port: 6390, lazyConnect: true }));
+  const replyError = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
+  const systemError = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+  it.each<[string, Error, string]>([
+    ['a refused connection', systemError('connect ECONNREFUSED', 'ECONNREFUSED'), 'connection refused, ECONNREFUSED'],
+    ['a connect timeout', systemError('connect ETIMEDOUT', 'ETIMEDOUT'), 'connect timeout, ETIMEDOUT'],
+    ['an unknown host', systemError('getaddrinfo ENOTFOUND redis', 'ENOTFOUND'), 'host not found, ENOTFOUND'],
+    ['a wrong password', replyError('WRONGPASS invalid username-password pair'), 'authentication failed: WRONGPASS'],
+    ['a missing password', replyError('NOAUTH Authentication required.'), 'authentication failed: NOAUTH'],
+    ['a closed connection', new Error('Connection is closed.'), 'connection closed, the client is wait'],
+    [
+      "ioredis's offline queue",
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+      'not connected, the client is wait',
+    ],
+  ])('%s is a LockStoreUnavailableError naming the endpoint and the cause', (_, error, reason) => {
+    const failure = redisFailure(client(), error);
+
+    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    expect(failure).toMatchObject({ message: `Redis 10.0.0.5:6390 is unreachable (${reason})`, reason, cause: error });
+  });
+
+  it('leaves a reply error as it is: Redis answered', () => {
+    const error = replyError('WRONGTYPE Operation against a key holding the wrong kind of value');
+
+    expect(redisFailure(client(), error)).toBe(error);
+  });
+});

@@ -270,34 +270,34 @@ describe('chaos analysis', () => {
     expect(quiet.violations).toBe(1);
   });
 
-  it('finds errors outside fault windows and their margin only', () => {
+  it('finds errors outside fault windows and their margin, and tells those of a lagging app apart', () => {
+    const storeError = (node: string, seconds: number): RunLogLine => ({
+      type: 'lock-event',
+      node,
+      pid: PIDS[node],
+      mono: at(seconds),
+      event: 'skipped',
+      lock: 'tick',
+      reason: 'store-error',
+    });
     const lines: RunLogLine[] = [
       ...cleanSoak(),
       { type: 'fault', kind: 'stall', target: 'app-1', start: at(4), end: at(6) },
-      {
-        type: 'lock-event',
-        node: 'app-1',
-        pid: 101,
-        mono: at(9),
-        event: 'skipped',
-        lock: 'tick',
-        reason: 'store-error',
-      },
-      {
-        type: 'log',
-        node: 'app-2',
-        pid: 102,
-        mono: at(20),
-        level: 'error',
-        context: 'SchedulerLock',
-        message: 'Could not renew 1 lock lease(s)',
-      },
+      storeError('app-1', 9), // within the fault's margin
+      storeError('app-2', 20),
       { type: 'lock-event', node: 'app-2', pid: 102, mono: at(21), event: 'skipped', lock: 'tick', reason: 'locked' },
+      { type: 'loop-delay', node: 'app-1', pid: 101, mono: at(24), maxMs: 1_400 },
+      storeError('app-1', 25), // its event loop had just lagged 1.4 s
+      storeError('app-2', 25),
     ];
 
     const findings = analyze(lines);
 
-    expect(findings.quietErrors.map((line) => line.mono)).toEqual([at(20)]);
+    expect(findings.quietErrors.map((line) => [line.node, line.mono])).toEqual([
+      ['app-2', at(20)],
+      ['app-2', at(25)],
+    ]);
+    expect(findings.errorsUnderLoad.map((line) => [line.node, line.mono])).toEqual([['app-1', at(25)]]);
   });
 
   it('fails a soak whose apps did not get their clock skew, or not on the shared monotonic clock', () => {

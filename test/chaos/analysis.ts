@@ -109,6 +109,8 @@ export interface ChaosFindings {
   readonly quietMisses: readonly Miss[];
   /** Errors (store errors, lost locks, failed releases, error logs) outside every fault window and its margin. */
   readonly quietErrors: readonly AppLine[];
+  /** Such errors of an app whose event loop had just lagged over a second: load, not a violation. */
+  readonly errorsUnderLoad: readonly AppLine[];
   readonly skewChecks: readonly SkewCheck[];
   readonly faultsPerKind: Record<FaultKind, number>;
   readonly cpu: { readonly averagePercent: number; readonly maxPercent: number } | undefined;
@@ -151,7 +153,7 @@ export function analyze(lines: readonly RunLogLine[]): ChaosFindings {
         (line.type === 'app-exit' || line.type === 'redis-exit') && !line.expected,
     ),
     ...misses,
-    quietErrors: findQuietErrors(lines, excused),
+    ...findQuietErrors(lines, excused),
     skewChecks: checkSkews(lines, soak),
     faultsPerKind: countBy(FAULT_KINDS, faults, (fault) => fault.kind),
     cpu: cpuLines.length
@@ -351,23 +353,41 @@ export function findMisses(
   return { checkedSeconds, missesInFaults, missesUnderLoad, quietMisses };
 }
 
+/** An app whose event loop lagged more than this just before an error was under load (see {@link findQuietErrors}). */
+export const ERROR_LOAD_DELAY_MS = 1_000;
+
 /**
  * Errors outside every fault window (extended by the margin): a skip for a store error, a lost lock, a
- * failed release, an error log. With Redis reachable and answering, none of them has a reason.
+ * failed release, an error log. With Redis reachable and answering, none of them has a reason, unless
+ * the app's own event loop lagged over {@link ERROR_LOAD_DELAY_MS} in the 3 s before (its acquire and
+ * renewal timeouts ran on a starved process: load, reported apart).
  */
 export function findQuietErrors(
   lines: readonly RunLogLine[],
   excused: ReadonlyArray<readonly [number, number]>,
-): AppLine[] {
-  return lines.filter((line): line is AppLine => {
+): Pick<ChaosFindings, 'quietErrors' | 'errorsUnderLoad'> {
+  const delays = lines.filter((line): line is Line<'loop-delay'> => line.type === 'loop-delay');
+  const quietErrors: AppLine[] = [];
+  const errorsUnderLoad: AppLine[] = [];
+  for (const line of lines) {
     const isError =
       (line.type === 'log' && line.level === 'error') ||
       (line.type === 'lock-event' &&
         (line.event === 'lost' ||
           line.event === 'release-failed' ||
           (line.event === 'skipped' && line.reason === 'store-error')));
-    return isError && !excused.some(([from, to]) => line.mono >= from && line.mono <= to);
-  });
+    if (!isError || excused.some(([from, to]) => line.mono >= from && line.mono <= to)) continue;
+    // Its own timers ran a second late shortly before: an acquire or renewal timeout says nothing about Redis.
+    const lagged = delays.some(
+      (delay) =>
+        delay.pid === line.pid &&
+        delay.maxMs > ERROR_LOAD_DELAY_MS &&
+        delay.mono >= line.mono - 3_000 &&
+        delay.mono - 1_000 <= line.mono,
+    );
+    (lagged ? errorsUnderLoad : quietErrors).push(line);
+  }
+  return { quietErrors, errorsUnderLoad };
 }
 
 /**

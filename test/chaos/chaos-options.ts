@@ -15,6 +15,14 @@ export interface ChaosOptions {
 const USAGE = `npm run chaos -- [--seed N] [--minutes M | --seconds S] [--apps N] [--out DIR] [--analyze RUN_LOG]
   (or CHAOS_SEED, CHAOS_MINUTES, CHAOS_SECONDS, CHAOS_APPS, CHAOS_OUT)`;
 const DEFAULT_MINUTES = 10;
+
+/** A bad command line: its message names the option and the value, and ends with the usage. */
+export class ChaosUsageError extends Error {
+  override readonly name = 'ChaosUsageError';
+  constructor(problem: string) {
+    super(`${problem}\nUsage: ${USAGE}`);
+  }
+}
 const DEFAULT_APPS = 5;
 /** The skews go from -4 s to +4 s: two apps at least, and more than 9 would share skews. */
 const MAX_APPS = 9;
@@ -24,20 +32,20 @@ export function parseChaosOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    if (!flag.startsWith('--')) throw new Error(`Unexpected argument "${argv[i]}"\nUsage: ${USAGE}`);
+    if (!flag.startsWith('--')) throw new ChaosUsageError(`Unexpected argument "${argv[i]}"`);
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value\nUsage: ${USAGE}`);
+    if (value === undefined) throw new ChaosUsageError(`${flag} needs a value`);
     flags.set(flag.slice(2), value);
   }
   const known = ['seed', 'minutes', 'seconds', 'apps', 'out', 'analyze'];
   const unknown = [...flags.keys()].filter((flag) => !known.includes(flag));
-  if (unknown.length) throw new Error(`Unknown option(s) ${unknown.map((f) => `--${f}`).join(', ')}\nUsage: ${USAGE}`);
+  if (unknown.length) throw new ChaosUsageError(`Unknown option(s) ${unknown.map((f) => `--${f}`).join(', ')}`);
   const read = (name: string) => flags.get(name) ?? env[`CHAOS_${name.toUpperCase()}`];
 
   const minutes = read('minutes');
   const seconds = read('seconds');
   if (minutes !== undefined && seconds !== undefined)
-    throw new Error(`Give --minutes or --seconds, not both\nUsage: ${USAGE}`);
+    throw new ChaosUsageError('Give --minutes or --seconds, not both');
   return {
     seed: read('seed') === undefined ? randomInt(1, 2 ** 31) : whole('seed', read('seed')!, 0, 2 ** 32 - 1),
     seconds:
@@ -58,7 +66,7 @@ export function skewsFor(apps: number): number[] {
 function whole(name: string, text: string, min: number, max: number): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max} (got "${text}")\nUsage: ${USAGE}`);
+    throw new ChaosUsageError(`--${name} must be a whole number from ${min} to ${max} (got "${text}")`);
   }
   return value;
 }
@@ -66,6 +74,6 @@ function whole(name: string, text: string, min: number, max: number): number {
 function positive(name: string, text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0)
-    throw new Error(`--${name} must be a positive number (got "${text}")\nUsage: ${USAGE}`);
+    throw new ChaosUsageError(`--${name} must be a positive number (got "${text}")`);
   return value;
 }

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { analyze } from './analysis.js';
 import { AofRedisServer } from './aof-redis.js';
 import { AppFleet } from './app-fleet.js';
-import { parseChaosOptions, skewsFor, type ChaosOptions } from './chaos-options.js';
+import { ChaosUsageError, parseChaosOptions, skewsFor, type ChaosOptions } from './chaos-options.js';
 import { sampleCpu } from './cpu-sampler.js';
 import { ensureLibfaketime } from './faketime.js';
 import { injectFault, type FaultTargets } from './fault-injector.js';
@@ -157,9 +157,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 main().then(
   (code) => process.exit(code),
   async (error: unknown) => {
-    console.error(
-      `chaos: the soak could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
+    const why = error instanceof ChaosUsageError ? error.message : error instanceof Error ? error.stack : String(error);
+    console.error(`chaos: the soak could not run: ${why}`);
     await runCleanups();
     process.exit(2);
   },

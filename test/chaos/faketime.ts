@@ -25,7 +25,11 @@ export function ensureLibfaketime(say: (line: string) => void): string {
   const found = findLibfaketime();
   if (found) return found;
   say(`libfaketime is not installed: installing Debian's faketime package (${INSTALL})`);
-  execFileSync('sh', ['-c', INSTALL], { stdio: ['ignore', 'inherit', 'inherit'] });
+  // apt's progress lines are noise here; its errors (stderr) are not.
+  execFileSync('sh', ['-c', INSTALL], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   const installed = findLibfaketime();
   if (!installed)
     throw new Error(

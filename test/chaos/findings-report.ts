@@ -55,6 +55,7 @@ function renderTable(findings: ChaosFindings): string {
   info('missed in a fault window (+ margin)', findings.missesInFaults);
   info("missed while an app's event loop lagged > 500 ms (load)", findings.missesUnderLoad.length);
   check('quiet-period misses', findings.quietMisses.length);
+  info("errors while the app's event loop lagged > 1 s (load)", findings.errorsUnderLoad.length);
   check('errors outside fault windows (+ margin)', findings.quietErrors.length);
   // Each app's first start shows what libfaketime gave it; every start is checked.
   const firstStart = new Map<string, number>();

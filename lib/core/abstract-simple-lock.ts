@@ -10,7 +10,7 @@ export abstract class AbstractSimpleLock implements SimpleLock {
 
   protected constructor(
     readonly configuration: LockConfiguration,
-    /** When the store confirmed the lock (monotonic ms). */
+    /** When the store confirmed the lock (monotonic ms); read only when `lockAtLeastFor` > 0. */
     protected readonly acquiredAt: number,
   ) {}
 

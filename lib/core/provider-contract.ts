@@ -67,8 +67,9 @@ export function usableLock(value: unknown, provider: string, source: string): Si
     throw contractError(provider, `${source} resolved to ${describeValue(value)}, not a lock object or undefined`);
   }
   const lock = value as Record<string, unknown>;
-  const missing = ['unlock', 'extend'].filter((member) => typeof lock[member] !== 'function');
-  if (missing.length > 0) {
+  // Checked on every lock taken: the list of missing members is built only when one is missing.
+  if (typeof lock.unlock !== 'function' || typeof lock.extend !== 'function') {
+    const missing = ['unlock', 'extend'].filter((member) => typeof lock[member] !== 'function');
     const members = missing.map((member) => `${member}()`).join(' and ');
     throw contractError(provider, `${source} resolved to a lock without ${members}`);
   }

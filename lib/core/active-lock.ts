@@ -1,20 +1,11 @@
 import { parseDuration, type Duration } from './duration.js';
 import { LockExtensionError, LockLostError } from './errors.js';
+import type { AcquiredLock, RunDetails } from './lock-acquisition.js';
 import { initialTtl, type RunLockConfiguration } from './lock-configuration.js';
 import type { LockContext } from './lock-context.js';
 import type { LockLostReason } from './lock-events.js';
 import type { SimpleLock } from './lock-provider.js';
 import { usableLock } from './provider-contract.js';
-
-/** Which occurrence a run belongs to, for once-per-occurrence cron jobs. */
-export interface RunClaim {
-  readonly occurrence: number;
-  readonly catchUp?: boolean;
-  /** Set to re-run an occurrence whose node died, at most this many runs of it in all. */
-  readonly recoverUpTo?: number;
-  /** With `recoverUpTo`: how long the occurrence's lock must have been gone (ms). */
-  readonly recoveryGrace?: number;
-}
 
 /** What an {@link ActiveLock} reports to the executor that owns it. */
 export interface ActiveLockListener {
@@ -44,6 +35,10 @@ export class ActiveLock implements LockContext {
   readonly lease: number | undefined;
   readonly occurrence: Date | undefined;
   readonly catchUp: boolean;
+  readonly recovery: RunDetails['recovery'];
+  readonly manual: RunDetails['manual'];
+  /** Whether the release records how the run ended (an occurrence's run). */
+  readonly recordsOutcome: boolean;
   /** When the lock expires in the store at the latest, as far as this node knows. */
   expiresAt = 0;
   /** `lockAtMostFor` after the lock was taken or last extended: renewals never go past it. */
@@ -57,18 +52,23 @@ export class ActiveLock implements LockContext {
   /** Until when the lock must be kept on release (`lockAtLeastFor`), which `extend` keeps by default. */
   private leastUntil: number;
 
+  private current: SimpleLock;
+
   constructor(
-    private current: SimpleLock,
+    acquired: AcquiredLock,
     configuration: RunLockConfiguration,
     requestedAt: number,
     readonly lockedBy: string,
     readonly jobName: string | undefined,
     private readonly listener: ActiveLockListener,
-    claim: RunClaim | undefined,
-    readonly recovery: { readonly attempt: number; readonly previousHolder: string } | undefined,
   ) {
-    this.occurrence = claim && new Date(claim.occurrence);
-    this.catchUp = claim?.catchUp ?? false;
+    const details = acquired.run ?? {};
+    this.current = acquired.lock;
+    this.recordsOutcome = acquired.recordsOutcome ?? false;
+    this.occurrence = details.occurrence === undefined ? undefined : new Date(details.occurrence);
+    this.catchUp = details.catchUp ?? false;
+    this.recovery = details.recovery;
+    this.manual = details.manual;
     this.requestedAt = requestedAt;
     // The configuration the lock was asked for, not the lock's own: a provider's lock need not carry one.
     this.name = configuration.name;
@@ -128,7 +128,9 @@ export class ActiveLock implements LockContext {
     const atMost = parseDuration(lockAtMostFor);
     const now = performance.now();
     const atLeast =
-      lockAtLeastFor === undefined ? Math.min(atMost, Math.max(0, Math.ceil(this.leastUntil - now))) : parseDuration(lockAtLeastFor);
+      lockAtLeastFor === undefined
+        ? Math.min(atMost, Math.max(0, Math.ceil(this.leastUntil - now)))
+        : parseDuration(lockAtLeastFor);
     if (this.lost) {
       throw new LockExtensionError(`Lock "${this.name}" cannot be extended: ${this.lostReason!.message}`);
     }

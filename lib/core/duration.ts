@@ -23,8 +23,7 @@ type IsoDuration = `P${number}D` | `PT${IsoTime}` | `P${number}DT${IsoTime}`;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const COMPOUND = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/i;
 const COMPOUND_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gi;
-const ISO_8601 =
-  /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
+const ISO_8601 = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
 const PLAIN_MS = /^\d+(?:\.\d+)?$/;
 
 /**
@@ -56,7 +55,9 @@ export function parseDuration(value: number | string): number {
       Number(days) * UNIT_MS.d + Number(hours) * UNIT_MS.h + Number(minutes) * UNIT_MS.m + Number(seconds) * UNIT_MS.s,
     );
   }
-  const hint = text.startsWith('-') ? 'must not be negative' : "expected milliseconds, '30s', '1h30m' or ISO-8601 'PT30S'";
+  const hint = text.startsWith('-')
+    ? 'must not be negative'
+    : "expected milliseconds, '30s', '1h30m' or ISO-8601 'PT30S'";
   throw new Error(`Invalid duration "${value}": ${hint}`);
 }
 

@@ -1,4 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
+import type { SchedulerLockLogger } from './logger.js';
 
 /** Keys remembered at most: per-item lock names (one per customer, say) must not grow it without bound. */
 const MAX_KEYS = 1_000;
@@ -11,7 +11,7 @@ export class FaultLog {
   private readonly last = new Map<string, { at: number; suppressed: number }>();
 
   constructor(
-    private readonly logger: LoggerService,
+    private readonly logger: SchedulerLockLogger,
     private readonly intervalMs = 30_000,
   ) {}
 

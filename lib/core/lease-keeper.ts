@@ -1,6 +1,6 @@
 import type { ActiveLock } from './active-lock.js';
 import type { FaultLog } from './fault-log.js';
-import type { LockProvider } from './lock-provider.js';
+import type { LeaseRenewingLockProvider } from './provider-abilities.js';
 
 /**
  * One loop per node for every held lock: a single `unref`'d timer, set to the next moment any lock
@@ -13,8 +13,9 @@ export class LeaseKeeper {
   private timerAt = Infinity;
   private stopped = false;
 
+  /** `renewer` is `undefined` for a provider without the ability: then no lock has a lease to renew. */
   constructor(
-    private readonly provider: LockProvider,
+    private readonly renewer: LeaseRenewingLockProvider | undefined,
     private readonly faults: FaultLog,
   ) {}
 
@@ -66,18 +67,19 @@ export class LeaseKeeper {
         due.push(lock);
       }
     }
-    if (due.length === 0) return this.rearm();
+    // Without a renewer no lock has a lease (refused at startup), so nothing is ever due here.
+    if (due.length === 0 || !this.renewer) return this.rearm();
     for (const lock of due) lock.renewAt = Infinity; // in flight: no second renewal of it meanwhile
     this.rearm(); // a renewal that hangs must not hold back the aborts
-    await this.renew(due);
+    await this.renew(this.renewer, due);
     this.rearm();
   }
 
-  private async renew(due: ActiveLock[]): Promise<void> {
+  private async renew(renewer: LeaseRenewingLockProvider, due: ActiveLock[]): Promise<void> {
     const sentAt = performance.now();
     const renewals = due.map((lock) => ({ lock: lock.lock, ttl: Math.min(lock.lease!, lock.capAt - sentAt) }));
     try {
-      const outcomes = await this.provider.renewLeases!(renewals);
+      const outcomes = await renewer.renewLeases(renewals);
       this.faults.clear('renewal');
       outcomes.forEach((outcome, i) => {
         const lock = due[i];
@@ -90,7 +92,10 @@ export class LeaseKeeper {
         }
       });
     } catch (error) {
-      this.faults.error('renewal', `Could not renew ${due.length} lock lease(s), retrying next interval: ${(error as Error).message}`);
+      this.faults.error(
+        'renewal',
+        `Could not renew ${due.length} lock lease(s), retrying next interval: ${(error as Error).message}`,
+      );
       const retryAt = performance.now();
       for (const lock of due) lock.renewAt = retryAt + lock.renewalInterval;
     }

@@ -45,6 +45,12 @@ export function initialTtl(configuration: RunLockConfiguration): number {
   return Math.min(configuration.lease ?? Infinity, configuration.lockAtMostFor);
 }
 
+/** What the store is asked for first: a renewing lock is taken for one lease, and the keeper carries it on. */
+export function firstTake(configuration: RunLockConfiguration): RunLockConfiguration {
+  const ttl = initialTtl(configuration);
+  return ttl === configuration.lockAtMostFor ? configuration : { ...configuration, lockAtMostFor: ttl };
+}
+
 /** The lease of `keepAlive: true`. */
 export const DEFAULT_LEASE = 30_000;
 
@@ -64,20 +70,33 @@ export function createLockConfiguration(
   subject = `lock "${name}"`,
 ): RunLockConfiguration {
   if (typeof name !== 'string' || name.trim() === '') {
-    throw new SchedulerLockConfigurationError(`${subject}: the lock name must be a non-empty string (got ${JSON.stringify(name)})`);
+    throw new SchedulerLockConfigurationError(
+      `${subject}: the lock name must be a non-empty string (got ${JSON.stringify(name)})`,
+    );
   }
-  const { lockAtMostFor, lockAtLeastFor } = lockDurations(durations, defaults, ['lockAtMostFor', 'lockAtLeastFor'], subject);
+  const { lockAtMostFor, lockAtLeastFor } = lockDurations(
+    durations,
+    defaults,
+    ['lockAtMostFor', 'lockAtLeastFor'],
+    subject,
+  );
   const lease = resolveLease(durations.keepAlive, defaults.lease, subject);
   return lease === undefined ? { name, lockAtMostFor, lockAtLeastFor } : { name, lockAtMostFor, lockAtLeastFor, lease };
 }
 
 /** The lease in ms a `keepAlive` option asks for, or `undefined` for a lock that does not renew. */
-export function resolveLease(keepAlive: KeepAlive | undefined, fallback: number | undefined, subject: string): number | undefined {
+export function resolveLease(
+  keepAlive: KeepAlive | undefined,
+  fallback: number | undefined,
+  subject: string,
+): number | undefined {
   if (keepAlive === undefined) return fallback;
   if (keepAlive === false) return undefined;
   if (keepAlive === true) return DEFAULT_LEASE;
   if (typeof keepAlive !== 'object' || keepAlive === null) {
-    throw new SchedulerLockConfigurationError(`${subject}: keepAlive must be true, false or { lease } (got ${JSON.stringify(keepAlive)})`);
+    throw new SchedulerLockConfigurationError(
+      `${subject}: keepAlive must be true, false or { lease } (got ${JSON.stringify(keepAlive)})`,
+    );
   }
   return positiveDurationOption(keepAlive.lease, DEFAULT_LEASE, 'keepAlive.lease', subject);
 }
@@ -103,10 +122,17 @@ export function lockDurations(
 }
 
 /** {@link durationOption} for a duration that must be greater than 0. */
-export function positiveDurationOption(value: Duration | undefined, fallback: number, option: string, subject: string): number {
+export function positiveDurationOption(
+  value: Duration | undefined,
+  fallback: number,
+  option: string,
+  subject: string,
+): number {
   const ms = durationOption(value, fallback, option, subject);
   if (ms <= 0) {
-    throw new SchedulerLockConfigurationError(`${subject}: ${option} must be greater than 0 (got ${JSON.stringify(value ?? fallback)})`);
+    throw new SchedulerLockConfigurationError(
+      `${subject}: ${option} must be greater than 0 (got ${JSON.stringify(value ?? fallback)})`,
+    );
   }
   return ms;
 }

@@ -22,7 +22,10 @@ export interface LockContext {
   readonly occurrence: Date | undefined;
   /** `true` for the catch-up run of an occurrence the whole cluster missed. */
   readonly catchUp: boolean;
-  /** For a re-run of an occurrence whose node died: which attempt this is (2 for the first re-run) and who ran the previous one. */
+  /**
+   * For a re-run of an occurrence whose node died: which attempt this is (2 for the first re-run) and who
+   * ran the previous one.
+   */
   readonly recovery: { readonly attempt: number; readonly previousHolder: string } | undefined;
   /**
    * Moves the lock's expiry to `lockAtMostFor` from now (ShedLock's `LockExtender.extendActiveLock`).
@@ -33,7 +36,7 @@ export interface LockContext {
 }
 
 /** An entry of the per-async-context stack of held locks. */
-export interface HeldLockFrame {
+interface HeldLockFrame {
   readonly name: string;
   readonly context: LockContext;
   readonly parent: HeldLockFrame | undefined;

@@ -1,4 +1,5 @@
 import { Observable, Subject } from 'rxjs';
+import type { SteeringAction } from './operations.js';
 import type { SkipReason } from './task-result.js';
 
 interface LockEventBase {
@@ -17,6 +18,13 @@ interface LockEventBase {
 /** What the lock layer did: one event per step of a locked run, plus faults. */
 export type LockEvent =
   | (LockEventBase & { readonly type: 'attempt' })
+  | (LockEventBase & {
+      /** An operator's steering action, emitted on the node that performed it (`SchedulerLockAdmin`). */
+      readonly type: 'operator';
+      readonly action: SteeringAction;
+      readonly actor: string;
+      readonly reason?: string;
+    })
   | (LockEventBase & { readonly type: 'acquired'; readonly lockedUntil: number })
   | (LockEventBase & { readonly type: 'skipped'; readonly reason: SkipReason; readonly error?: unknown })
   | (LockEventBase & { readonly type: 'started' })

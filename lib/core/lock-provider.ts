@@ -1,14 +1,23 @@
 import type { LockConfiguration, SchedulerLockConfigurationError } from './lock-configuration.js';
 import type { AbstractSimpleLock } from './abstract-simple-lock.js';
+import type { RunReport } from './operations.js';
+import type {
+  JobRecordReader,
+  LeaseRenewingLockProvider,
+  OccurrenceLockProvider,
+  RecoveringLockProvider,
+} from './provider-abilities.js';
 
 /**
- * The storage plug-in: takes a named lock if it is free. Not reentrant: a second `lock()` of a held
- * name returns `undefined`, even from the process that holds it.
+ * The storage plug-in, ShedLock's `LockProvider`: takes a named lock if it is free. Not reentrant: a
+ * second `lock()` of a held name returns `undefined`, even from the process that holds it.
  *
- * Only `lock()` is required; each optional method is a capability that some options need (the module
- * refuses those options at startup, naming the provider, when the method is missing). What a provider
- * returns is checked: a value that breaks this contract skips the run with a
- * {@link SchedulerLockConfigurationError} naming the provider's class and the missing member.
+ * That is all a provider must do. Some options need more, each an ability of its own interface (see
+ * `provider-abilities.ts`: {@link LeaseRenewingLockProvider}, {@link OccurrenceLockProvider},
+ * {@link RecoveringLockProvider}, {@link JobRecordReader}); the module refuses those options at startup,
+ * naming the provider, when it lacks the ability. What a provider returns is checked: a value that
+ * breaks this contract skips the run with a {@link SchedulerLockConfigurationError} naming the
+ * provider's class and the missing member.
  */
 export interface LockProvider {
   /**
@@ -17,38 +26,18 @@ export interface LockProvider {
    * (`null` is read the same) when another holder has it. Rejects on a store error.
    */
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined>;
-  /**
-   * Optional, needed for `keepAlive`: sets each lock's TTL to its `ttl` if the lock is still ours, all
-   * in one store round trip where the store allows. Resolves to one outcome per renewal, in order;
-   * rejects on a store error. Unlike `extend`, the lock objects stay usable.
-   */
-  renewLeases?(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]>;
-  /**
-   * Optional, needed for once-per-occurrence cron jobs: takes the lock for one scheduled occurrence
-   * (epoch ms), refused if the lock is held or that occurrence (or a later one) was already claimed.
-   * Records the run in the job record, in the same store round trip.
-   */
-  lockOccurrence?(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim>;
-  /**
-   * Optional, needed for `onCrash: 'rerun'`: takes over `occurrence` if its run died (record still
-   * running, lock gone for at least `grace` ms by the store's clock) and fewer than `maxAttempts` runs of
-   * it have started. Refused as `running` while the lock is held or the grace has not passed.
-   */
-  recoverOccurrence?(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number): Promise<RecoveryClaim>;
-  /** Optional: the job record of a lock name, for operators. */
-  readJobRecord?(name: string): Promise<JobRecord | undefined>;
 }
 
-/** What {@link LockProvider.lockOccurrence} got. */
+/** What {@link OccurrenceLockProvider.lockOccurrence} got. */
 export type OccurrenceClaim =
   | { readonly lock: SimpleLock }
-  | { readonly refused: 'locked' }
+  | { readonly refused: 'locked' | 'paused' }
   | { readonly refused: 'already-ran'; /** that very occurrence is still running */ readonly running: boolean };
 
-/** What {@link LockProvider.recoverOccurrence} got. */
+/** What {@link RecoveringLockProvider.recoverOccurrence} got. */
 export type RecoveryClaim =
   | { readonly lock: SimpleLock; readonly attempt: number; readonly previousHolder: string }
-  | { readonly refused: 'running' }
+  | { readonly refused: 'running' | 'paused' }
   | { readonly refused: 'settled'; readonly state: JobRunState | '' };
 
 /** How a job's last claimed occurrence stands. `crashed`: its node died and it was not (or no more) re-run. */
@@ -104,12 +93,13 @@ export interface SimpleLock {
    */
   unlock(): Promise<void>;
   /**
-   * For a lock of an occurrence: {@link unlock}, and record in the job record how the run ended, in
-   * the same store round trip. The record is updated even if the lock had expired meanwhile, as long as
-   * no other node took the occurrence over. A call that rejected with a store error (not
-   * {@link LockNotHeldError}) may be made again: the executor retries it until the store answers.
+   * For the lock of a scheduled job's run: {@link unlock}, and record how the run ended, in the same store
+   * round trip: in the job record (an occurrence's run), and with `report` in the job's run history where
+   * the store keeps one. The record is updated even if the lock had expired meanwhile, as long as no other
+   * node took the occurrence over. A call that rejected with a store error (not {@link LockNotHeldError})
+   * may be made again: the executor retries it until the store answers.
    */
-  finish?(outcome: RunOutcome): Promise<void>;
+  finish?(outcome: RunOutcome, report?: RunReport): Promise<void>;
   /**
    * Moves the expiry to `lockAtMostFor` from now (and `lockAtLeastFor` from now for the release).
    * Resolves to a new lock object, or `undefined` if this lock had expired or is not ours anymore.

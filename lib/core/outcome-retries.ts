@@ -19,7 +19,12 @@ export class OutcomeRetries {
    * Calls `finish` again, backing off, until it resolves or rejects for a reason other than a store
    * error (`isStoreError`); then calls `settled` with the error, if any.
    */
-  retry(active: ActiveLock, finish: () => Promise<void>, isStoreError: (error: unknown) => boolean, settled: (error?: unknown) => void): void {
+  retry(
+    active: ActiveLock,
+    finish: () => Promise<void>,
+    isStoreError: (error: unknown) => boolean,
+    settled: (error?: unknown) => void,
+  ): void {
     const tryAfter = (delay: number) => {
       const timer = setTimeout(() => {
         finish().then(

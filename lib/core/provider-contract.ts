@@ -1,8 +1,6 @@
-import { SchedulerLockConfigurationError } from './lock-configuration.js';
+import { SchedulerLockConfigurationError, type RunLockConfiguration } from './lock-configuration.js';
 import type { LockProvider, SimpleLock } from './lock-provider.js';
-
-/** The optional members of a {@link LockProvider}: absent is fine, present must be a function. */
-const OPTIONAL_PROVIDER_METHODS = ['renewLeases', 'lockOccurrence', 'recoverOccurrence', 'readJobRecord'] as const;
+import { canRenewLeases, PROVIDER_ABILITY_METHODS } from './provider-abilities.js';
 
 /**
  * How messages name a provider (or a lock): by its class, which is what its author knows it by; a
@@ -19,7 +17,7 @@ function className(value: unknown): string | undefined {
 
 /**
  * Checks at startup what can be checked before the first lock: that `provider` is an object with a
- * `lock()` method, and that each optional capability it has is a method.
+ * `lock()` method, and that each ability it has (see `provider-abilities.ts`) is a method.
  */
 export function assertLockProvider(provider: unknown, subject: string): asserts provider is LockProvider {
   if (typeof provider !== 'object' || provider === null) {
@@ -35,7 +33,7 @@ export function assertLockProvider(provider: unknown, subject: string): asserts 
         'lock(configuration) resolving to a lock with unlock() and extend(), or to undefined when the lock is held',
     );
   }
-  for (const method of OPTIONAL_PROVIDER_METHODS) {
+  for (const method of PROVIDER_ABILITY_METHODS) {
     if (members[method] !== undefined && typeof members[method] !== 'function') {
       const got = describeValue(members[method]);
       throw new SchedulerLockConfigurationError(
@@ -104,4 +102,18 @@ function describeValue(value: unknown): string {
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'object' && value !== null) return `a ${className(value) ?? 'plain object'}`;
   return String(value);
+}
+
+/** Throws, naming `subject` and the provider, if `configuration` needs lease renewal that `provider` lacks. */
+export function assertCanRenewLeases(
+  provider: LockProvider,
+  configuration: RunLockConfiguration,
+  subject: string,
+): void {
+  if (configuration.lease !== undefined && !canRenewLeases(provider)) {
+    throw new SchedulerLockConfigurationError(
+      `${subject}: keepAlive needs a provider with renewLeases(), which provider ` +
+        `${describeProvider(provider)} does not have`,
+    );
+  }
 }

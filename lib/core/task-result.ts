@@ -1,11 +1,16 @@
 /**
  * Why a task did not run: the lock is held elsewhere, the store failed, the app is shutting down, or
- * (once-per-occurrence cron jobs) the occurrence was already run or is running.
+ * (once-per-occurrence cron jobs) the occurrence was already run or is running, or an operator paused the
+ * job (`paused`).
  */
-export type SkipReason = 'locked' | 'store-error' | 'shutdown' | 'already-ran';
+export type SkipReason = 'locked' | 'store-error' | 'shutdown' | 'already-ran' | 'paused';
 
 /** The outcome of {@link LockingTaskExecutor.executeWithLock}. */
 export type TaskResult<T> =
   | { readonly executed: true; readonly result: T }
   | { readonly executed: false; readonly reason: Exclude<SkipReason, 'already-ran'>; readonly error?: unknown }
-  | { readonly executed: false; readonly reason: 'already-ran'; /** that occurrence is still running */ readonly running: boolean };
+  | {
+      readonly executed: false;
+      readonly reason: 'already-ran';
+      /** that occurrence is still running */ readonly running: boolean;
+    };

@@ -1,18 +1,30 @@
 import type { LockingTaskExecutor } from '../core/locking-task-executor.js';
-import type { LockProvider } from '../core/lock-provider.js';
-import type { LockedJob } from '../locked-job.registry.js';
-import type { LockedJobRunner } from '../locked-job.runner.js';
+import type { RunLockConfiguration } from '../core/lock-configuration.js';
+import type { TaskResult } from '../core/task-result.js';
 import { CronSchedule, type CronTimeLike } from './cron-schedule.js';
+import { OccurrenceClaim, OccurrenceRecovery, type OccurrenceStore } from './occurrence-claims.js';
 import { clockSkewFor, recoveryGraceFor, type OccurrencePolicy } from './occurrence-policy.js';
 import type { RecoveryWatcher } from './recovery-watcher.js';
 
+/** The job an {@link OccurrenceJob} runs: its lock, its name and where it was declared. */
+interface OccurrenceJobLock {
+  readonly jobName: string;
+  readonly configuration: RunLockConfiguration;
+  /** Where the lock was declared, for error messages. */
+  readonly source: string;
+}
+
 /** What an {@link OccurrenceJob} works with; one set per app. */
 export interface OccurrenceServices {
-  readonly runner: LockedJobRunner;
-  readonly watcher: RecoveryWatcher;
   readonly executor: LockingTaskExecutor;
-  readonly provider: LockProvider;
+  readonly watcher: RecoveryWatcher;
+  /** Reports a handler's error the way the scheduler does, and resolves to `undefined`. */
+  readonly handlerFailed: (error: unknown) => undefined;
 }
+
+/** How often a watched occurrence is checked without a lease to go by. */
+const DEFAULT_POLL_MS = 1_000;
+const MIN_POLL_MS = 50;
 
 /**
  * A locked cron job run once per scheduled occurrence: each tick claims its nominal fire time, a tick
@@ -23,39 +35,72 @@ export class OccurrenceJob {
   private readonly schedule: CronSchedule;
   private readonly maxClockSkew: number;
 
+  /** @throws SchedulerLockConfigurationError when `maxClockSkew` cannot tell one occurrence from the next. */
   constructor(
-    private readonly job: LockedJob,
+    private readonly job: OccurrenceJobLock,
     private readonly policy: OccurrencePolicy,
+    private readonly store: OccurrenceStore,
     cronTime: CronTimeLike,
     private readonly services: OccurrenceServices,
   ) {
-    services.executor.assertSupportsOccurrences(job.source, policy.onCrash === 'rerun');
     this.schedule = new CronSchedule(cronTime);
     this.maxClockSkew = clockSkewFor(policy, this.schedule, job.source, String(cronTime.source));
   }
 
+  /** The cron callback: runs `handler` under the claim of the occurrence this tick belongs to. */
   async tick(handler: () => unknown): Promise<void> {
     const occurrence = this.schedule.occurrenceAt(Date.now());
-    const result = await this.services.runner.run(this.job, handler, { occurrence });
-    if (this.policy.onCrash === 'rerun' && result?.executed === false && result.reason === 'already-ran' && result.running) {
+    const { executor, handlerFailed } = this.services;
+    const claim = new OccurrenceClaim(this.store, occurrence);
+    const result = await executor.run(handler, this.job.configuration, this.job, claim).catch(handlerFailed);
+    const recovery = this.store.recovery;
+    if (recovery && result?.executed === false && result.reason === 'already-ran' && result.running) {
       // A re-run must not overlap the next occurrence, even on the node whose clock is furthest ahead.
       const deadline = this.schedule.nextAfter(occurrence) - this.maxClockSkew;
       const grace = recoveryGraceFor(this.policy, this.job.configuration.lease);
-      this.services.watcher.watch(this.job, handler, { occurrence, recoverUpTo: this.policy.maxRecoveries + 1, recoveryGrace: grace }, deadline);
+      const reRun = new OccurrenceRecovery(
+        recovery,
+        this.store.providerName,
+        occurrence,
+        this.policy.maxRecoveries + 1,
+        grace,
+      );
+      this.services.watcher.watch(
+        this.job.jobName,
+        occurrence,
+        () => this.run(handler, reRun),
+        this.pollEvery,
+        deadline,
+      );
     }
   }
 
   /** Runs the latest occurrence within the catch-up window if the job has a record and no node ran it. */
   async catchUp(handler: () => unknown): Promise<void> {
-    if (this.policy.catchUpWindow === undefined) return;
+    if (this.policy.catchUpWindow === undefined || !this.store.records) return;
     const missed = this.schedule.latestWithin(Date.now(), this.policy.catchUpWindow);
     if (missed === undefined) return;
     try {
-      const record = await this.services.provider.readJobRecord?.(this.job.configuration.name);
+      const record = await this.store.records.readJobRecord(this.job.configuration.name);
       if (!record || record.occurrence.getTime() >= missed) return; // never ran, or the occurrence was not missed
     } catch {
       return; // Redis unreachable at start-up: the executor logs the next tick's failure
     }
-    await this.services.runner.run(this.job, handler, { occurrence: missed, catchUp: true });
+    await this.run(handler, new OccurrenceClaim(this.store, missed, true));
+  }
+
+  /** A catch-up run or a re-run, like a tick's run (kept inline in {@link tick}, the hot path). */
+  private run(
+    handler: () => unknown,
+    acquisition: OccurrenceClaim | OccurrenceRecovery,
+  ): Promise<TaskResult<unknown> | undefined> {
+    const { executor, handlerFailed } = this.services;
+    return executor.run(handler, this.job.configuration, this.job, acquisition).catch(handlerFailed);
+  }
+
+  /** A third of the job's lease, so a dead node's occurrence is picked up soon after its lease runs out. */
+  private get pollEvery(): number {
+    const { lease } = this.job.configuration;
+    return lease === undefined ? DEFAULT_POLL_MS : Math.max(MIN_POLL_MS, lease / 3);
   }
 }

@@ -1,7 +1,6 @@
 import { formatDuration } from '../core/duration.js';
 import { durationOption, SchedulerLockConfigurationError } from '../core/lock-configuration.js';
-import type { SchedulerLockOptions } from '../interfaces/scheduler-lock-options.interface.js';
-import type { JobKind } from '../scheduler-lock-metadata.accessor.js';
+import type { JobKind, OccurrenceOptions } from './occurrence-options.js';
 import type { CronSchedule } from './cron-schedule.js';
 
 /** A cron job's once-per-occurrence settings, validated; durations in ms. */
@@ -23,28 +22,45 @@ const MAX_DEFAULT_SKEW = 5_000;
  * record its run's outcome (retried at least every second).
  */
 const MIN_DEFAULT_RECOVERY_GRACE = 5_000;
-const OCCURRENCE_OPTIONS = ['occurrence', 'maxClockSkew', 'onCrash', 'maxRecoveries', 'recoveryGrace', 'catchUp'] as const;
+const OCCURRENCE_OPTIONS = [
+  'occurrence',
+  'maxClockSkew',
+  'onCrash',
+  'maxRecoveries',
+  'recoveryGrace',
+  'catchUp',
+] as const;
 
 /**
  * The occurrence policy a job's options ask for: `undefined` when the job runs with plain ShedLock
  * semantics (`occurrence: false`, or an interval / timeout job). `kind` is `undefined` for a job
  * declared for runtime registration, whose kind is known only when it is added.
  */
-export function resolveOccurrencePolicy(options: SchedulerLockOptions, kind: JobKind | undefined, subject: string): OccurrencePolicy | undefined {
+export function resolveOccurrencePolicy(
+  options: OccurrenceOptions,
+  kind: JobKind | undefined,
+  subject: string,
+): OccurrencePolicy | undefined {
   if (kind === 'interval' || kind === 'timeout') {
     const set = OCCURRENCE_OPTIONS.filter((option) => options[option] !== undefined && options[option] !== false);
     if (set.length > 0) {
-      throw new SchedulerLockConfigurationError(`${subject}: ${set.join(', ')} apply to cron jobs only; ${kind} jobs have no scheduled occurrences`);
+      throw new SchedulerLockConfigurationError(
+        `${subject}: ${set.join(', ')} apply to cron jobs only; ${kind} jobs have no scheduled occurrences`,
+      );
     }
     return undefined;
   }
   if (options.occurrence === false) return undefined;
   if (options.onCrash !== undefined && options.onCrash !== 'skip' && options.onCrash !== 'rerun') {
-    throw new SchedulerLockConfigurationError(`${subject}: onCrash must be 'skip' or 'rerun' (got ${JSON.stringify(options.onCrash)})`);
+    throw new SchedulerLockConfigurationError(
+      `${subject}: onCrash must be 'skip' or 'rerun' (got ${JSON.stringify(options.onCrash)})`,
+    );
   }
   const maxRecoveries = options.maxRecoveries ?? 1;
   if (!Number.isInteger(maxRecoveries) || maxRecoveries < 1) {
-    throw new SchedulerLockConfigurationError(`${subject}: maxRecoveries must be a whole number of at least 1 (got ${JSON.stringify(options.maxRecoveries)})`);
+    throw new SchedulerLockConfigurationError(
+      `${subject}: maxRecoveries must be a whole number of at least 1 (got ${JSON.stringify(options.maxRecoveries)})`,
+    );
   }
   const { catchUp } = options;
   const catchUpWindow =
@@ -54,10 +70,14 @@ export function resolveOccurrencePolicy(options: SchedulerLockOptions, kind: Job
         ? DEFAULT_CATCH_UP_WINDOW
         : durationOption(catchUp.window, DEFAULT_CATCH_UP_WINDOW, 'catchUp.window', subject);
   return {
-    maxClockSkew: options.maxClockSkew === undefined ? undefined : durationOption(options.maxClockSkew, 0, 'maxClockSkew', subject),
+    maxClockSkew:
+      options.maxClockSkew === undefined ? undefined : durationOption(options.maxClockSkew, 0, 'maxClockSkew', subject),
     onCrash: options.onCrash ?? 'skip',
     maxRecoveries,
-    recoveryGrace: options.recoveryGrace === undefined ? undefined : durationOption(options.recoveryGrace, 0, 'recoveryGrace', subject),
+    recoveryGrace:
+      options.recoveryGrace === undefined
+        ? undefined
+        : durationOption(options.recoveryGrace, 0, 'recoveryGrace', subject),
     catchUpWindow,
   };
 }
@@ -66,17 +86,26 @@ export function resolveOccurrencePolicy(options: SchedulerLockOptions, kind: Job
  * The clock skew tolerance of a job on `schedule`: the configured one, or the smaller of 5 s and a
  * quarter of the shortest gap. A tolerance of half the gap or more cannot tell one occurrence from the next.
  */
-export function clockSkewFor(policy: OccurrencePolicy, schedule: CronSchedule, subject: string, expression: string): number {
+export function clockSkewFor(
+  policy: OccurrencePolicy,
+  schedule: CronSchedule,
+  subject: string,
+  expression: string,
+): number {
   const skew = policy.maxClockSkew ?? Math.min(MAX_DEFAULT_SKEW, schedule.minGap / 4);
   if (skew >= schedule.minGap / 2) {
     throw new SchedulerLockConfigurationError(
-      `${subject}: maxClockSkew ${formatDuration(skew)} is not below half the shortest gap (${formatDuration(schedule.minGap)}) between fire times of '${expression}'`,
+      `${subject}: maxClockSkew ${formatDuration(skew)} is not below half the shortest gap ` +
+        `(${formatDuration(schedule.minGap)}) between fire times of '${expression}'`,
     );
   }
   return skew;
 }
 
-/** How long a job waits, once an occurrence's lock is gone, before re-running it: the option, else the lease, at least 5 s. */
+/**
+ * How long a job waits, once an occurrence's lock is gone, before re-running it: the option, else the
+ * lease, at least 5 s.
+ */
 export function recoveryGraceFor(policy: OccurrencePolicy, lease: number | undefined): number {
   return policy.recoveryGrace ?? Math.max(MIN_DEFAULT_RECOVERY_GRACE, lease ?? 0);
 }

@@ -1,22 +1,16 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { RunClaim } from '../core/active-lock.js';
-import type { LockedJob } from '../locked-job.registry.js';
-import { LockedJobRunner } from '../locked-job.runner.js';
+import type { TaskResult } from '../core/task-result.js';
 
+/** One occurrence watched: how to try its re-run, and until when. */
 interface Watch {
-  readonly job: LockedJob;
-  readonly handler: () => unknown;
-  /** The occurrence, with how many runs of it at most and the grace before a re-run. */
-  readonly claim: RunClaim;
+  readonly occurrence: number;
+  /** Tries the re-run; resolves to what the executor did, `undefined` when the handler threw. */
+  readonly attempt: () => Promise<TaskResult<unknown> | undefined>;
+  readonly pollEvery: number;
   /** Wall-clock ms after which the occurrence is left alone: the next one is due. */
   readonly deadline: number;
   pollAt: number;
   polling: boolean;
 }
-
-/** How often a watched occurrence is checked without a lease to go by. */
-const DEFAULT_POLL_MS = 1_000;
-const MIN_POLL_MS = 50;
 
 /**
  * Watches occurrences another node is running, for jobs with `onCrash: 'rerun'`: once the run's lock is
@@ -24,21 +18,23 @@ const MIN_POLL_MS = 50;
  * runs it again. One timer for every watch of the node; a watch ends when the occurrence settles, is
  * re-run, or its deadline passes.
  */
-@Injectable()
-export class RecoveryWatcher implements OnModuleDestroy {
+export class RecoveryWatcher {
   private readonly watches = new Map<string, Watch>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
 
-  constructor(private readonly runner: LockedJobRunner) {}
-
-  watch(job: LockedJob, handler: () => unknown, claim: RunClaim, deadline: number): void {
-    if (this.watches.get(job.jobName)?.claim.occurrence === claim.occurrence) return;
-    this.watches.set(job.jobName, { job, handler, claim, deadline, pollAt: Date.now() + pollInterval(job), polling: false });
+  /**
+   * Tries `attempt` every `pollEvery` ms until it runs, finds the occurrence settled, or `deadline`
+   * passes. One watch per `key` (a job): a newer occurrence replaces the one watched.
+   */
+  watch(key: string, occurrence: number, attempt: Watch['attempt'], pollEvery: number, deadline: number): void {
+    if (this.watches.get(key)?.occurrence === occurrence) return;
+    this.watches.set(key, { occurrence, attempt, pollEvery, deadline, pollAt: Date.now() + pollEvery, polling: false });
     this.arm();
   }
 
-  onModuleDestroy(): void {
+  /** Ends every watch (the app is shutting down). */
+  stop(): void {
     clearTimeout(this.timer);
     this.watches.clear();
   }
@@ -57,30 +53,22 @@ export class RecoveryWatcher implements OnModuleDestroy {
   private poll(): void {
     this.timerAt = Infinity;
     const now = Date.now();
-    for (const [jobName, watch] of this.watches) {
+    for (const [key, watch] of this.watches) {
       if (watch.polling || watch.pollAt > now) continue;
       if (now >= watch.deadline) {
-        this.watches.delete(jobName);
+        this.watches.delete(key);
         continue;
       }
       watch.polling = true;
-      void this.runner
-        .run(watch.job, watch.handler, watch.claim)
-        .then((result) => {
-          watch.polling = false;
-          // Still held by the original run, within the grace, or Redis is unreachable: look again later.
-          const lookAgain = result?.executed === false && (result.reason === 'locked' || result.reason === 'store-error');
-          if (lookAgain) watch.pollAt = Date.now() + pollInterval(watch.job);
-          else if (this.watches.get(jobName) === watch) this.watches.delete(jobName);
-          this.arm();
-        });
+      void watch.attempt().then((result) => {
+        watch.polling = false;
+        // Still held by the original run, within the grace, or Redis is unreachable: look again later.
+        const lookAgain = result?.executed === false && (result.reason === 'locked' || result.reason === 'store-error');
+        if (lookAgain) watch.pollAt = Date.now() + watch.pollEvery;
+        else if (this.watches.get(key) === watch) this.watches.delete(key);
+        this.arm();
+      });
     }
     this.arm();
   }
-}
-
-/** A third of the job's lease, so a dead node's occurrence is picked up soon after its lease runs out. */
-function pollInterval(job: LockedJob): number {
-  const { lease } = job.configuration;
-  return lease === undefined ? DEFAULT_POLL_MS : Math.max(MIN_POLL_MS, lease / 3);
 }

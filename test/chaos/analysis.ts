@@ -85,7 +85,37 @@ export interface SkewCheck {
   readonly ok: boolean;
 }
 
-export interface ChaosFindings {
+/** The seconds of the 1 s cron checked (wholly inside the soak), and those missed, by cause: {@link findMisses}. */
+export interface CronMisses {
+  readonly checkedSeconds: number;
+  readonly missesInFaults: number;
+  /** Missed while an app's event loop was over half a gap late: the README's timer assumption did not hold. */
+  readonly missesUnderLoad: readonly Miss[];
+  readonly quietMisses: readonly Miss[];
+}
+
+/** Errors no fault explains, apart from those load does: {@link findQuietErrors}. */
+export interface QuietErrors {
+  /** Errors (store errors, lost locks, failed releases, error logs) outside every fault window and its margin. */
+  readonly quietErrors: readonly AppLine[];
+  /** Such errors of an app whose event loop had just lagged over a second: load, not a violation. */
+  readonly errorsUnderLoad: readonly AppLine[];
+}
+
+/** The guarantees the soak checks, by their names in its final line. */
+export type Guarantee =
+  | 'duplicates'
+  | 'overlaps'
+  | 'unlocked'
+  | 'fencing'
+  | 'unhandled'
+  | 'unexpected-exits'
+  | 'quiet-misses'
+  | 'quiet-errors'
+  | 'skew-failures';
+
+/** What a soak's run log shows: the counts of its report, and the findings that break a guarantee. */
+export interface ChaosFindings extends CronMisses, QuietErrors {
   readonly soak: Line<'soak'>;
   readonly durationMs: number;
   readonly runs: readonly Run[];
@@ -101,20 +131,12 @@ export interface ChaosFindings {
   readonly fencingViolations: readonly FencingViolation[];
   readonly unhandled: readonly Line<'unhandled'>[];
   readonly unexpectedExits: ReadonlyArray<Line<'app-exit'> | Line<'redis-exit'>>;
-  /** Seconds of the 1 s cron checked (wholly inside the soak), and those missed, by cause. */
-  readonly checkedSeconds: number;
-  readonly missesInFaults: number;
-  /** Missed while an app's event loop was over half a gap late: the README's timer assumption did not hold. */
-  readonly missesUnderLoad: readonly Miss[];
-  readonly quietMisses: readonly Miss[];
-  /** Errors (store errors, lost locks, failed releases, error logs) outside every fault window and its margin. */
-  readonly quietErrors: readonly AppLine[];
-  /** Such errors of an app whose event loop had just lagged over a second: load, not a violation. */
-  readonly errorsUnderLoad: readonly AppLine[];
   readonly skewChecks: readonly SkewCheck[];
   readonly faultsPerKind: Record<FaultKind, number>;
   readonly cpu: { readonly averagePercent: number; readonly maxPercent: number } | undefined;
-  /** The sum of every count that breaks a guarantee: the soak fails unless it is 0. */
+  /** How many findings break each guarantee. */
+  readonly violationsPerGuarantee: Record<Guarantee, number>;
+  /** Their sum: the soak fails unless it is 0. */
   readonly violations: number;
 }
 
@@ -163,17 +185,19 @@ export function analyze(lines: readonly RunLogLine[]): ChaosFindings {
         }
       : undefined,
   };
-  const violations =
-    findings.duplicates.length +
-    findings.overlaps.length +
-    findings.unlockedRuns.length +
-    findings.fencingViolations.length +
-    findings.unhandled.length +
-    findings.unexpectedExits.length +
-    findings.quietMisses.length +
-    findings.quietErrors.length +
-    findings.skewChecks.filter((check) => !check.ok).length;
-  return { ...findings, violations };
+  const violationsPerGuarantee: Record<Guarantee, number> = {
+    duplicates: findings.duplicates.length,
+    overlaps: findings.overlaps.length,
+    unlocked: findings.unlockedRuns.length,
+    fencing: findings.fencingViolations.length,
+    unhandled: findings.unhandled.length,
+    'unexpected-exits': findings.unexpectedExits.length,
+    'quiet-misses': findings.quietMisses.length,
+    'quiet-errors': findings.quietErrors.length,
+    'skew-failures': findings.skewChecks.filter((check) => !check.ok).length,
+  };
+  const violations = Object.values(violationsPerGuarantee).reduce((sum, n) => sum + n, 0);
+  return { ...findings, violationsPerGuarantee, violations };
 }
 
 /** Every run, ended by its `end` line, else by its process's exit (a kill), else by the soak's end. */
@@ -316,7 +340,7 @@ export function findMisses(
   soak: Line<'soak'>,
   soakEnd: number,
   excused: ReadonlyArray<readonly [number, number]>,
-): Pick<ChaosFindings, 'checkedSeconds' | 'missesInFaults' | 'missesUnderLoad' | 'quietMisses'> {
+): CronMisses {
   const gap = CHAOS_JOBS.tick.cronGapMs;
   const skews = soak.apps.map((app) => app.skewMs);
   const [mostAhead, mostBehind] = [Math.max(...skews), Math.min(...skews)];
@@ -365,7 +389,7 @@ export const ERROR_LOAD_DELAY_MS = 1_000;
 export function findQuietErrors(
   lines: readonly RunLogLine[],
   excused: ReadonlyArray<readonly [number, number]>,
-): Pick<ChaosFindings, 'quietErrors' | 'errorsUnderLoad'> {
+): QuietErrors {
   const delays = lines.filter((line): line is Line<'loop-delay'> => line.type === 'loop-delay');
   const quietErrors: AppLine[] = [];
   const errorsUnderLoad: AppLine[] = [];

@@ -1,5 +1,18 @@
-import type { ChaosFindings, Duplicate, Miss, Overlap, Run } from './analysis.js';
+import type { ChaosFindings, Duplicate, Guarantee, Miss, Overlap, Run } from './analysis.js';
 import type { AppLine } from './journal.js';
+
+/** Each guarantee's row in the table. */
+const GUARANTEE_ROWS: Record<Guarantee, string> = {
+  duplicates: 'duplicate occurrences',
+  overlaps: 'overlapping runs of one lock',
+  unlocked: 'runs of a locked job without their lock',
+  fencing: 'fencing-order violations',
+  unhandled: 'unhandled rejections / uncaught exceptions',
+  'unexpected-exits': 'unexpected exits',
+  'quiet-misses': 'quiet-period misses',
+  'quiet-errors': 'errors outside fault windows (+ margin)',
+  'skew-failures': 'app starts whose clock skew was not applied',
+};
 
 /** How many examples of each violation the report lists under the table. */
 const EXAMPLES = 5;
@@ -20,15 +33,7 @@ export function finalLine(findings: ChaosFindings): string {
     ...duration(findings.soak.seconds),
     apps: findings.soak.apps.length,
     runs: findings.runs.length,
-    duplicates: findings.duplicates.length,
-    overlaps: findings.overlaps.length,
-    unlocked: findings.unlockedRuns.length,
-    fencing: findings.fencingViolations.length,
-    unhandled: findings.unhandled.length,
-    'unexpected-exits': findings.unexpectedExits.length,
-    'quiet-misses': findings.quietMisses.length,
-    'quiet-errors': findings.quietErrors.length,
-    'skew-failures': findings.skewChecks.filter((check) => !check.ok).length,
+    ...findings.violationsPerGuarantee,
     faults: Object.values(findings.faultsPerKind).reduce((sum, n) => sum + n, 0),
   };
   return `chaos: ${verdict} ${Object.entries(fields)
@@ -39,32 +44,32 @@ export function finalLine(findings: ChaosFindings): string {
 function renderTable(findings: ChaosFindings): string {
   const rows: Array<[string, string, string]> = [];
   const info = (what: string, value: string | number) => rows.push([what, String(value), '']);
-  const check = (what: string, count: number) => rows.push([what, String(count), count === 0 ? 'ok' : 'VIOLATION']);
+  const check = (guarantee: Guarantee, detail = '') => {
+    const count = findings.violationsPerGuarantee[guarantee];
+    rows.push([GUARANTEE_ROWS[guarantee] + detail, String(count), count === 0 ? 'ok' : 'VIOLATION']);
+  };
 
   for (const [job, count] of Object.entries(findings.runsPerJob)) info(`runs of \`${job}\``, count);
   info("runs stopped by their lock's signal (lock lost)", findings.abortedRuns);
   info('runs cut short by kill -9', findings.killedRuns);
   info('re-runs of an occurrence whose run did not finish (attempt ≥ 2)', findings.recoveries.length);
-  check('duplicate occurrences', findings.duplicates.length);
-  check('overlapping runs of one lock', findings.overlaps.length);
-  check('runs of a locked job without their lock', findings.unlockedRuns.length);
-  check('fencing-order violations', findings.fencingViolations.length);
-  check('unhandled rejections / uncaught exceptions', findings.unhandled.length);
-  check('unexpected exits', findings.unexpectedExits.length);
+  check('duplicates');
+  check('overlaps');
+  check('unlocked');
+  check('fencing');
+  check('unhandled');
+  check('unexpected-exits');
   info('seconds of the 1 s cron checked', findings.checkedSeconds);
   info('missed in a fault window (+ margin)', findings.missesInFaults);
   info("missed while an app's event loop lagged > 500 ms (load)", findings.missesUnderLoad.length);
-  check('quiet-period misses', findings.quietMisses.length);
+  check('quiet-misses');
   info("errors while the app's event loop lagged > 1 s (load)", findings.errorsUnderLoad.length);
-  check('errors outside fault windows (+ margin)', findings.quietErrors.length);
+  check('quiet-errors');
   // Each app's first start shows what libfaketime gave it; every start is checked.
   const firstStart = new Map<string, number>();
   for (const c of findings.skewChecks) if (!firstStart.has(c.node)) firstStart.set(c.node, c.measuredMs);
   const skews = [...firstStart].sort(([a], [b]) => a.localeCompare(b)).map(([node, ms]) => `${node} ${signed(ms)}`);
-  check(
-    `app starts whose clock skew was not applied (measured: ${skews.join(', ')} ms)`,
-    findings.skewChecks.filter((c) => !c.ok).length,
-  );
+  check('skew-failures', ` (measured: ${skews.join(', ')} ms)`);
   for (const [kind, count] of Object.entries(findings.faultsPerKind)) info(`faults: ${kind}`, count);
   if (findings.cpu)
     info('machine CPU busy, average / max', `${findings.cpu.averagePercent}% / ${findings.cpu.maxPercent}%`);

@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
-import type { StartMessage, WorkerJobSpec, WorkerMessage } from './fixtures/worker-protocol.js';
+import type { WorkerJobSpec } from './fixtures/worker-protocol.js';
+import { endlessJob, runAfterKill } from './kill-handover.js';
+import { isStartOf } from './message-matchers.js';
 import { overlappingPairs, runsBySecond, runSpans } from './run-analysis.js';
-import { WorkerCluster } from './worker-cluster.js';
+import { useWorkerCluster } from './use-worker-cluster.js';
 
 /**
  * The claim of the library, shown with separate OS processes (each its own Nest app, Redis client
@@ -10,39 +10,20 @@ import { WorkerCluster } from './worker-cluster.js';
  */
 describe('three worker processes on one Redis', () => {
   const INSTANCES = ['A', 'B', 'C'];
-  const keyPrefix = uniquePrefix('cluster');
-  let redis: Redis;
-  let cluster: WorkerCluster | undefined;
-
-  const startCluster = async (job: WorkerJobSpec) => (cluster = await WorkerCluster.start({ workers: INSTANCES, jobs: [job], keyPrefix }));
-  const isStartOf =
-    (job: WorkerJobSpec, where: (start: StartMessage) => boolean = () => true) =>
-    (message: WorkerMessage): message is StartMessage =>
-      message.kind === 'start' && message.job === job.name && where(message);
-
-  beforeAll(() => {
-    redis = sharedRedis();
-  });
-
-  // Each test's workers die with it, so the next test gets the CPU to itself.
-  afterEach(async () => {
-    await cluster?.killAll();
-    cluster = undefined;
-  });
-
-  afterAll(async () => {
-    await deleteKeys(redis, keyPrefix);
-    await redis.quit();
-  });
+  const cluster = useWorkerCluster('cluster', INSTANCES);
 
   it('runs a per-second cron job once per second across the cluster, and in (nearly) every second', async () => {
     const job: WorkerJobSpec = { name: 'every-second', schedule: { cron: '* * * * * *' }, lockAtLeastFor: '500ms' };
-    const workers = await startCluster(job);
+    const workers = await cluster.start(job);
     const windowStart = Math.ceil(Date.now() / 1000) * 1000;
     const windowEnd = windowStart + 10_000;
 
     // A run after the window means every run inside it was reported (each second's run is reported at once).
-    await workers.waitFor(isStartOf(job, (start) => start.startedAt >= windowEnd), windowEnd - Date.now() + 3_000, 'a run after the 10 s window');
+    await workers.waitFor(
+      isStartOf(job.name, (start) => start.startedAt >= windowEnd),
+      windowEnd - Date.now() + 3_000,
+      'a run after the 10 s window',
+    );
 
     const inWindow = (at: number) => at >= windowStart && at < windowEnd;
     const bySecond = runsBySecond(workers.starts(job.name).filter((start) => inWindow(start.startedAt)));
@@ -50,22 +31,32 @@ describe('three worker processes on one Redis', () => {
     expect(secondsRunMoreThanOnce).toEqual([]);
     expect(bySecond.size).toBeGreaterThanOrEqual(8);
     // All three really competed for the lock: each one ran the job or found it held by another.
-    const contenders = workers.lockEvents(job.name)
-      .filter(({ event }) => inWindow(event.at) && (event.type === 'acquired' || (event.type === 'skipped' && event.reason === 'locked')))
+    const contenders = workers
+      .lockEvents(job.name)
+      .filter(
+        ({ event }) =>
+          inWindow(event.at) && (event.type === 'acquired' || (event.type === 'skipped' && event.reason === 'locked')),
+      )
       .map(({ instance }) => instance);
     expect(new Set(contenders)).toEqual(new Set(INSTANCES));
   }, 25_000);
 
   it('never overlaps a job that runs longer than its interval, across the cluster', async () => {
-    const job: WorkerJobSpec = { name: 'slower-than-its-interval', schedule: { intervalMs: 200 }, lockAtMostFor: '5s', runForMs: 700 };
-    const workers = await startCluster(job);
+    const job: WorkerJobSpec = {
+      name: 'slower-than-its-interval',
+      schedule: { intervalMs: 200 },
+      lockAtMostFor: '5s',
+      runForMs: 700,
+    };
+    const workers = await cluster.start(job);
 
     await workers.waitUntil(() => workers.runs(job.name).length >= 5 || undefined, 10_000, '5 finished runs');
 
     const spans = runSpans(workers.starts(job.name), workers.runs(job.name));
     expect(overlappingPairs(spans)).toEqual([]);
     // The claim needs contention: at least two instances tried to run the job while another held its lock.
-    const skippedBy = workers.lockEvents(job.name)
+    const skippedBy = workers
+      .lockEvents(job.name)
       .filter(({ event }) => event.type === 'skipped' && event.reason === 'locked')
       .map(({ instance }) => instance);
     expect(new Set(skippedBy).size).toBeGreaterThanOrEqual(2);
@@ -75,13 +66,11 @@ describe('three worker processes on one Redis', () => {
     const lockAtMostForMs = 3_000;
     const tickMs = 200;
     const toleranceMs = 50;
-    const job: WorkerJobSpec = { name: 'runs-forever', schedule: { intervalMs: tickMs }, lockAtMostFor: lockAtMostForMs, runForMs: 60_000 };
-    const workers = await startCluster(job);
+    const job = endlessJob('runs-forever', tickMs, { lockAtMostFor: lockAtMostForMs });
+    const workers = await cluster.start(job);
 
-    const first = await workers.waitFor(isStartOf(job), 5_000, 'the first run');
-    await workers.kill(first.instance);
-
-    const next = await workers.waitFor(isStartOf(job, (start) => start.runId !== first.runId), lockAtMostForMs + 3_000, 'a run after the kill');
+    const first = await workers.waitFor(isStartOf(job.name), 5_000, 'the first run');
+    const next = await runAfterKill(workers, first, lockAtMostForMs + 3_000);
     expect(next.instance).not.toBe(first.instance);
     // The lock's TTL starts when Redis takes it: after the first worker asked for it, a little before its run started.
     expect(next.startedAt - first.lockedAt!).toBeGreaterThanOrEqual(lockAtMostForMs - toleranceMs);

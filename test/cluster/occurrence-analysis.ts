@@ -45,16 +45,26 @@ export function tickOutcomes(cluster: WorkerCluster, job: string, gapMs: number)
     outcome: 'ran' as const,
     at: startedAt,
   }));
-  const skips = cluster.lockEvents(job).flatMap(({ instance, event }) =>
-    event.type === 'skipped' ? [{ instance, occurrence: nearestFireTime(event.at, gapMs), outcome: event.reason, at: event.at }] : [],
-  );
+  const skips = cluster
+    .lockEvents(job)
+    .flatMap(({ instance, event }) =>
+      event.type === 'skipped'
+        ? [{ instance, occurrence: nearestFireTime(event.at, gapMs), outcome: event.reason, at: event.at }]
+        : [],
+    );
   return [...runs, ...skips].sort((a, b) => a.at - b.at);
 }
 
 /** The outcomes of each occurrence of `occurrences`, sorted, keyed by its ISO time (readable in a failed `toEqual`). */
 export function outcomesByOccurrence(outcomes: TickOutcome[], occurrences: number[]): Record<string, string[]> {
   return Object.fromEntries(
-    occurrences.map((time) => [iso(time), outcomes.filter((tick) => tick.occurrence === time).map((tick) => tick.outcome).sort()]),
+    occurrences.map((time) => [
+      iso(time),
+      outcomes
+        .filter((tick) => tick.occurrence === time)
+        .map((tick) => tick.outcome)
+        .sort(),
+    ]),
   );
 }
 
@@ -64,7 +74,9 @@ export function runsPerOccurrence(
   occurrences: number[],
   occurrenceOf: (start: StartMessage) => number | undefined = (start) => start.occurrence,
 ): Record<string, number> {
-  return Object.fromEntries(occurrences.map((time) => [iso(time), starts.filter((start) => occurrenceOf(start) === time).length]));
+  return Object.fromEntries(
+    occurrences.map((time) => [iso(time), starts.filter((start) => occurrenceOf(start) === time).length]),
+  );
 }
 
 /** `value` for each of `occurrences`, keyed by its ISO time: the expectation to compare the two above with. */

@@ -34,16 +34,22 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     keyPrefixes.push(keyPrefix);
     return keyPrefix;
   };
-  const startCluster = async (workers: Array<string | WorkerLaunch>, job: WorkerJobSpec, keyPrefix = newKeyPrefix(), readyTimeoutMs?: number) => {
+  const startCluster = async (
+    workers: Array<string | WorkerLaunch>,
+    job: WorkerJobSpec,
+    keyPrefix = newKeyPrefix(),
+    readyTimeoutMs?: number,
+  ) => {
     const cluster = await WorkerCluster.start({ workers, jobs: [job], keyPrefix, readyTimeoutMs });
     clusters.push(cluster);
     return cluster;
   };
   /** The ticks of `occurrence` so far, once each of the `count` workers has reported its own. */
-  const everyTickOf = (cluster: WorkerCluster, job: WorkerJobSpec, occurrence: number, gapMs: number, count: number) => () => {
-    const ticks = tickOutcomes(cluster, job.name, gapMs).filter((tick) => tick.occurrence === occurrence);
-    return new Set(ticks.map((tick) => tick.instance)).size === count ? ticks : undefined;
-  };
+  const everyTickOf =
+    (cluster: WorkerCluster, job: WorkerJobSpec, occurrence: number, gapMs: number, count: number) => () => {
+      const ticks = tickOutcomes(cluster, job.name, gapMs).filter((tick) => tick.occurrence === occurrence);
+      return new Set(ticks.map((tick) => tick.instance)).size === count ? ticks : undefined;
+    };
 
   beforeAll(() => {
     redis = sharedRedis();
@@ -65,7 +71,13 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     const workers = Object.entries(shifts).map(([instance, shiftMs]) => withShiftedClock(instance, shiftMs));
     const schedule = { cron: '*/10 * * * * *' };
     const onceJob: WorkerJobSpec = { name: 'skewed-once', schedule, maxClockSkew: '4s', runForMs: 100 };
-    const plainJob: WorkerJobSpec = { name: 'skewed-plain', schedule, occurrence: false, lockAtLeastFor: 0, runForMs: 100 };
+    const plainJob: WorkerJobSpec = {
+      name: 'skewed-plain',
+      schedule,
+      occurrence: false,
+      lockAtLeastFor: 0,
+      runForMs: 100,
+    };
     // Both trios in the same minute, each on its own key prefix: the claim, and proof that the test can fail.
     const [once, plain] = await Promise.all([
       startCluster(workers, onceJob, undefined, TWO_TRIOS_READY_MS),
@@ -81,7 +93,11 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
         { cluster: once, job: onceJob },
         { cluster: plain, job: plainJob },
       ].map(({ cluster, job }) =>
-        cluster.waitUntil(everyTickOf(cluster, job, last, gapMs, workers.length), untilBehindTicksLast, `every tick of ${iso(last)} (${job.name})`),
+        cluster.waitUntil(
+          everyTickOf(cluster, job, last, gapMs, workers.length),
+          untilBehindTicksLast,
+          `every tick of ${iso(last)} (${job.name})`,
+        ),
       ),
     );
 
@@ -90,7 +106,9 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     expect(outcomesByOccurrence(tickOutcomes(once, onceJob.name, gapMs), window)).toEqual(
       forEachOccurrence(window, ['already-ran', 'already-ran', 'ran']),
     );
-    const plainRuns = runsPerOccurrence(plain.starts(plainJob.name), window, (start) => nearestFireTime(start.startedAt, gapMs));
+    const plainRuns = runsPerOccurrence(plain.starts(plainJob.name), window, (start) =>
+      nearestFireTime(start.startedAt, gapMs),
+    );
     expect(Object.values(plainRuns).filter((runs) => runs > 1).length).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
@@ -100,13 +118,21 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     const job: WorkerJobSpec = { name: 'late-tick', schedule: { cron: '*/5 * * * * *' }, runForMs: 100 };
     const cluster = await startCluster(['A', 'B', withBlockedEventLoop('late', { everyMs: gapMs, marginMs })], job);
 
-    const { around } = await cluster.waitFor(isBlocked, gapMs + 2 * marginMs + 5_000, 'the late worker to stall around a fire time');
+    const { around } = await cluster.waitFor(
+      isBlocked,
+      gapMs + 2 * marginMs + 5_000,
+      'the late worker to stall around a fire time',
+    );
     const lateTick = await cluster.waitUntil(
       () => tickOutcomes(cluster, job.name, gapMs).find((tick) => tick.instance === 'late' && tick.at >= around),
       5_000,
       "the late worker's first tick after the stall",
     );
-    const ticks = await cluster.waitUntil(everyTickOf(cluster, job, around, gapMs, 3), 5_000, `every tick of ${iso(around)}`);
+    const ticks = await cluster.waitUntil(
+      everyTickOf(cluster, job, around, gapMs, 3),
+      5_000,
+      `every tick of ${iso(around)}`,
+    );
 
     expect(lateTick.at).toBeGreaterThanOrEqual(around + marginMs); // its timer really fired late
     expect(lateTick).toMatchObject<Partial<TickOutcome>>({ occurrence: around, outcome: 'already-ran' });
@@ -137,12 +163,19 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     // Every worker's timer is set by now, so the next occurrence is ticked by all three.
     const readyAt = Date.now();
     const killFirstRunner = async (cluster: WorkerCluster, job: WorkerJobSpec) => {
-      const start = await cluster.waitFor(isStartOf(job.name, (s) => s.occurrence! >= readyAt), gapMs + 5_000, `a run of ${job.name}`);
+      const start = await cluster.waitFor(
+        isStartOf(job.name, (s) => s.occurrence! >= readyAt),
+        gapMs + 5_000,
+        `a run of ${job.name}`,
+      );
       const killedAt = Date.now();
       await cluster.kill(start.instance);
       return { ...start, occurrence: start.occurrence!, killedAt };
     };
-    const [rerunCrash, skipCrash] = await Promise.all([killFirstRunner(rerun, rerunJob), killFirstRunner(skip, skipJob)]);
+    const [rerunCrash, skipCrash] = await Promise.all([
+      killFirstRunner(rerun, rerunJob),
+      killFirstRunner(skip, skipJob),
+    ]);
 
     const reRun = await rerun.waitFor(
       isStartOf(rerunJob.name, (s) => s.occurrence === rerunCrash.occurrence && s.runId !== rerunCrash.runId),
@@ -150,7 +183,10 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
       `a re-run of ${iso(rerunCrash.occurrence)}`,
     );
     expect(reRun.instance).not.toBe(rerunCrash.instance);
-    expect(reRun).toMatchObject<Partial<StartMessage>>({ catchUp: false, recovery: { attempt: 2, previousHolder: rerunCrash.instance } });
+    expect(reRun).toMatchObject<Partial<StartMessage>>({
+      catchUp: false,
+      recovery: { attempt: 2, previousHolder: rerunCrash.instance },
+    });
     expect(reRun.startedAt - rerunCrash.killedAt).toBeGreaterThanOrEqual(graceMs);
     expect(reRun.startedAt - rerunCrash.killedAt).toBeLessThanOrEqual(leaseMs + graceMs + pollMs);
     expect(reRun.startedAt).toBeLessThan(rerunCrash.occurrence + gapMs);
@@ -161,11 +197,18 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
         { cluster: rerun, job: rerunJob, crash: rerunCrash },
         { cluster: skip, job: skipJob, crash: skipCrash },
       ].map(({ cluster, job, crash }) =>
-        cluster.waitFor(isStartOf(job.name, (s) => s.occurrence === crash.occurrence + gapMs), gapMs + 5_000, `the occurrence after ${job.name}'s crash`),
+        cluster.waitFor(
+          isStartOf(job.name, (s) => s.occurrence === crash.occurrence + gapMs),
+          gapMs + 5_000,
+          `the occurrence after ${job.name}'s crash`,
+        ),
       ),
     );
     const attemptsOf = (cluster: WorkerCluster, job: WorkerJobSpec, occurrence: number) =>
-      cluster.starts(job.name).filter((start) => start.occurrence === occurrence).map((start) => start.recovery?.attempt ?? 1);
+      cluster
+        .starts(job.name)
+        .filter((start) => start.occurrence === occurrence)
+        .map((start) => start.recovery?.attempt ?? 1);
     expect(attemptsOf(rerun, rerunJob, rerunCrash.occurrence)).toEqual([1, 2]);
     expect(attemptsOf(skip, skipJob, skipCrash.occurrence)).toEqual([1]);
     // With 'skip' the two survivors were up and ticked the crashed occurrence: they left it alone.
@@ -176,7 +219,12 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
 
   it('catches up, once cluster-wide, the latest occurrence missed while every node was down', async () => {
     const gapMs = 10_000;
-    const job: WorkerJobSpec = { name: 'catch-up', schedule: { cron: '*/10 * * * * *' }, catchUp: { window: '1m' }, runForMs: 100 };
+    const job: WorkerJobSpec = {
+      name: 'catch-up',
+      schedule: { cron: '*/10 * * * * *' },
+      catchUp: { window: '1m' },
+      runForMs: 100,
+    };
     const keyPrefix = newKeyPrefix();
     const before = await startCluster(INSTANCES, job, keyPrefix);
     const lastRun = await before.waitFor(isStartOf(job.name), gapMs + 5_000, 'a first run');
@@ -205,6 +253,8 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     expect(catchUpRuns[0].startedAt).toBeLessThan(nextTick);
     // A node that checked while the catch-up was being claimed tried it too, and was refused.
     const startUpOutcomes = tickOutcomes(after, job.name, gapMs).filter((tick) => tick.at < nextTick);
-    expect(startUpOutcomes.filter((tick) => tick.outcome !== 'already-ran').map((tick) => tick.outcome)).toEqual(['ran']);
+    expect(startUpOutcomes.filter((tick) => tick.outcome !== 'already-ran').map((tick) => tick.outcome)).toEqual([
+      'ran',
+    ]);
   }, 90_000);
 });

@@ -2,7 +2,14 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SHARED_REDIS_URL } from '../support/shared-redis.js';
 import { spawnJsonLinesProcess, type JsonLinesProcess } from '../support/json-lines-process.js';
-import type { LockEventMessage, RunMessage, StartMessage, WorkerEnv, WorkerJobSpec, WorkerMessage } from './fixtures/worker-protocol.js';
+import type {
+  LockEventMessage,
+  RunMessage,
+  StartMessage,
+  WorkerEnv,
+  WorkerJobSpec,
+  WorkerMessage,
+} from './fixtures/worker-protocol.js';
 
 const FIXTURES_SOURCE = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const FIXTURES_BUILD = fileURLToPath(new URL('../../.build/test/cluster/fixtures/', import.meta.url));
@@ -57,7 +64,10 @@ export class WorkerCluster {
     for (const launch of launches) cluster.launch(launch, options);
     try {
       await cluster.waitUntil(
-        () => launches.every(({ instance }) => cluster.messages.some((m) => m.kind === 'ready' && m.instance === instance)) || undefined,
+        () =>
+          launches.every(({ instance }) =>
+            cluster.messages.some((m) => m.kind === 'ready' && m.instance === instance),
+          ) || undefined,
         options.readyTimeoutMs ?? 20_000,
         'every worker to be ready',
       );
@@ -84,7 +94,11 @@ export class WorkerCluster {
   }
 
   /** The first message (already received or still to come) that matches, or a rejection after `timeoutMs`. */
-  waitFor<M extends WorkerMessage>(match: (message: WorkerMessage) => message is M, timeoutMs: number, description: string): Promise<M> {
+  waitFor<M extends WorkerMessage>(
+    match: (message: WorkerMessage) => message is M,
+    timeoutMs: number,
+    description: string,
+  ): Promise<M> {
     return this.waitUntil(() => this.messages.find(match), timeoutMs, description);
   }
 
@@ -107,7 +121,10 @@ export class WorkerCluster {
           reject(error);
         },
       };
-      const timer = setTimeout(() => waiter.fail(new Error(`Waited ${timeoutMs} ms for ${description}, in vain.\n${this.diagnostics()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => waiter.fail(new Error(`Waited ${timeoutMs} ms for ${description}, in vain.\n${this.diagnostics()}`)),
+        timeoutMs,
+      );
       const settle = () => {
         clearTimeout(timer);
         this.waiters.delete(waiter);
@@ -155,7 +172,9 @@ export class WorkerCluster {
 
   private diagnostics(): string {
     const counts = `${this.messages.length} messages received`;
-    const logs = [...this.processes].map(([instance, worker]) => `--- worker ${instance} (pid ${worker.pid}) ---\n${worker.diagnostics()}`);
+    const logs = [...this.processes].map(
+      ([instance, worker]) => `--- worker ${instance} (pid ${worker.pid}) ---\n${worker.diagnostics()}`,
+    );
     return [counts, ...logs].join('\n');
   }
 }

@@ -1,10 +1,16 @@
-import type { LoggerService } from '@nestjs/common';
 import { FaultLog } from '../../lib/core/fault-log.js';
+import type { SchedulerLockLogger } from '../../lib/core/logger.js';
 
 /** A logger that keeps its error lines. */
-function errorLines(): LoggerService & { lines: string[] } {
+function errorLines(): SchedulerLockLogger & { lines: string[] } {
   const lines: string[] = [];
-  return { lines, log: () => undefined, warn: () => undefined, error: (message: string) => lines.push(message) };
+  return {
+    lines,
+    log: () => undefined,
+    warn: () => undefined,
+    debug: () => undefined,
+    error: (message) => void lines.push(String(message)),
+  };
 }
 
 describe('FaultLog', () => {

@@ -10,7 +10,12 @@ const DEFAULTS: LockDefaults = { lockAtMostFor: 60_000, lockAtLeastFor: 1_000 };
 const SUBJECT = 'job "Reports.daily"';
 
 /** The error `createLockConfiguration` throws for these inputs, failing the test if it throws none. */
-function configurationError(name: string | undefined, durations: LockDurations, defaults = DEFAULTS, subject?: string): Error {
+function configurationError(
+  name: string | undefined,
+  durations: LockDurations,
+  defaults = DEFAULTS,
+  subject?: string,
+): Error {
   try {
     createLockConfiguration(name, durations, defaults, subject);
   } catch (error) {
@@ -31,10 +36,26 @@ describe('createLockConfiguration', () => {
 
   it.each<[string, LockDurations, { lockAtMostFor: number; lockAtLeastFor: number }]>([
     ['no durations', {}, { lockAtMostFor: DEFAULTS.lockAtMostFor, lockAtLeastFor: DEFAULTS.lockAtLeastFor }],
-    ['only lockAtMostFor', { lockAtMostFor: '10s' }, { lockAtMostFor: 10_000, lockAtLeastFor: DEFAULTS.lockAtLeastFor }],
-    ['only lockAtLeastFor', { lockAtLeastFor: 2_000 }, { lockAtMostFor: DEFAULTS.lockAtMostFor, lockAtLeastFor: 2_000 }],
-    ['an explicit lockAtLeastFor of 0', { lockAtLeastFor: 0 }, { lockAtMostFor: DEFAULTS.lockAtMostFor, lockAtLeastFor: 0 }],
-    ['lockAtLeastFor equal to lockAtMostFor', { lockAtMostFor: '2s', lockAtLeastFor: 2_000 }, { lockAtMostFor: 2_000, lockAtLeastFor: 2_000 }],
+    [
+      'only lockAtMostFor',
+      { lockAtMostFor: '10s' },
+      { lockAtMostFor: 10_000, lockAtLeastFor: DEFAULTS.lockAtLeastFor },
+    ],
+    [
+      'only lockAtLeastFor',
+      { lockAtLeastFor: 2_000 },
+      { lockAtMostFor: DEFAULTS.lockAtMostFor, lockAtLeastFor: 2_000 },
+    ],
+    [
+      'an explicit lockAtLeastFor of 0',
+      { lockAtLeastFor: 0 },
+      { lockAtMostFor: DEFAULTS.lockAtMostFor, lockAtLeastFor: 0 },
+    ],
+    [
+      'lockAtLeastFor equal to lockAtMostFor',
+      { lockAtMostFor: '2s', lockAtLeastFor: 2_000 },
+      { lockAtMostFor: 2_000, lockAtLeastFor: 2_000 },
+    ],
   ])('takes the defaults for what is not set (%s)', (_case, durations, expected) => {
     expect(createLockConfiguration('report', durations, DEFAULTS)).toEqual({ name: 'report', ...expected });
   });
@@ -67,8 +88,16 @@ describe('createLockConfiguration', () => {
     ['a negative lockAtLeastFor', { lockAtLeastFor: '-5s' }, ['lockAtLeastFor', '"-5s"']],
     ['a lockAtMostFor of 0', { lockAtMostFor: '0s', lockAtLeastFor: 0 }, ['lockAtMostFor', '"0s"']],
     ['an infinite lockAtMostFor', { lockAtMostFor: Infinity }, ['lockAtMostFor', 'Infinity']],
-    ['lockAtLeastFor > lockAtMostFor', { lockAtMostFor: '1s', lockAtLeastFor: '5s' }, ['lockAtLeastFor', '5000', 'lockAtMostFor', '1000']],
-    ['a default lockAtLeastFor > lockAtMostFor', { lockAtMostFor: 500 }, ['lockAtLeastFor', String(DEFAULTS.lockAtLeastFor), '500']],
+    [
+      'lockAtLeastFor > lockAtMostFor',
+      { lockAtMostFor: '1s', lockAtLeastFor: '5s' },
+      ['lockAtLeastFor', '5000', 'lockAtMostFor', '1000'],
+    ],
+    [
+      'a default lockAtLeastFor > lockAtMostFor',
+      { lockAtMostFor: 500 },
+      ['lockAtLeastFor', String(DEFAULTS.lockAtLeastFor), '500'],
+    ],
     ['a keepAlive that is not true, false or { lease }', { keepAlive: 'yes' as never }, ['keepAlive', '"yes"']],
     ['a keepAlive lease of 0', { keepAlive: { lease: 0 } }, ['keepAlive.lease', '0']],
     ['an unparsable keepAlive lease', { keepAlive: { lease: 'soon' as never } }, ['keepAlive.lease', '"soon"']],

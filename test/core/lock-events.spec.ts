@@ -34,7 +34,9 @@ describe('LockEvents subscribers', () => {
     // The subscriber stays subscribed and sees every event; rxjs reports each of its exceptions.
     const sequence = ['attempt', 'acquired', 'started', 'finished', 'released'];
     expect(seen).toEqual(sequence);
-    expect(reported).toEqual(sequence.map((type) => expect.objectContaining({ message: `subscriber failed on ${type}` })));
+    expect(reported).toEqual(
+      sequence.map((type) => expect.objectContaining({ message: `subscriber failed on ${type}` })),
+    );
     // Other subscribers, and later runs, are unaffected.
     throwing.unsubscribe();
     const later: string[] = [];

@@ -28,20 +28,27 @@ import { deferred } from '../support/wait-until.js';
 
 const LOCKED_BY = 'node-a';
 
-/** An executor on `provider`, with the stream of its events. */
+/** An executor on `provider` logging through Nest's `Logger` (as the module's does), with the stream of its events. */
 function executorOn(provider: LockProvider) {
   const lockEvents = new LockEvents();
-  const executor = new LockingTaskExecutor(provider, { lockedBy: LOCKED_BY, events: lockEvents });
+  const logger = new Logger('SchedulerLock');
+  const executor = new LockingTaskExecutor(provider, { lockedBy: LOCKED_BY, events: lockEvents, logger });
   return { executor, events$: lockEvents.events$ };
 }
 
 /** A matcher for the events of one type and lock name. */
 function eventOf<T extends LockEvent['type']>(type: T, lockName: string) {
-  return (event: LockEvent): event is Extract<LockEvent, { type: T }> => event.type === type && event.lockName === lockName;
+  return (event: LockEvent): event is Extract<LockEvent, { type: T }> =>
+    event.type === type && event.lockName === lockName;
 }
 
 /** The types of the next `count` events of `lockName`, collected while `act` runs. */
-async function eventTypesDuring(events$: LockEvents['events$'], lockName: string, count: number, act: () => Promise<unknown>) {
+async function eventTypesDuring(
+  events$: LockEvents['events$'],
+  lockName: string,
+  count: number,
+  act: () => Promise<unknown>,
+) {
   const collected = events(events$, (event) => event.lockName === lockName, count);
   await act();
   return (await collected).map((event) => event.type);
@@ -70,7 +77,8 @@ const TASK_OUTCOMES = [
   {
     kind: 'result',
     task: async () => TASK_RESULT,
-    expectKept: (outcome: Promise<TaskResult<unknown>>) => expect(outcome).resolves.toEqual({ executed: true, result: TASK_RESULT }),
+    expectKept: (outcome: Promise<TaskResult<unknown>>) =>
+      expect(outcome).resolves.toEqual({ executed: true, result: TASK_RESULT }),
   },
   {
     kind: 'error',
@@ -101,10 +109,13 @@ describe('LockingTaskExecutor', () => {
     const result = { report: 'done' };
     let heldDuringTask: boolean | undefined;
 
-    const outcome = await executor.executeWithLock(async () => {
-      heldDuringTask = await isLocked(store, name);
-      return result;
-    }, { name });
+    const outcome = await executor.executeWithLock(
+      async () => {
+        heldDuringTask = await isLocked(store, name);
+        return result;
+      },
+      { name },
+    );
 
     expect(heldDuringTask).toBe(true);
     expect(outcome).toEqual({ executed: true, result });
@@ -128,11 +139,14 @@ describe('LockingTaskExecutor', () => {
     const { executor } = executorOn(provider);
     const [name, otherName] = [uniqueLockName(), uniqueLockName()];
 
-    const outcome = await executor.executeWithLock(async () => {
-      const nested = await deepAsync(3, () => executor.executeWithLock(() => 'inner', { name }));
-      const nestedOtherName = await executor.executeWithLock(() => 'other', { name: otherName });
-      return { nested, nestedOtherName };
-    }, { name });
+    const outcome = await executor.executeWithLock(
+      async () => {
+        const nested = await deepAsync(3, () => executor.executeWithLock(() => 'inner', { name }));
+        const nestedOtherName = await executor.executeWithLock(() => 'other', { name: otherName });
+        return { nested, nestedOtherName };
+      },
+      { name },
+    );
 
     expect(outcome).toEqual({
       executed: true,
@@ -154,7 +168,12 @@ describe('LockingTaskExecutor', () => {
 
     const outcomes = await both;
     expect(task).toHaveBeenCalledTimes(1);
-    expect(outcomes).toEqual(expect.arrayContaining([{ executed: true, result: 'ran' }, { executed: false, reason: 'locked' }]));
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        { executed: true, result: 'ran' },
+        { executed: false, reason: 'locked' },
+      ]),
+    );
   });
 
   it('does not treat a callback that outlives its run as holding the lock: after the release it must take the lock again', async () => {
@@ -165,9 +184,12 @@ describe('LockingTaskExecutor', () => {
     let lateOutcome!: Promise<TaskResult<string>>;
 
     // The run leaves a continuation behind (a timer, a listener, a promise callback), as real code does.
-    await executor.executeWithLock(() => {
-      lateOutcome = later.promise.then(() => executor.executeWithLock(lateTask, { name }));
-    }, { name });
+    await executor.executeWithLock(
+      () => {
+        lateOutcome = later.promise.then(() => executor.executeWithLock(lateTask, { name }));
+      },
+      { name },
+    );
     const elsewhere = await mustLock(store, lockConfig(name));
     later.resolve();
 
@@ -180,11 +202,14 @@ describe('LockingTaskExecutor', () => {
     const { executor } = executorOn(store);
     expect(() => LockAssert.assertLocked()).toThrow(/not running under a scheduler lock/);
 
-    const outcome = await executor.executeWithLock(async () => {
-      LockAssert.assertLocked();
-      await deepAsync(6, () => LockAssert.assertLocked());
-      return 'asserted';
-    }, { name: uniqueLockName() });
+    const outcome = await executor.executeWithLock(
+      async () => {
+        LockAssert.assertLocked();
+        await deepAsync(6, () => LockAssert.assertLocked());
+        return 'asserted';
+      },
+      { name: uniqueLockName() },
+    );
 
     expect(outcome).toEqual({ executed: true, result: 'asserted' });
     expect(() => LockAssert.assertLocked()).toThrow(/not running under a scheduler lock/);
@@ -201,11 +226,14 @@ describe('LockingTaskExecutor', () => {
     };
 
     expect(currentLock()).toBeUndefined();
-    await executor.executeWithLock(async () => {
-      look();
-      await executor.executeWithLock(() => deepAsync(2, look), { name: inner });
-      look();
-    }, { name: outer });
+    await executor.executeWithLock(
+      async () => {
+        look();
+        await executor.executeWithLock(() => deepAsync(2, look), { name: inner });
+        look();
+      },
+      { name: outer },
+    );
     expect(currentLock()).toBeUndefined();
 
     const [outerLock, innerLock] = provider.locks;
@@ -219,9 +247,12 @@ describe('LockingTaskExecutor', () => {
 
   it.each([
     ['an async task', (failure: Error) => async () => Promise.reject(failure)],
-    ['a task that throws synchronously', (failure: Error) => () => {
-      throw failure;
-    }],
+    [
+      'a task that throws synchronously',
+      (failure: Error) => () => {
+        throw failure;
+      },
+    ],
   ])('propagates the error of %s unchanged, only after the lock was released', async (_kind, failingTask) => {
     const { executor, events$ } = executorOn(new SlowReleaseLockProvider(store));
     const name = uniqueLockName();
@@ -248,22 +279,27 @@ describe('LockingTaskExecutor', () => {
     const failure = new Error('boom');
     const requestedAt = performance.now();
 
-    await expect(executor.executeWithLock(() => Promise.reject(failure), { name, lockAtLeastFor })).rejects.toBe(failure);
+    await expect(executor.executeWithLock(() => Promise.reject(failure), { name, lockAtLeastFor })).rejects.toBe(
+      failure,
+    );
     expect(await isLocked(store, name)).toBe(true);
     const { value: next, at } = await lockWhenFree(store, lockConfig(name), requestedAt + lockAtLeastFor + 100);
     expect(at - requestedAt).toBeGreaterThanOrEqual(lockAtLeastFor);
     await next.unlock();
   });
 
-  it.each(TASK_OUTCOMES)("keeps the task's $kind when the release fails, and emits release-failed (store-error)", async ({ task, expectKept }) => {
-    const releaseError = new Error('connection lost during release');
-    const { executor, events$ } = executorOn(new FailingReleaseLockProvider(store, releaseError));
-    const name = uniqueLockName();
-    const releaseFailed = nextEvent(events$, eventOf('release-failed', name));
+  it.each(TASK_OUTCOMES)(
+    "keeps the task's $kind when the release fails, and emits release-failed (store-error)",
+    async ({ task, expectKept }) => {
+      const releaseError = new Error('connection lost during release');
+      const { executor, events$ } = executorOn(new FailingReleaseLockProvider(store, releaseError));
+      const name = uniqueLockName();
+      const releaseFailed = nextEvent(events$, eventOf('release-failed', name));
 
-    await expectKept(executor.executeWithLock(task, { name }));
-    expect(await releaseFailed).toMatchObject({ reason: 'store-error', error: releaseError });
-  });
+      await expectKept(executor.executeWithLock(task, { name }));
+      expect(await releaseFailed).toMatchObject({ reason: 'store-error', error: releaseError });
+    },
+  );
 
   it("skips with { executed: false, reason: 'store-error' } when the provider rejects: no throw, task not called, one error line per burst", async () => {
     const storeDown = new Error('ECONNREFUSED 127.0.0.1:6390');
@@ -309,21 +345,26 @@ describe('LockingTaskExecutor', () => {
     ['an unparsable lockAtMostFor', { lockAtMostFor: 'ten minutes' as never }, ['lockAtMostFor', '"ten minutes"']],
     ['a negative lockAtLeastFor', { lockAtLeastFor: -5 }, ['lockAtLeastFor', '-5']],
     ['lockAtLeastFor > lockAtMostFor', { lockAtMostFor: 1_000, lockAtLeastFor: 5_000 }, ['5000', '1000']],
-  ])('rejects %s with SchedulerLockConfigurationError quoting the value, without locking', async (_case, options, quoted) => {
-    const provider = new RecordingLockProvider(store);
-    const { executor } = executorOn(provider);
-    const task = jest.fn();
+  ])(
+    'rejects %s with SchedulerLockConfigurationError quoting the value, without locking',
+    async (_case, options, quoted) => {
+      const provider = new RecordingLockProvider(store);
+      const { executor } = executorOn(provider);
+      const task = jest.fn();
 
-    const failure = await callWithoutSyncThrow(() => executor.executeWithLock(task, { name: uniqueLockName(), ...options })).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+      const failure = await callWithoutSyncThrow(() =>
+        executor.executeWithLock(task, { name: uniqueLockName(), ...options }),
+      ).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
 
-    expect(failure).toBeInstanceOf(SchedulerLockConfigurationError);
-    for (const text of quoted) expect((failure as Error).message).toContain(text);
-    expect(provider.requests).toHaveLength(0);
-    expect(task).not.toHaveBeenCalled();
-  });
+      expect(failure).toBeInstanceOf(SchedulerLockConfigurationError);
+      for (const text of quoted) expect((failure as Error).message).toContain(text);
+      expect(provider.requests).toHaveLength(0);
+      expect(task).not.toHaveBeenCalled();
+    },
+  );
 });
 
 describe('LockingTaskExecutor on Redis', () => {
@@ -348,7 +389,10 @@ describe('LockingTaskExecutor on Redis', () => {
   it('skips a run while another node, on its own connection, holds the lock', async () => {
     const { executor } = executorOn(provider);
     const name = uniqueLockName();
-    const elsewhere = await mustLock(new RedisLockProvider(otherClient, { keyPrefix, lockedBy: 'node-b' }), lockConfig(name));
+    const elsewhere = await mustLock(
+      new RedisLockProvider(otherClient, { keyPrefix, lockedBy: 'node-b' }),
+      lockConfig(name),
+    );
     const task = jest.fn();
 
     await expect(executor.executeWithLock(task, { name })).resolves.toEqual({ executed: false, reason: 'locked' });
@@ -362,27 +406,36 @@ describe('LockingTaskExecutor on Redis', () => {
     const failure = new Error('boom');
     let keyDuringTask: number | undefined;
 
-    const rejection = executor.executeWithLock(async () => {
-      keyDuringTask = await admin.exists(provider.lockKey(name));
-      throw failure;
-    }, { name });
+    const rejection = executor.executeWithLock(
+      async () => {
+        keyDuringTask = await admin.exists(provider.lockKey(name));
+        throw failure;
+      },
+      { name },
+    );
 
     await expect(rejection).rejects.toBe(failure);
     expect(keyDuringTask).toBe(1);
     expect(await admin.exists(provider.lockKey(name))).toBe(0);
   });
 
-  it.each(TASK_OUTCOMES)("keeps the task's $kind when its lock was deleted by hand during the run, and emits release-failed (expired)", async ({ task, expectKept }) => {
-    const { executor, events$ } = executorOn(provider);
-    const name = uniqueLockName();
-    const releaseFailed = nextEvent(events$, eventOf('release-failed', name));
+  it.each(TASK_OUTCOMES)(
+    "keeps the task's $kind when its lock was deleted by hand during the run, and emits release-failed (expired)",
+    async ({ task, expectKept }) => {
+      const { executor, events$ } = executorOn(provider);
+      const name = uniqueLockName();
+      const releaseFailed = nextEvent(events$, eventOf('release-failed', name));
 
-    await expectKept(
-      executor.executeWithLock(async () => {
-        await admin.del(provider.lockKey(name));
-        return task();
-      }, { name }),
-    );
-    expect(await releaseFailed).toMatchObject({ reason: 'expired', lockName: name });
-  });
+      await expectKept(
+        executor.executeWithLock(
+          async () => {
+            await admin.del(provider.lockKey(name));
+            return task();
+          },
+          { name },
+        ),
+      );
+      expect(await releaseFailed).toMatchObject({ reason: 'expired', lockName: name });
+    },
+  );
 });

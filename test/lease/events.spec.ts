@@ -2,10 +2,17 @@ import { Injectable, type INestApplicationContext } from '@nestjs/common';
 import { Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import { LockEvents, RedisLockProvider, SchedulerLock, SchedulerLockModule, currentLock, type LockEvent } from '../../lib/index.js';
+import {
+  LockEvents,
+  RedisLockProvider,
+  SchedulerLock,
+  SchedulerLockModule,
+  currentLock,
+  type LockEvent,
+} from '../../lib/index.js';
 import { events } from '../support/lock-events.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { startPrivateRedisServer } from '../support/redis-server.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
 /** What the job does on its next tick, set by each test. */
 const body: { run: () => Promise<void> } = { run: async () => undefined };
@@ -19,9 +26,15 @@ class ReportJob {
   }
 }
 
-async function startApp(redis: Redis, keyPrefix: string): Promise<{ app: INestApplicationContext; events$: LockEvents['events$'] }> {
+async function startApp(
+  redis: Redis,
+  keyPrefix: string,
+): Promise<{ app: INestApplicationContext; events$: LockEvents['events$'] }> {
   const app = await Test.createTestingModule({
-    imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot({ redis, keyPrefix, defaultLockAtMostFor: '1m', lockedBy: 'node-a' })],
+    imports: [
+      ScheduleModule.forRoot(),
+      SchedulerLockModule.forRoot({ redis, keyPrefix, defaultLockAtMostFor: '1m', lockedBy: 'node-a' }),
+    ],
     providers: [ReportJob],
   }).compile();
   const { events$ } = app.get(LockEvents);
@@ -50,24 +63,12 @@ function sequence(events$: LockEvents['events$'], count: number): Promise<LockEv
 }
 
 describe('lock events of a scheduled job', () => {
-  let client: Redis;
-  let prefix: string;
   let app: INestApplicationContext;
-
-  beforeEach(() => {
-    client = sharedRedis();
-    prefix = uniquePrefix('events');
-  });
-
-  afterEach(async () => {
-    await app.close();
-    await deleteKeys(client, prefix);
-    client.disconnect();
-  });
+  const shared = useSharedRedisPrefix('events', () => app.close());
 
   /** Starts the app and resolves to the first `count` events of one run (or skip) of the job. */
   async function firstRun(count: number): Promise<LockEvent[]> {
-    const started = await startApp(client, prefix);
+    const started = await startApp(shared.client, shared.prefix);
     app = started.app;
     const run = sequence(started.events$, count);
     await app.init();
@@ -78,7 +79,8 @@ describe('lock events of a scheduled job', () => {
     body.run = async () => undefined;
     const seen = await firstRun(5);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
-    for (const event of seen) expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', lockedBy: 'node-a' });
+    for (const event of seen)
+      expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', lockedBy: 'node-a' });
     const [, acquired, , finished] = seen;
     expect(acquired).toMatchObject({ fencingToken: expect.any(Number), lockedUntil: expect.any(Number) });
     expect(finished).toMatchObject({ durationMs: expect.any(Number) });
@@ -96,7 +98,7 @@ describe('lock events of a scheduled job', () => {
   });
 
   it('a skip: attempt, then skipped with reason locked', async () => {
-    const holder = new RedisLockProvider(client, { keyPrefix: prefix });
+    const holder = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix });
     await holder.lock({ name: 'report', lockAtMostFor: 10_000, lockAtLeastFor: 0 });
     const seen = await firstRun(2);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'skipped']);
@@ -107,13 +109,20 @@ describe('lock events of a scheduled job', () => {
     body.run = async () => {
       // No later tick may take the freed lock before the renewal finds it gone: that would read as not-owner.
       app.get(SchedulerRegistry).deleteInterval('report-job');
-      await client.del(`${prefix}:{report}`);
+      await shared.client.del(`${shared.prefix}:{report}`);
       const { signal } = currentLock()!;
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       body.run = async () => undefined;
     };
     const seen = await firstRun(6);
-    expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'lost', 'finished', 'release-failed']);
+    expect(seen.map((event) => event.type)).toEqual([
+      'attempt',
+      'acquired',
+      'started',
+      'lost',
+      'finished',
+      'release-failed',
+    ]);
     expect(seen[3]).toMatchObject({ reason: 'expired' });
     expect(seen[5]).toMatchObject({ reason: 'expired' });
   });
@@ -122,7 +131,11 @@ describe('lock events of a scheduled job', () => {
 describe('release failure on a store error', () => {
   it('emits release-failed with reason store-error when Redis dies during the run; the run itself completes', async () => {
     const server = await startPrivateRedisServer();
-    const client = new Redis(server.port, '127.0.0.1', { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+    const client = new Redis(server.port, '127.0.0.1', {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => 100,
+    });
     client.on('error', () => undefined);
     let completed = false;
     body.run = async () => {

@@ -1,5 +1,5 @@
 import { currentLock, LockLostError } from '../../lib/index.js';
-import { aborted, redisExecutor, type RedisExecutorFixture } from '../support/redis-executor.js';
+import { aborted, useRedisExecutor } from '../support/redis-executor.js';
 
 /**
  * `currentLock().extend(lockAtMostFor, lockAtLeastFor?)` moves the expiry to `lockAtMostFor` from now,
@@ -7,13 +7,7 @@ import { aborted, redisExecutor, type RedisExecutorFixture } from '../support/re
  * ("it knows its own deadline"), and `lockAtLeastFor` keeps the lock after a short run.
  */
 describe('extend()', () => {
-  let node: RedisExecutorFixture;
-
-  beforeEach(() => {
-    node = redisExecutor('extend');
-  });
-
-  afterEach(() => node.dispose());
+  const node = useRedisExecutor('extend');
 
   it('that shortens a lock aborts the signal before the new, earlier expiry, not at the old one', async () => {
     const SHORTENED = 300;
@@ -25,7 +19,9 @@ describe('extend()', () => {
         // Waits well past the new expiry, and well before the old deadline (10 s).
         const outcome = await Promise.race([
           aborted(lock.signal).then((reason) => (reason as LockLostError).reason),
-          new Promise<string>((resolve) => setTimeout(resolve, 3 * SHORTENED, 'not aborted after 3 x the new lockAtMostFor')),
+          new Promise<string>((resolve) =>
+            setTimeout(resolve, 3 * SHORTENED, 'not aborted after 3 x the new lockAtMostFor'),
+          ),
         ]);
         return { outcome, afterMs: performance.now() - extendedAt };
       },
@@ -39,7 +35,11 @@ describe('extend()', () => {
   it("without lockAtLeastFor keeps the job's lockAtLeastFor: a short run still holds the lock until then", async () => {
     const AT_LEAST = 2_000;
     const takenAt = performance.now();
-    await node.executor.executeWithLock(() => currentLock()!.extend('1m'), { name: 'at-least', lockAtMostFor: '10s', lockAtLeastFor: AT_LEAST });
+    await node.executor.executeWithLock(() => currentLock()!.extend('1m'), {
+      name: 'at-least',
+      lockAtMostFor: '10s',
+      lockAtLeastFor: AT_LEAST,
+    });
     const releasedAfter = performance.now() - takenAt;
     const ttl = await node.client.pttl(node.provider.lockKey('at-least'));
 

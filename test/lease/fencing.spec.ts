@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
-import { SHARED_REDIS_URL, deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { SHARED_REDIS_URL } from '../support/shared-redis.js';
 
 const WORKER = fileURLToPath(new URL('../../.build/test/lease/fixtures/fencing-worker.js', import.meta.url));
 const PROCESSES = 5;
@@ -17,42 +17,33 @@ function runWorker(keyPrefix: string): Promise<number[]> {
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output).tokens) : reject(new Error(`worker exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(output).tokens) : reject(new Error(`worker exited with ${code}`)),
+    );
   });
 }
 
 describe('fencing tokens across processes', () => {
-  let client: Redis;
-  let prefix: string;
-
-  beforeEach(() => {
-    client = sharedRedis();
-    prefix = uniquePrefix('fencing');
-  });
-
-  afterEach(async () => {
-    await deleteKeys(client, prefix);
-    client.disconnect();
-  });
+  const shared = useSharedRedisPrefix('fencing');
 
   it(`increase strictly across ${PROCESSES} processes x ${ACQUISITIONS} acquisitions, and after the lock key is deleted by hand`, async () => {
-    const workers = Array.from({ length: PROCESSES }, () => runWorker(prefix));
-    const lockKey = `${prefix}:{fenced}`;
-    const logKey = `${prefix}:log`;
+    const workers = Array.from({ length: PROCESSES }, () => runWorker(shared.prefix));
+    const lockKey = `${shared.prefix}:{fenced}`;
+    const logKey = `${shared.prefix}:log`;
     // While the workers run, delete the held lock key by hand a few times, noting the highest token
     // issued before each deletion.
     const deletions: number[] = [];
     while (deletions.length < 5) {
-      const issued = Number(await client.get(`${lockKey}:fence`));
+      const issued = Number(await shared.client.get(`${lockKey}:fence`));
       if (issued >= (deletions.length + 1) * 100) {
         deletions.push(issued);
-        await client.del(lockKey);
+        await shared.client.del(lockKey);
       } else {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }
     const perProcess = await Promise.all(workers);
-    const log = (await client.lrange(logKey, 0, -1)).map(Number);
+    const log = (await shared.client.lrange(logKey, 0, -1)).map(Number);
 
     const all = perProcess.flat();
     expect(all).toHaveLength(PROCESSES * ACQUISITIONS);

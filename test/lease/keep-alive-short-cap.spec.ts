@@ -1,5 +1,5 @@
 import { currentLock, type LockEvent } from '../../lib/index.js';
-import { redisExecutor, type RedisExecutorFixture } from '../support/redis-executor.js';
+import { useRedisExecutor } from '../support/redis-executor.js';
 
 /**
  * With `keepAlive: true` (30 s lease, for instance set module-wide) a job whose `lockAtMostFor` is below
@@ -7,13 +7,7 @@ import { redisExecutor, type RedisExecutorFixture } from '../support/redis-execu
  * README), not when the run starts.
  */
 describe('keepAlive with a lease longer than lockAtMostFor', () => {
-  let node: RedisExecutorFixture;
-
-  beforeEach(() => {
-    node = redisExecutor('short-cap');
-  });
-
-  afterEach(() => node.dispose());
+  const node = useRedisExecutor('short-cap');
 
   it('does not report a healthy lock as lost at the start of its run', async () => {
     const lost: LockEvent[] = [];

@@ -1,39 +1,27 @@
-import type { Redis } from 'ioredis';
-import { LockEvents, LockingTaskExecutor, LockLostError, RedisLockProvider, currentLock, type LockEvent } from '../../lib/index.js';
+import {
+  LockEvents,
+  LockingTaskExecutor,
+  LockLostError,
+  RedisLockProvider,
+  currentLock,
+  type LockEvent,
+} from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
-import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { usePrivateRedisServer } from '../support/private-redis.js';
+import { useRedisExecutor } from '../support/redis-executor.js';
 
 const LEASE = 300;
 
 describe('keepAlive lease on Redis', () => {
-  let client: Redis;
-  let prefix: string;
-  let provider: RedisLockProvider;
-  let events: LockEvents;
-  let executor: LockingTaskExecutor;
-
-  beforeEach(() => {
-    client = sharedRedis();
-    prefix = uniquePrefix('lease');
-    provider = new RedisLockProvider(client, { keyPrefix: prefix, lockedBy: 'node-a' });
-    events = new LockEvents();
-    executor = new LockingTaskExecutor(provider, { lockedBy: 'node-a', events });
-  });
-
-  afterEach(async () => {
-    await executor.shutdown(0);
-    await deleteKeys(client, prefix);
-    client.disconnect();
-  });
+  const node = useRedisExecutor('lease');
 
   it('keeps the lock of a run lasting 3 leases, and no other node can take it meanwhile', async () => {
-    const rival = new RedisLockProvider(client, { keyPrefix: prefix, lockedBy: 'node-b' });
+    const rival = new RedisLockProvider(node.client, { keyPrefix: node.prefix, lockedBy: 'node-b' });
     const renewals: LockEvent[] = [];
-    const subscription = events.events$.subscribe((event) => event.type === 'extended' && renewals.push(event));
+    const subscription = node.events.events$.subscribe((event) => event.type === 'extended' && renewals.push(event));
     const rivalAttempts: Array<boolean> = [];
 
-    const result = await executor.executeWithLock(
+    const result = await node.executor.executeWithLock(
       async () => {
         const deadline = performance.now() + 3 * LEASE;
         while (performance.now() < deadline) {
@@ -51,13 +39,13 @@ describe('keepAlive lease on Redis', () => {
     expect(rivalAttempts.length).toBeGreaterThanOrEqual(8);
     expect(rivalAttempts).not.toContain(true);
     expect(renewals.length).toBeGreaterThanOrEqual(5); // every LEASE/3
-    expect(await client.exists(provider.lockKey('report'))).toBe(0); // released at the end
+    expect(await node.client.exists(node.provider.lockKey('report'))).toBe(0); // released at the end
   });
 
   it('takes the lock for one lease only, so a crashed holder blocks the job for one lease', async () => {
-    await executor.executeWithLock(
+    await node.executor.executeWithLock(
       async () => {
-        const ttl = await client.pttl(provider.lockKey('report'));
+        const ttl = await node.client.pttl(node.provider.lockKey('report'));
         expect(ttl).toBeGreaterThan(0);
         expect(ttl).toBeLessThanOrEqual(LEASE);
       },
@@ -67,7 +55,7 @@ describe('keepAlive lease on Redis', () => {
 
   it('never renews past lockAtMostFor: the signal aborts (reason expired) before the cap', async () => {
     const started = performance.now();
-    const result = await executor.executeWithLock(
+    const result = await node.executor.executeWithLock(
       async () => {
         const { signal } = currentLock()!;
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
@@ -82,12 +70,12 @@ describe('keepAlive lease on Redis', () => {
   });
 
   it('aborts the signal with reason when the lock key is deleted mid-run, emits lost, and does not crash', async () => {
-    const lost = nextEvent(events.events$, (event) => event.type === 'lost');
-    const releaseFailed = nextEvent(events.events$, (event) => event.type === 'release-failed');
-    const result = await executor.executeWithLock(
+    const lost = nextEvent(node.events.events$, (event) => event.type === 'lost');
+    const releaseFailed = nextEvent(node.events.events$, (event) => event.type === 'release-failed');
+    const result = await node.executor.executeWithLock(
       async () => {
         const { signal } = currentLock()!;
-        await client.del(provider.lockKey('report'));
+        await node.client.del(node.provider.lockKey('report'));
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         return signal.reason;
       },
@@ -100,11 +88,11 @@ describe('keepAlive lease on Redis', () => {
   });
 
   it('aborts with reason not-owner when another owner took the lock over', async () => {
-    const result = await executor.executeWithLock(
+    const result = await node.executor.executeWithLock(
       async () => {
         const { signal } = currentLock()!;
-        const key = provider.lockKey('report');
-        await client.set(key, 'someone-else', 'KEEPTTL');
+        const key = node.provider.lockKey('report');
+        await node.client.set(key, 'someone-else', 'KEEPTTL');
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         return (signal.reason as LockLostError).reason;
       },
@@ -115,22 +103,22 @@ describe('keepAlive lease on Redis', () => {
 
   it('renews every held lease in one round trip per interval, whatever the number of locks', async () => {
     const renewCalls: number[] = [];
-    const counting = new RedisLockProvider(client, { keyPrefix: prefix });
+    const counting = new RedisLockProvider(node.client, { keyPrefix: node.prefix });
     const renewLeases = counting.renewLeases.bind(counting);
     counting.renewLeases = (renewals) => {
       renewCalls.push(renewals.length);
       return renewLeases(renewals);
     };
-    const node = new LockingTaskExecutor(counting, { lockedBy: 'node-a' });
+    const countingNode = new LockingTaskExecutor(counting, { lockedBy: 'node-a' });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const runs = Array.from({ length: 100 }, (_, i) =>
-      node.executeWithLock(() => gate, { name: `item-${i}`, lockAtMostFor: '1m', keepAlive: { lease: LEASE } }),
+      countingNode.executeWithLock(() => gate, { name: `item-${i}`, lockAtMostFor: '1m', keepAlive: { lease: LEASE } }),
     );
     await new Promise((resolve) => setTimeout(resolve, 3 * LEASE));
     release();
     const results = await Promise.all(runs);
-    await node.shutdown(0);
+    await countingNode.shutdown(0);
 
     expect(results.every((result) => result.executed)).toBe(true);
     // ~9 intervals of LEASE/3 in 3 leases: one call each, each carrying (almost) all 100 leases.
@@ -141,31 +129,35 @@ describe('keepAlive lease on Redis', () => {
 });
 
 describe('keepAlive when Redis goes away', () => {
-  let server: PrivateRedisServer;
-
-  beforeAll(async () => {
-    server = await startPrivateRedisServer();
-  });
-
-  afterAll(async () => {
-    await server.kill();
-  });
+  const redis = usePrivateRedisServer();
 
   it('aborts the signal no later than the lease deadline, stays up, and locks normally once Redis is back', async () => {
     const { Redis } = await import('ioredis');
-    const client = new Redis(server.port, '127.0.0.1', { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    const client = new Redis(redis.server.port, '127.0.0.1', {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => 50,
+    });
     client.on('error', () => undefined);
     await new Promise<void>((resolve) => client.once('ready', () => resolve()));
     const events = new LockEvents();
-    const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix: 'outage' }), { lockedBy: 'node-a', events });
+    const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix: 'outage' }), {
+      lockedBy: 'node-a',
+      events,
+    });
     try {
       const result = await executor.executeWithLock(
         async () => {
           const { signal, lockedAt } = currentLock()!;
-          await server.kill();
+          await redis.server.kill();
           const killedAt = Date.now();
           await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-          return { reason: (signal.reason as LockLostError).reason, lockedAt: lockedAt.getTime(), killedAt, abortedAt: Date.now() };
+          return {
+            reason: (signal.reason as LockLostError).reason,
+            lockedAt: lockedAt.getTime(),
+            killedAt,
+            abortedAt: Date.now(),
+          };
         },
         { name: 'job', lockAtMostFor: '1m', keepAlive: { lease: LEASE } },
       );
@@ -179,7 +171,7 @@ describe('keepAlive when Redis goes away', () => {
       const skipped = await executor.executeWithLock(() => 'ran', { name: 'job' });
       expect(skipped).toMatchObject({ executed: false, reason: 'store-error' });
 
-      await server.start();
+      await redis.server.start();
       if (client.status !== 'ready') await new Promise<void>((resolve) => client.once('ready', () => resolve()));
       expect(await executor.executeWithLock(() => 'ran', { name: 'other' })).toEqual({ executed: true, result: 'ran' });
     } finally {

@@ -1,8 +1,7 @@
-import { Redis } from 'ioredis';
 import { LockEvents, LockingTaskExecutor, RedisLockProvider, type LockEvent } from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
 import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
-import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
+import { usePrivateRedisServer } from '../support/private-redis.js';
 
 const LEASE = 300;
 
@@ -12,31 +11,36 @@ const LEASE = 300;
  * renew with, and Redis answers `ERR value is not an integer` for the NaN.
  */
 describe('the lease keeper with only non-keepAlive locks held', () => {
-  let server: PrivateRedisServer;
-  let client: Redis;
+  const redis = usePrivateRedisServer();
   let recorder: CommandRecorder;
   let events: LockEvents;
   let executor: LockingTaskExecutor;
 
   beforeEach(async () => {
-    server = await startPrivateRedisServer();
-    client = new Redis(server.url);
-    recorder = await recordCommands(client);
+    recorder = await recordCommands(redis.admin);
     events = new LockEvents();
-    executor = new LockingTaskExecutor(new RedisLockProvider(client, { lockedBy: 'node-a' }), { lockedBy: 'node-a', events });
+    executor = new LockingTaskExecutor(new RedisLockProvider(redis.admin, { lockedBy: 'node-a' }), {
+      lockedBy: 'node-a',
+      events,
+    });
   });
 
   afterEach(async () => {
     await executor.shutdown(0);
     await recorder.close();
-    client.disconnect();
-    await server.kill();
   });
 
-  it('sends no command while a plain lock runs past a released keepAlive lock\'s renewal time', async () => {
+  it("sends no command while a plain lock runs past a released keepAlive lock's renewal time", async () => {
     // The keepAlive run ends before its first renewal is due, leaving the keeper's wake-up set for it.
-    await executor.executeWithLock(() => undefined, { name: 'leased', lockAtMostFor: '1m', keepAlive: { lease: LEASE } });
-    const plainLost = nextEvent(events.events$, (event: LockEvent) => event.type === 'lost' && event.lockName === 'plain');
+    await executor.executeWithLock(() => undefined, {
+      name: 'leased',
+      lockAtMostFor: '1m',
+      keepAlive: { lease: LEASE },
+    });
+    const plainLost = nextEvent(
+      events.events$,
+      (event: LockEvent) => event.type === 'lost' && event.lockName === 'plain',
+    );
     let endPlainRun!: () => void;
     // Held until the keeper has aborted it shortly before its lockAtMostFor, and the commands are counted.
     const plainRun = executor.executeWithLock(() => new Promise<void>((resolve) => (endPlainRun = resolve)), {

@@ -1,5 +1,5 @@
 import { GatedLockProvider } from '../support/gated-lock-provider.js';
-import { redisExecutor, type RedisExecutorFixture } from '../support/redis-executor.js';
+import { useRedisExecutor } from '../support/redis-executor.js';
 
 /**
  * Graceful shutdown (README): "no new run starts". A lock attempt that is still waiting for Redis when
@@ -8,13 +8,7 @@ import { redisExecutor, type RedisExecutorFixture } from '../support/redis-execu
  */
 describe('shutdown while a lock attempt is waiting for the store', () => {
   let gated: GatedLockProvider;
-  let node: RedisExecutorFixture;
-
-  beforeEach(() => {
-    node = redisExecutor('shutdown', (provider) => (gated = new GatedLockProvider(provider)));
-  });
-
-  afterEach(() => node.dispose());
+  const node = useRedisExecutor('shutdown', (provider) => (gated = new GatedLockProvider(provider)));
 
   it('does not start the task after shutdown() has returned, and leaves no lock behind', async () => {
     let startedAfterShutdown = false;

@@ -1,7 +1,6 @@
 import { Injectable, type INestApplicationContext } from '@nestjs/common';
 import { Interval, ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
-import type { Redis } from 'ioredis';
 import {
   LockEvents,
   LockLostError,
@@ -13,7 +12,7 @@ import {
   type LockEvent,
 } from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 
 /** How the long job behaves, set by each test before the app starts. */
 const body: { run: () => Promise<void> } = { run: async () => undefined };
@@ -35,8 +34,7 @@ class ShortJob {
 }
 
 describe('graceful shutdown on app.close()', () => {
-  let client: Redis;
-  let prefix: string;
+  const shared = useSharedRedisPrefix('shutdown');
   let provider: RedisLockProvider;
   let app: INestApplicationContext;
   let seen: LockEvent[];
@@ -45,7 +43,12 @@ describe('graceful shutdown on app.close()', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         ScheduleModule.forRoot(),
-        SchedulerLockModule.forRoot({ redis: client, keyPrefix: prefix, defaultLockAtMostFor: '1m', shutdownTimeout }),
+        SchedulerLockModule.forRoot({
+          redis: shared.client,
+          keyPrefix: shared.prefix,
+          defaultLockAtMostFor: '1m',
+          shutdownTimeout,
+        }),
       ],
       providers: [LongJob, ShortJob],
     }).compile();
@@ -58,14 +61,7 @@ describe('graceful shutdown on app.close()', () => {
   }
 
   beforeEach(() => {
-    client = sharedRedis();
-    prefix = uniquePrefix('shutdown');
-    provider = new RedisLockProvider(client, { keyPrefix: prefix });
-  });
-
-  afterEach(async () => {
-    await deleteKeys(client, prefix);
-    client.disconnect();
+    provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix });
   });
 
   it('releases the locks of runs that finished, and starts no run after close() began', async () => {
@@ -77,8 +73,8 @@ describe('graceful shutdown on app.close()', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
 
     expect(seen.slice(closeCalledAt).filter((event) => event.type === 'started')).toEqual([]);
-    expect(await client.exists(provider.lockKey('long'), provider.lockKey('short'))).toBe(0);
-    expect(client.status).toBe('ready'); // the app's own client is not closed
+    expect(await shared.client.exists(provider.lockKey('long'), provider.lockKey('short'))).toBe(0);
+    expect(shared.client.status).toBe('ready'); // the app's own client is not closed
   });
 
   it('waits for a run that finishes within shutdownTimeout, then releases its lock', async () => {
@@ -97,7 +93,7 @@ describe('graceful shutdown on app.close()', () => {
     expect(finished).toBe(true);
     expect(seen).toContainEqual(expect.objectContaining({ type: 'released', lockName: 'long' }));
     expect(seen.filter((event) => event.type === 'started' && event.lockName === 'long')).toHaveLength(1);
-    expect(await client.exists(provider.lockKey('long'))).toBe(0);
+    expect(await shared.client.exists(provider.lockKey('long'))).toBe(0);
   });
 
   it('aborts a run still going at shutdownTimeout with reason shutdown, and leaves its lock to expire', async () => {
@@ -123,8 +119,8 @@ describe('graceful shutdown on app.close()', () => {
     expect(seen).toContainEqual(expect.objectContaining({ type: 'lost', lockName: 'long', reason: 'shutdown' }));
     expect(tookMs).toBeGreaterThan(150);
     expect(tookMs).toBeLessThan(3_000); // timeout + the 1 s grace, not the job's length
-    expect(await client.exists(provider.lockKey('long'))).toBe(1);
-    const ttl = await client.pttl(provider.lockKey('long'));
+    expect(await shared.client.exists(provider.lockKey('long'))).toBe(1);
+    const ttl = await shared.client.pttl(provider.lockKey('long'));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(10_000); // expires on its lease, not renewed any more
     release();

@@ -38,10 +38,18 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['a negative duration', { lockAtLeastFor: '-5s' }, [/lockAtLeastFor/, /"-5s"/, /negative/]],
     ['a negative number of milliseconds', { lockAtMostFor: -1000 }, [/lockAtMostFor/, /-1000/, /negative/]],
     ['a zero lockAtMostFor', { lockAtMostFor: 0 }, [/lockAtMostFor/, /greater than 0/, /got 0/]],
-    ['lockAtLeastFor > lockAtMostFor', { lockAtMostFor: '1s', lockAtLeastFor: '2s' }, [/lockAtLeastFor \(2000 ms\)/, /lockAtMostFor \(1000 ms\)/]],
-    ['lockAtLeastFor > the default lockAtMostFor', { lockAtLeastFor: '2m' }, [/lockAtLeastFor \(120000 ms\)/, /lockAtMostFor \(60000 ms\)/]],
+    [
+      'lockAtLeastFor > lockAtMostFor',
+      { lockAtMostFor: '1s', lockAtLeastFor: '2s' },
+      [/lockAtLeastFor \(2000 ms\)/, /lockAtMostFor \(1000 ms\)/],
+    ],
+    [
+      'lockAtLeastFor > the default lockAtMostFor',
+      { lockAtLeastFor: '2m' },
+      [/lockAtLeastFor \(120000 ms\)/, /lockAtMostFor \(60000 ms\)/],
+    ],
     ['an empty name', { name: '' }, [/name/, /""/]],
-    ['a blank name', { name: '  ' }, [/name/, /"  "/]],
+    ['a blank name', { name: '  ' }, [/name/, /" {2}"/]],
     ['an unparsable keepAlive lease', { keepAlive: { lease: 'a while' as never } }, [/keepAlive.lease/, /"a while"/]],
     ['a zero keepAlive lease', { keepAlive: { lease: 0 } }, [/keepAlive.lease/, /greater than 0/]],
   ])('for %s on a job', async (_, options, expected) => {
@@ -52,7 +60,11 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
   });
 
   it.each<[string, Partial<SchedulerLockModuleOptions>, RegExp[]]>([
-    ['an unparsable defaultLockAtMostFor', { defaultLockAtMostFor: 'forever' as never }, [/defaultLockAtMostFor: .*"forever"/]],
+    [
+      'an unparsable defaultLockAtMostFor',
+      { defaultLockAtMostFor: 'forever' as never },
+      [/defaultLockAtMostFor: .*"forever"/],
+    ],
     ['a negative defaultLockAtLeastFor', { defaultLockAtLeastFor: -1 }, [/defaultLockAtLeastFor/, /-1/, /negative/]],
     [
       'defaultLockAtLeastFor > defaultLockAtMostFor',
@@ -66,6 +78,19 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' as never }, [/shutdownTimeout/, /"later"/]],
     ['an unparsable acquireTimeout', { acquireTimeout: '2 seconds' as never }, [/acquireTimeout/, /"2 seconds"/]],
     ['a zero acquireTimeout', { acquireTimeout: 0 }, [/acquireTimeout must be greater than 0 \(got 0\)/]],
+    ['a minReplicasToAck of 0', { minReplicasToAck: 0 }, [/minReplicasToAck must be a positive integer \(got 0\)/]],
+    ['minReplicasToAck with a provider', { minReplicasToAck: 1 }, [/minReplicasToAck goes with "redis"/]],
+    ['replicaAckTimeout without minReplicasToAck', { replicaAckTimeout: '100ms' }, [/needs minReplicasToAck/]],
+    [
+      'a replicaAckTimeout not shorter than acquireTimeout',
+      { provider: undefined, redis: 'redis://127.0.0.1:1', minReplicasToAck: 1, replicaAckTimeout: '2s' },
+      [/replicaAckTimeout 2s must be shorter than acquireTimeout 2s/],
+    ],
+    [
+      'an instrumentation without around()',
+      { instrumentation: {} as never },
+      [/instrumentation must have an around\(run, task\) method/],
+    ],
     ['an empty keyPrefix', { keyPrefix: '' }, [/keyPrefix must be a non-empty string \(got ""\)/]],
     ['a lockedBy that is not a string', { lockedBy: 42 as never }, [/lockedBy must be a non-empty string \(got 42\)/]],
     [
@@ -79,7 +104,9 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       [/unknown option "defaultLockAtMost"; did you mean "defaultLockAtMostFor"\?/],
     ],
   ])('for %s in the module options', async (_, override, expected) => {
-    const { message } = await configurationError({ options: { ...VALID_OPTIONS, ...override } as SchedulerLockModuleOptions });
+    const { message } = await configurationError({
+      options: { ...VALID_OPTIONS, ...override } as SchedulerLockModuleOptions,
+    });
 
     expect(message).toContain('SchedulerLockModule options');
     for (const pattern of expected) expect(message).toMatch(pattern);
@@ -182,7 +209,12 @@ describe('LockedJobRegistry.declare', () => {
   it.each<[string, string, SchedulerLockOptions, RegExp[]]>([
     ['an unparsable duration', 'sync', { lockAtMostFor: 'soon' as never }, [/lockAtMostFor/, /"soon"/]],
     ['a negative duration', 'sync', { lockAtLeastFor: -5 }, [/lockAtLeastFor/, /-5/, /negative/]],
-    ['lockAtLeastFor > lockAtMostFor', 'sync', { lockAtMostFor: '1s', lockAtLeastFor: '5s' }, [/lockAtLeastFor \(5000 ms\)/, /lockAtMostFor \(1000 ms\)/]],
+    [
+      'lockAtLeastFor > lockAtMostFor',
+      'sync',
+      { lockAtMostFor: '1s', lockAtLeastFor: '5s' },
+      [/lockAtLeastFor \(5000 ms\)/, /lockAtMostFor \(1000 ms\)/],
+    ],
     ['an empty lock name', 'sync', { name: '' }, [/name/, /""/]],
     ['an empty job name', '', {}, [/name/, /""/]],
   ])('throws for %s, naming the runtime job', async (_, jobName, options, expected) => {

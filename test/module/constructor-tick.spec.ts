@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, type CronOptions } from '@nestjs/schedule';
 import { CronJob, CronTime } from 'cron';
-import type { Redis } from 'ioredis';
 import { currentLock, LockedJobRegistry, SchedulerLock, SchedulerLockConfigurationError } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
 /**
  * `cron` fires a job inside its constructor when the first fire time passed while the job started
@@ -28,28 +27,26 @@ function record(job: string): void {
   runs.push({ job, locked: currentLock()?.name === job });
 }
 
-let redis: Redis;
-let keyPrefix: string;
-
-beforeAll(() => {
-  redis = sharedRedis();
-});
+const shared = useSharedRedisPrefix('constructor-tick', closeSchedulerApps);
 beforeEach(() => {
-  keyPrefix = uniquePrefix('constructor-tick');
   runs.length = 0;
 });
-afterEach(async () => {
-  await closeSchedulerApps();
-  await deleteKeys(redis, keyPrefix);
-});
-afterAll(() => redis.quit());
 
 function startApp(...providers: Array<new (...args: never[]) => unknown>): Promise<SchedulerApp> {
-  return startSchedulerApp({ lock: { redis, keyPrefix, defaultLockAtMostFor: '10s' }, providers });
+  return startSchedulerApp({
+    lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s' },
+    providers,
+  });
 }
 
 @Injectable()
 class NoJobs {}
+
+/** A runtime cron job `name` recording its runs, declared to the app's LockedJobRegistry, for `addCronJob`. */
+function declaredRuntimeJob(app: SchedulerApp, name: string, cronTime: string, start: boolean): CronJob {
+  app.get(LockedJobRegistry).declare(name, { lockAtMostFor: '5s' });
+  return CronJob.from({ cronTime, onTick: () => record(name), start });
+}
 
 describe('a tick cron fires while the job is being created', () => {
   @Injectable()
@@ -62,7 +59,7 @@ describe('a tick cron fires while the job is being created', () => {
     }
   }
 
-  it('runs a decorated job\'s constructor tick under its lock, once the job is registered', async () => {
+  it("runs a decorated job's constructor tick under its lock, once the job is registered", async () => {
     const app = startApp(Minutely);
     missTheNextStartBy4ms();
     const started = await app;
@@ -81,7 +78,7 @@ describe('a tick cron fires while the job is being created', () => {
     }
   }
 
-  it('runs a decorated job\'s runOnInit tick under its lock', async () => {
+  it("runs a decorated job's runOnInit tick under its lock", async () => {
     const app = await startApp(RunsOnInit);
     await nextEvent(app.history$, jobEvent('released', 'on-init'));
 
@@ -90,8 +87,7 @@ describe('a tick cron fires while the job is being created', () => {
 
   it('locks a runtime job created with start: false from its first tick, even one fired by start()', async () => {
     const app = await startApp(NoJobs);
-    app.get(LockedJobRegistry).declare('runtime', { lockAtMostFor: '5s' });
-    const job = CronJob.from({ cronTime: '0 * * * * *', onTick: () => record('runtime'), start: false });
+    const job = declaredRuntimeJob(app, 'runtime', '0 * * * * *', false);
     app.registry.addCronJob('runtime', job);
     missTheNextStartBy4ms();
     job.start();
@@ -102,8 +98,7 @@ describe('a tick cron fires while the job is being created', () => {
 
   it('refuses a locked runtime job started before addCronJob, naming the job and the fix, and stops it', async () => {
     const app = await startApp(NoJobs);
-    app.get(LockedJobRegistry).declare('started-early', { lockAtMostFor: '5s' });
-    const job = CronJob.from({ cronTime: '0 0 1 1 *', onTick: () => record('started-early'), start: true });
+    const job = declaredRuntimeJob(app, 'started-early', '0 0 1 1 *', true);
 
     let refusal: unknown;
     try {

@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { LockedJobRegistry, SchedulerLockConfigurationError } from '../../lib/index.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
 /**
  * README, startup errors: "occurrence options on an interval or timeout job" fail with a
@@ -10,25 +9,15 @@ import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.j
  * silently dropped.
  */
 describe('a runtime job declared with occurrence options, then added as a timer', () => {
-  let client: Redis;
-  let keyPrefix: string;
-
-  beforeEach(() => {
-    client = sharedRedis();
-    keyPrefix = uniquePrefix('declared-timer');
-  });
-
-  afterEach(async () => {
-    await closeSchedulerApps();
-    await deleteKeys(client, keyPrefix);
-    client.disconnect();
-  });
+  const shared = useSharedRedisPrefix('declared-timer', closeSchedulerApps);
 
   it.each([
     ['addInterval', setInterval, clearInterval],
     ['addTimeout', setTimeout, clearTimeout],
   ] as const)('is refused by %s, like the same options on a decorated timer job', async (method, start, stop) => {
-    const app = await startSchedulerApp({ lock: { redis: client, keyPrefix, defaultLockAtMostFor: '1m' } });
+    const app = await startSchedulerApp({
+      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '1m' },
+    });
     app.get(LockedJobRegistry).declare('runtime-timer', { onCrash: 'rerun', catchUp: true });
     const timer = start(() => undefined, 60_000);
     try {

@@ -3,13 +3,16 @@ import { Cron, Interval, SchedulerRegistry, Timeout } from '@nestjs/schedule';
 import { LockedJobRegistry, SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { sharedRedisPerTest, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 
-const shared = sharedRedisPerTest('outlasts-ticks');
+const shared = useSharedRedisPrefix('outlasts-ticks', closeSchedulerApps);
 
 function startJobs(...providers: Type[]): Promise<SchedulerApp> {
-  const { redis, keyPrefix } = shared;
-  return startSchedulerApp({ lock: { redis, keyPrefix, defaultLockAtMostFor: '1m' }, providers });
+  return startSchedulerApp({
+    lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '1m' },
+    providers,
+  });
 }
 
 function warnings(app: SchedulerApp): string[] {
@@ -77,7 +80,10 @@ describe('a lockAtLeastFor at or above the period of a job: a startup warning wi
 
       onModuleInit() {
         this.lockedJobs.declare('tenant-sync', { lockAtLeastFor: '1m' });
-        this.registry.addInterval('tenant-sync', setInterval(() => undefined, 30_000));
+        this.registry.addInterval(
+          'tenant-sync',
+          setInterval(() => undefined, 30_000),
+        );
       }
     }
     const app = await startJobs(RuntimeJobs);

@@ -14,8 +14,14 @@ import {
 } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { closeSchedulerApps, startSchedulerApp, type SchedulerApp, type SchedulerAppSetup } from '../support/scheduler-app.js';
-import { deleteKeys, SHARED_REDIS_URL, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import {
+  closeSchedulerApps,
+  startSchedulerApp,
+  type SchedulerApp,
+  type SchedulerAppSetup,
+} from '../support/scheduler-app.js';
+import { SHARED_REDIS_URL } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 import { lockKey, RunRecorder } from './support/run-recorder.js';
 
@@ -32,28 +38,21 @@ class TickJob {
   }
 }
 
-let redis: Redis;
-let keyPrefix: string;
-let recorder: RunRecorder;
 /** Clients a test created itself, closed after it (the module must not have closed them). */
 const ownClients: Redis[] = [];
-
-beforeAll(async () => {
-  redis = sharedRedis();
-  await redis.ping();
-});
-beforeEach(() => {
-  keyPrefix = uniquePrefix('module-options');
-  recorder = new RunRecorder(redis, keyPrefix);
-});
-afterEach(async () => {
+const shared = useSharedRedisPrefix('module-options', async () => {
   await closeSchedulerApps();
   await Promise.all(ownClients.splice(0).map((client) => client.quit()));
-  await deleteKeys(redis, keyPrefix);
 });
-afterAll(() => redis.quit());
+let recorder: RunRecorder;
+beforeEach(() => {
+  recorder = new RunRecorder(shared.client, shared.prefix);
+});
 
-function startTickJob(lock: SchedulerAppSetup['lock'], imports: SchedulerAppSetup['imports'] = []): Promise<SchedulerApp> {
+function startTickJob(
+  lock: SchedulerAppSetup['lock'],
+  imports: SchedulerAppSetup['imports'] = [],
+): Promise<SchedulerApp> {
   return startSchedulerApp({ lock, imports, providers: [TickJob, { provide: RunRecorder, useValue: recorder }] });
 }
 
@@ -65,17 +64,17 @@ async function lockedRunInSharedRedis(app: SchedulerApp): Promise<string> {
   const acquired = await nextEvent(app.history$, jobEvent('acquired', JOB));
   await nextEvent(app.history$, jobEvent('released', JOB));
   const run = recorder.runsOf(JOB).find(({ lockName }) => lockName === JOB);
-  expect(run?.heldLockKeys).toContain(lockKey(keyPrefix, JOB));
+  expect(run?.heldLockKeys).toContain(lockKey(shared.prefix, JOB));
   return acquired.lockedBy;
 }
 
 /** A name to find this test's connections by in the shared Redis's CLIENT LIST. */
 function connectionName(): string {
-  return `${keyPrefix}-connection`;
+  return `${shared.prefix}-connection`;
 }
 
 async function isConnected(name: string): Promise<boolean> {
-  const clients = (await redis.client('LIST')) as string;
+  const clients = (await shared.client.client('LIST')) as string;
   return clients.split('\n').some((line) => line.includes(` name=${name} `));
 }
 
@@ -94,16 +93,24 @@ describe('SchedulerLockModule.forRoot({ redis })', () => {
   it.each<[string, (name: string) => string | RedisOptions]>([
     ['a redis:// URL', (name) => sharedRedisUrl({ connectionName: name })],
     ['ioredis options', (name) => sharedRedisOptions({ connectionName: name })],
-  ])('given %s, locks in that Redis with a client of its own, which it closes on app.close()', async (_, redisOption) => {
-    const name = connectionName();
-    const app = await startTickJob({ redis: redisOption(name), keyPrefix, lockedBy: 'url-node', defaultLockAtMostFor: '5s' });
+  ])(
+    'given %s, locks in that Redis with a client of its own, which it closes on app.close()',
+    async (_, redisOption) => {
+      const name = connectionName();
+      const app = await startTickJob({
+        redis: redisOption(name),
+        keyPrefix: shared.prefix,
+        lockedBy: 'url-node',
+        defaultLockAtMostFor: '5s',
+      });
 
-    expect(await lockedRunInSharedRedis(app)).toBe('url-node');
-    expect(await isConnected(name)).toBe(true);
+      expect(await lockedRunInSharedRedis(app)).toBe('url-node');
+      expect(await isConnected(name)).toBe(true);
 
-    await app.close();
-    await waitUntil(async () => !(await isConnected(name)), `connection "${name}" is closed`, { timeoutMs: 5_000 });
-  });
+      await app.close();
+      await waitUntil(async () => !(await isConnected(name)), `connection "${name}" is closed`, { timeoutMs: 5_000 });
+    },
+  );
 
   it('given a redis:// URL, runs a job that is due at startup instead of skipping it while its client connects', async () => {
     @Injectable()
@@ -113,7 +120,7 @@ describe('SchedulerLockModule.forRoot({ redis })', () => {
       warmUp() {}
     }
     const app = await startSchedulerApp({
-      lock: { redis: sharedRedisUrl({}), keyPrefix, defaultLockAtMostFor: '5s' },
+      lock: { redis: sharedRedisUrl({}), keyPrefix: shared.prefix, defaultLockAtMostFor: '5s' },
       providers: [StartupJob],
     });
 
@@ -132,11 +139,16 @@ describe('SchedulerLockModule.forRoot({ redis })', () => {
     await client.ping();
     const sent = jest.spyOn(client, 'sendCommand');
 
-    const app = await startTickJob({ redis: client, keyPrefix, lockedBy: 'instance-node', defaultLockAtMostFor: '5s' });
+    const app = await startTickJob({
+      redis: client,
+      keyPrefix: shared.prefix,
+      lockedBy: 'instance-node',
+      defaultLockAtMostFor: '5s',
+    });
 
     expect(await lockedRunInSharedRedis(app)).toBe('instance-node');
     const commandKeys = sent.mock.calls.flatMap(([command]) => command.args.map(String));
-    expect(commandKeys).toContain(lockKey(keyPrefix, JOB));
+    expect(commandKeys).toContain(lockKey(shared.prefix, JOB));
 
     await app.close();
     expect(client.status).toBe('ready');
@@ -152,7 +164,7 @@ describe('SchedulerLockModule.forRoot({ provider })', () => {
 
     const app = await startSchedulerApp({
       lock: { provider, defaultLockAtMostFor: '5s' },
-      providers: [TickJob, { provide: RunRecorder, useValue: new RunRecorder(undefined, keyPrefix) }],
+      providers: [TickJob, { provide: RunRecorder, useValue: new RunRecorder(undefined, shared.prefix) }],
     });
 
     expect(app.get(SCHEDULER_LOCK_PROVIDER)).toBe(provider);
@@ -174,7 +186,11 @@ const LOCK_CONFIG = 'LOCK_CONFIG';
 @Module({})
 class LockConfigModule {
   static with(options: SchedulerLockModuleOptions): DynamicModule {
-    return { module: LockConfigModule, providers: [{ provide: LOCK_CONFIG, useValue: new LockConfig(options) }], exports: [LOCK_CONFIG] };
+    return {
+      module: LockConfigModule,
+      providers: [{ provide: LOCK_CONFIG, useValue: new LockConfig(options) }],
+      exports: [LOCK_CONFIG],
+    };
   }
 }
 
@@ -210,13 +226,28 @@ describe('SchedulerLockModule.forRootAsync()', () => {
           useFactory: (config: LockConfig) => config.options,
         }),
     ],
-    ['useClass', (options) => SchedulerLockModule.forRootAsync({ imports: [LockConfigModule.with(options)], useClass: LockOptionsFactory })],
+    [
+      'useClass',
+      (options) =>
+        SchedulerLockModule.forRootAsync({ imports: [LockConfigModule.with(options)], useClass: LockOptionsFactory }),
+    ],
     [
       'useExisting',
-      (options) => SchedulerLockModule.forRootAsync({ imports: [LockOptionsFactoryModule.with(options)], useExisting: LockOptionsFactory }),
+      (options) =>
+        SchedulerLockModule.forRootAsync({
+          imports: [LockOptionsFactoryModule.with(options)],
+          useExisting: LockOptionsFactory,
+        }),
     ],
   ])('takes its options from %s', async (_, lockModule) => {
-    const app = await startTickJob(lockModule({ redis, keyPrefix, lockedBy: 'async-node', defaultLockAtMostFor: '5s' }));
+    const app = await startTickJob(
+      lockModule({
+        redis: shared.client,
+        keyPrefix: shared.prefix,
+        lockedBy: 'async-node',
+        defaultLockAtMostFor: '5s',
+      }),
+    );
 
     expect(await lockedRunInSharedRedis(app)).toBe('async-node');
   });
@@ -260,7 +291,7 @@ describe('isGlobal', () => {
       /BillingService[\s\S]*LockingTaskExecutor[\s\S]*BillingModule/,
     );
     // The importing module itself still gets them, and its jobs are locked.
-    const recording = { provide: RunRecorder, useValue: new RunRecorder(undefined, keyPrefix) };
+    const recording = { provide: RunRecorder, useValue: new RunRecorder(undefined, shared.prefix) };
     const app = await startSchedulerApp({ lock: lockModule(), providers: [TickJob, recording] });
     await nextEvent(app.history$, jobEvent('released', JOB));
   });
@@ -297,10 +328,14 @@ describe('startup log', () => {
       expect.stringMatching(/cron.*"nightly-report".*lock "nightly-report".*lockAtMostFor 30s.*lockAtLeastFor 0ms/),
     );
     expect(lineOf('StartupLogJobs.refreshCache')).toEqual(
-      expect.stringMatching(/interval.*"StartupLogJobs.refreshCache".*lock "cache-lock".*lockAtMostFor 1m30s.*lockAtLeastFor 5s/),
+      expect.stringMatching(
+        /interval.*"StartupLogJobs.refreshCache".*lock "cache-lock".*lockAtMostFor 1m30s.*lockAtLeastFor 5s/,
+      ),
     );
     expect(lineOf('warm-up')).toEqual(
-      expect.stringMatching(/timeout.*"warm-up".*StartupLogJobs\.warmUp.*lock "warm-up".*lockAtMostFor 2m.*lockAtLeastFor 0ms/),
+      expect.stringMatching(
+        /timeout.*"warm-up".*StartupLogJobs\.warmUp.*lock "warm-up".*lockAtMostFor 2m.*lockAtLeastFor 0ms/,
+      ),
     );
   });
 });

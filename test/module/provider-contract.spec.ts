@@ -13,13 +13,14 @@ import {
 import { MinimalRedisLockProvider } from '../providers/minimal-redis-lock-provider.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { sharedRedisPerTest, startSchedulerApp, startupError, type SchedulerApp } from '../support/scheduler-app.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { closeSchedulerApps, startSchedulerApp, startupError, type SchedulerApp } from '../support/scheduler-app.js';
 
-const shared = sharedRedisPerTest('provider-contract');
+const shared = useSharedRedisPrefix('provider-contract', closeSchedulerApps);
 
 /** Real locks in the shared Redis, handed out as `present` makes them: the way a broken provider would. */
 abstract class RedisBackedProvider implements LockProvider {
-  private readonly inner = new MinimalRedisLockProvider(shared.redis, shared.keyPrefix);
+  private readonly inner = new MinimalRedisLockProvider(shared.client, shared.prefix);
 
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const lock = await this.inner.lock(configuration);
@@ -131,7 +132,7 @@ describe('a provider that cannot do what the configuration needs fails the start
   });
 
   it('keepAlive without renewLeases()', async () => {
-    const minimal = new MinimalRedisLockProvider(shared.redis, shared.keyPrefix);
+    const minimal = new MinimalRedisLockProvider(shared.client, shared.prefix);
     const { message } = await providerError(minimal, [cronJobLockedWith({ keepAlive: true })]);
 
     expect(message).toBe(
@@ -144,7 +145,7 @@ describe('a provider that cannot do what the configuration needs fails the start
     ['a cron job (once per occurrence by default)', {}, 'lockOccurrence()'],
     ["a cron job with onCrash: 'rerun'", { onCrash: 'rerun' }, 'lockOccurrence() and recoverOccurrence()'],
   ])('%s without the occurrence methods', async (_, options, methods) => {
-    const minimal = new MinimalRedisLockProvider(shared.redis, shared.keyPrefix);
+    const minimal = new MinimalRedisLockProvider(shared.client, shared.prefix);
     const { message } = await providerError(minimal, [cronJobLockedWith(options)]);
 
     expect(message).toBe(
@@ -206,7 +207,13 @@ describe('a provider whose lock() returns something unusable', () => {
   it("rejects the run's extend() naming the provider when a lock's extend() resolves to no lock", async () => {
     const provider = new BrokenExtendProvider();
     const app = await startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '1m' } });
-    const extendInRun = () => currentLock()!.extend('5m').then(() => 'extended', (error: Error) => error);
+    const extendInRun = () =>
+      currentLock()!
+        .extend('5m')
+        .then(
+          () => 'extended',
+          (error: Error) => error,
+        );
 
     const outcome = await app.get(LockingTaskExecutor).executeWithLock(extendInRun, { name: 'export' });
 

@@ -1,41 +1,28 @@
 import { Injectable, type Type } from '@nestjs/common';
 import { Cron, CronExpression, Interval, Timeout } from '@nestjs/schedule';
 import { CronJob } from 'cron';
-import type { Redis } from 'ioredis';
 import { filter } from 'rxjs';
 import { currentLock, LockAssert, LockedJobRegistry, RedisLockProvider, SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { deferred, waitUntil } from '../support/wait-until.js';
 import { lockKey, RunRecorder } from './support/run-recorder.js';
 
 const NODE = 'this-node';
 
-let redis: Redis;
-let keyPrefix: string;
+const shared = useSharedRedisPrefix('module-jobs', closeSchedulerApps);
 let recorder: RunRecorder;
-
-beforeAll(async () => {
-  redis = sharedRedis();
-  await redis.ping();
-});
 beforeEach(() => {
-  keyPrefix = uniquePrefix('module-jobs');
-  recorder = new RunRecorder(redis, keyPrefix);
+  recorder = new RunRecorder(shared.client, shared.prefix);
 });
-afterEach(async () => {
-  await closeSchedulerApps();
-  await deleteKeys(redis, keyPrefix);
-});
-afterAll(() => redis.quit());
 
 /** An app running `jobs` with locks in the shared Redis, under this test's prefix. */
 function startJobs(...jobs: Type[]): Promise<SchedulerApp> {
   return startSchedulerApp({
     // A connected client, so the first tick never races the connection.
-    lock: { redis, keyPrefix, defaultLockAtMostFor: '10s', lockedBy: NODE },
+    lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s', lockedBy: NODE },
     providers: [...jobs, { provide: RunRecorder, useValue: recorder }],
   });
 }
@@ -59,7 +46,7 @@ async function expectLockedRun(app: SchedulerApp, { method, jobName, lockName }:
 
   const [run] = recorder.runsOf(method);
   expect(run.lockName).toBe(lockName);
-  expect(run.heldLockKeys).toContain(lockKey(keyPrefix, lockName));
+  expect(run.heldLockKeys).toContain(lockKey(shared.prefix, lockName));
 }
 
 @Injectable()
@@ -142,7 +129,14 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
   it('runs cron, interval and timeout jobs under their lock, with @SchedulerLock above or below the schedule decorator', async () => {
     const app = await startJobs(EveryKindOfJob);
 
-    const methods = ['cronLockAbove', 'cronLockBelow', 'intervalLockAbove', 'intervalLockBelow', 'timeoutLockAbove', 'timeoutLockBelow'];
+    const methods = [
+      'cronLockAbove',
+      'cronLockBelow',
+      'intervalLockAbove',
+      'intervalLockBelow',
+      'timeoutLockAbove',
+      'timeoutLockBelow',
+    ];
     await Promise.all(
       methods.map((method) => {
         const name = `EveryKindOfJob.${method}`;
@@ -166,13 +160,29 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
 
     await Promise.all([
       expectLockedRun(app, { method: 'NamedJobs.namedCron', jobName: 'report-cron', lockName: 'report-cron' }),
-      expectLockedRun(app, { method: 'NamedJobs.namedInterval', jobName: 'report-interval', lockName: 'report-interval' }),
+      expectLockedRun(app, {
+        method: 'NamedJobs.namedInterval',
+        jobName: 'report-interval',
+        lockName: 'report-interval',
+      }),
       expectLockedRun(app, { method: 'NamedJobs.namedTimeout', jobName: 'report-timeout', lockName: 'report-timeout' }),
-      expectLockedRun(app, { method: 'NamedJobs.namedJobOwnLock', jobName: 'renamed-interval', lockName: 'lock-of-named-job' }),
-      expectLockedRun(app, { method: 'NamedJobs.unnamedJobOwnLock', jobName: 'NamedJobs.unnamedJobOwnLock', lockName: 'lock-of-unnamed-job' }),
+      expectLockedRun(app, {
+        method: 'NamedJobs.namedJobOwnLock',
+        jobName: 'renamed-interval',
+        lockName: 'lock-of-named-job',
+      }),
+      expectLockedRun(app, {
+        method: 'NamedJobs.unnamedJobOwnLock',
+        jobName: 'NamedJobs.unnamedJobOwnLock',
+        lockName: 'lock-of-unnamed-job',
+      }),
     ]);
     expect([...app.registry.getCronJobs().keys()]).toEqual(['report-cron']);
-    expect(app.registry.getIntervals().sort()).toEqual(['NamedJobs.unnamedJobOwnLock', 'renamed-interval', 'report-interval']);
+    expect(app.registry.getIntervals().sort()).toEqual([
+      'NamedJobs.unnamedJobOwnLock',
+      'renamed-interval',
+      'report-interval',
+    ]);
     expect(app.registry.getTimeouts()).toEqual(['report-timeout']);
   });
 
@@ -206,7 +216,7 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
         return this.recorder.record('ContendedJob.tick');
       }
     }
-    const otherNode = new RedisLockProvider(redis, { keyPrefix, lockedBy: 'other-node' });
+    const otherNode = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'other-node' });
     const held = await otherNode.lock({ name: 'ContendedJob.tick', lockAtMostFor: 10_000, lockAtLeastFor: 0 });
     expect(held).toBeDefined();
 
@@ -244,7 +254,7 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
     // Later ticks find the lock taken while the first run's promise is pending.
     const skipped = await events(app.history$, jobEvent('skipped', 'SlowJob.tick'), 2);
     expect(skipped.map((event) => event.type === 'skipped' && event.reason)).toEqual(['locked', 'locked']);
-    expect(await redis.exists(lockKey(keyPrefix, 'SlowJob.tick'))).toBe(1);
+    expect(await shared.client.exists(lockKey(shared.prefix, 'SlowJob.tick'))).toBe(1);
     expect(job.timeline).toEqual([]);
 
     job.gate.resolve();
@@ -272,7 +282,10 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
     const finished = app.recorded.filter(jobEvent('finished', 'FailingJob.tick'));
     expect((finished[0].error as Error).message).toBe('tick 1 failed');
     const [firstError] = app.logs.lines('error');
-    expect(firstError).toMatchObject({ context: 'Scheduler', message: expect.objectContaining({ message: 'tick 1 failed' }) });
+    expect(firstError).toMatchObject({
+      context: 'Scheduler',
+      message: expect.objectContaining({ message: 'tick 1 failed' }),
+    });
     expect(app.logs.texts('error').filter((text) => text === 'tick 1 failed')).toHaveLength(1);
   });
 
@@ -345,13 +358,26 @@ describe('jobs added to SchedulerRegistry at runtime', () => {
     const locks = app.get(LockedJobRegistry);
 
     locks.declare('runtime-interval', { name: 'runtime-interval-lock' });
-    app.registry.addInterval('runtime-interval', setInterval(() => recorder.record('runtime-interval'), 100));
+    app.registry.addInterval(
+      'runtime-interval',
+      setInterval(() => recorder.record('runtime-interval'), 100),
+    );
     locks.declare('runtime-timeout');
-    app.registry.addTimeout('runtime-timeout', setTimeout(() => recorder.record('runtime-timeout'), 50));
-    app.registry.addInterval('undeclared-interval', setInterval(() => recorder.record('undeclared-interval'), 50));
+    app.registry.addTimeout(
+      'runtime-timeout',
+      setTimeout(() => recorder.record('runtime-timeout'), 50),
+    );
+    app.registry.addInterval(
+      'undeclared-interval',
+      setInterval(() => recorder.record('undeclared-interval'), 50),
+    );
 
     await Promise.all([
-      expectLockedRun(app, { method: 'runtime-interval', jobName: 'runtime-interval', lockName: 'runtime-interval-lock' }),
+      expectLockedRun(app, {
+        method: 'runtime-interval',
+        jobName: 'runtime-interval',
+        lockName: 'runtime-interval-lock',
+      }),
       expectLockedRun(app, { method: 'runtime-timeout', jobName: 'runtime-timeout', lockName: 'runtime-timeout' }),
       waitUntil(() => recorder.runsOf('undeclared-interval').length >= 2, 'the undeclared interval ran twice'),
     ]);

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
-import type { Redis } from 'ioredis';
 import { RedisLockProvider, SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
 const MONTHLY = '0 0 0 1 * *'; // no regular tick comes during a test
 const CATCH_UP = { window: '40d' } as const; // always covers the latest monthly fire time
@@ -37,29 +36,23 @@ class DisabledReport {
  * `disabled` option of `@Cron`, or a runtime job added and not started) has no fire times to miss.
  */
 describe('catchUp of a cron job that is registered but not started', () => {
-  let client: Redis;
-  let keyPrefix: string;
+  const shared = useSharedRedisPrefix('catch-up-disabled', closeSchedulerApps);
 
   beforeEach(async () => {
-    client = sharedRedis();
-    keyPrefix = uniquePrefix('catch-up-disabled');
     // Both jobs ran once long ago: every later fire time counts as missed.
-    const provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'previous-deploy' });
+    const provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'previous-deploy' });
     for (const name of ['enabled-report', 'disabled-report']) {
-      const claim = await provider.lockOccurrence({ name, lockAtMostFor: 1_000, lockAtLeastFor: 0 }, Date.parse('2000-01-01T00:00:00Z'));
+      const claim = await provider.lockOccurrence(
+        { name, lockAtMostFor: 1_000, lockAtLeastFor: 0 },
+        Date.parse('2000-01-01T00:00:00Z'),
+      );
       if ('lock' in claim) await claim.lock.finish!('succeeded');
     }
   });
 
-  afterEach(async () => {
-    await closeSchedulerApps();
-    await deleteKeys(client, keyPrefix);
-    client.disconnect();
-  });
-
   it('does not run the catch-up of a disabled job', async () => {
     const app = await startSchedulerApp({
-      lock: { redis: client, keyPrefix, defaultLockAtMostFor: '1m' },
+      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '1m' },
       providers: [EnabledReport, DisabledReport],
     });
     // Both catch-ups start on the same tick and read their records on the same connection; by the time

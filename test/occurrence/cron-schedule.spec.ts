@@ -2,7 +2,9 @@ import { createRequire } from 'node:module';
 import { CronSchedule, type CronTimeLike } from '../../lib/occurrence/cron-schedule.js';
 
 // cron is @nestjs/schedule's dependency (CommonJS); the library only ever receives its CronTime objects.
-const { CronTime } = createRequire(import.meta.url)('cron') as { CronTime: new (source: string, timeZone?: string, utcOffset?: number) => CronTimeLike };
+const { CronTime } = createRequire(import.meta.url)('cron') as {
+  CronTime: new (source: string, timeZone?: string, utcOffset?: number) => CronTimeLike;
+};
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -26,9 +28,13 @@ describe('CronSchedule', () => {
 
   it('follows the job time zone', () => {
     const nineInNewYork = new CronSchedule(new CronTime('0 0 9 * * *', 'America/New_York'));
-    expect(new Date(nineInNewYork.occurrenceAt(at('2026-01-15T14:00:03.000Z'))).toISOString()).toBe('2026-01-15T14:00:00.000Z');
+    expect(new Date(nineInNewYork.occurrenceAt(at('2026-01-15T14:00:03.000Z'))).toISOString()).toBe(
+      '2026-01-15T14:00:00.000Z',
+    );
     const nineAtPlusTwo = new CronSchedule(new CronTime('0 0 9 * * *', undefined, 120));
-    expect(new Date(nineAtPlusTwo.occurrenceAt(at('2026-01-15T07:00:01.000Z'))).toISOString()).toBe('2026-01-15T07:00:00.000Z');
+    expect(new Date(nineAtPlusTwo.occurrenceAt(at('2026-01-15T07:00:01.000Z'))).toISOString()).toBe(
+      '2026-01-15T07:00:00.000Z',
+    );
   });
 
   it('finds the latest fire time within a window, also far back', () => {

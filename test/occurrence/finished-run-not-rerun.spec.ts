@@ -71,14 +71,24 @@ describe('an occurrence whose run ended while Redis was down', () => {
     await new Promise((resolve) => setTimeout(resolve, 2 * LEASE));
     const live$ = merge(...apps.map((app) => app.events$));
     const recorded = nextEvent(live$, of('release-failed', runner), 10_000);
-    const watchEnds = nextEvent(live$, (event) => of('started', watcher)(event) || (of('skipped', watcher)(event) && 'reason' in event && event.reason === 'already-ran'), 10_000);
+    const watchEnds = nextEvent(
+      live$,
+      (event) =>
+        of('started', watcher)(event) ||
+        (of('skipped', watcher)(event) && 'reason' in event && event.reason === 'already-ran'),
+      10_000,
+    );
     await server.start();
 
     expect(await recorded).toMatchObject({ reason: 'expired' }); // the lock expired, the record is still its run's
     expect(await watchEnds).toMatchObject({ type: 'skipped', reason: 'already-ran' });
     expect([...runs.values()]).toEqual([[runner]]);
     const redis = new Redis(server.url);
-    expect(await redis.hgetall('job-lock:{report}:record')).toMatchObject({ state: 'succeeded', runBy: runner, attempt: '1' });
+    expect(await redis.hgetall('job-lock:{report}:record')).toMatchObject({
+      state: 'succeeded',
+      runBy: runner,
+      attempt: '1',
+    });
     redis.disconnect();
     // Nest's Logger override is process-wide: the line is in whichever app set it last.
     expect(apps.flatMap((app) => app.logs.texts('warn')).join('\n')).toMatch(

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
-import type { Redis } from 'ioredis';
 import { SchedulerLock } from '../../lib/index.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
 @Injectable()
 class NewYearJob {
@@ -24,25 +23,16 @@ class HalfYearJob {
  * `@nestjs/schedule` (cron) schedules yearly and half-yearly expressions without complaint.
  */
 describe('a locked cron job with a period of months', () => {
-  let client: Redis;
-  let keyPrefix: string;
-
-  beforeEach(() => {
-    client = sharedRedis();
-    keyPrefix = uniquePrefix('long-period');
-  });
-
-  afterEach(async () => {
-    await closeSchedulerApps();
-    await deleteKeys(client, keyPrefix);
-    client.disconnect();
-  });
+  const shared = useSharedRedisPrefix('long-period', closeSchedulerApps);
 
   it.each([
     ['yearly', NewYearJob, 'NewYearJob.greet'],
     ['half-yearly', HalfYearJob, 'HalfYearJob.closeBooks'],
   ])('starts and schedules a %s job', async (_, job, jobName) => {
-    const app = await startSchedulerApp({ lock: { redis: client, keyPrefix, defaultLockAtMostFor: '1m' }, providers: [job] });
+    const app = await startSchedulerApp({
+      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '1m' },
+      providers: [job],
+    });
 
     expect(app.registry.getCronJob(jobName).isActive).toBe(true);
   });

@@ -1,9 +1,15 @@
 import type { Redis } from 'ioredis';
-import { InMemoryLockProvider, RedisLockProvider, type LockProvider, type SimpleLock } from '../../lib/index.js';
+import {
+  InMemoryLockProvider,
+  RedisLockProvider,
+  type JobRecordReader,
+  type RecoveringLockProvider,
+  type SimpleLock,
+} from '../../lib/index.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil } from '../support/timing.js';
 
-type OccurrenceProvider = Required<Pick<LockProvider, 'lockOccurrence' | 'recoverOccurrence' | 'readJobRecord'>>;
+type OccurrenceProvider = RecoveringLockProvider & JobRecordReader;
 
 /** Two nodes on one store, as the providers under test make them. */
 interface Nodes {
@@ -27,7 +33,9 @@ describe.each<[string, () => Nodes]>([
     () => {
       const clients: Redis[] = [sharedRedis(), sharedRedis()];
       const keyPrefix = uniquePrefix('occurrence');
-      const [a, b] = clients.map((client, i) => new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${'ab'[i]}` }));
+      const [a, b] = clients.map(
+        (client, i) => new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${'ab'[i]}` }),
+      );
       return {
         a,
         b,
@@ -75,10 +83,22 @@ describe.each<[string, () => Nodes]>([
     expect(await nodes.a.readJobRecord('report')).toBeUndefined();
     const before = Date.now();
     const lock = await lockOf(await nodes.a.lockOccurrence(config(), N));
-    expect(await nodes.a.readJobRecord('report')).toMatchObject({ occurrence: new Date(N), state: 'running', runBy: 'node-a', attempt: 1, held: true });
+    expect(await nodes.a.readJobRecord('report')).toMatchObject({
+      occurrence: new Date(N),
+      state: 'running',
+      runBy: 'node-a',
+      attempt: 1,
+      held: true,
+    });
     await lock.finish!('failed');
     const record = (await nodes.b.readJobRecord('report'))!;
-    expect(record).toMatchObject({ occurrence: new Date(N), state: 'failed', runBy: 'node-a', attempt: 1, held: false });
+    expect(record).toMatchObject({
+      occurrence: new Date(N),
+      state: 'failed',
+      runBy: 'node-a',
+      attempt: 1,
+      held: false,
+    });
     expect(record.startedAt.getTime()).toBeGreaterThanOrEqual(before - 1_000);
     expect(record.finishedAt!.getTime()).toBeGreaterThanOrEqual(record.startedAt.getTime());
   });
@@ -91,7 +111,12 @@ describe.each<[string, () => Nodes]>([
       return 'lock' in claim ? claim : undefined;
     }, performance.now() + 1_000);
     expect(recovered).toMatchObject({ attempt: 2, previousHolder: 'node-a' });
-    expect(await nodes.a.readJobRecord('report')).toMatchObject({ state: 'running', attempt: 2, previousHolder: 'node-a', held: true });
+    expect(await nodes.a.readJobRecord('report')).toMatchObject({
+      state: 'running',
+      attempt: 2,
+      previousHolder: 'node-a',
+      held: true,
+    });
     await recovered!.lock.finish!('succeeded');
     expect(await nodes.b.recoverOccurrence(config(), N, 2, 0)).toEqual({ refused: 'settled', state: 'succeeded' });
   });

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval } from '@nestjs/schedule';
-import type { Redis } from 'ioredis';
 import {
   currentLock,
   InMemoryLockProvider,
@@ -12,8 +11,8 @@ import {
 } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerAppSetup } from '../support/scheduler-app.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 
 const HOUR = 3_600_000;
 
@@ -40,36 +39,42 @@ class Hourly {
 }
 
 describe('once-per-occurrence cron jobs in an app', () => {
-  let client: Redis;
-  let keyPrefix: string;
+  const shared = useSharedRedisPrefix('occurrence-module', closeSchedulerApps);
   let provider: RedisLockProvider;
 
   beforeEach(() => {
-    client = sharedRedis();
-    keyPrefix = uniquePrefix('occurrence-module');
-    provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'operator' });
-  });
-
-  afterEach(async () => {
-    await closeSchedulerApps();
-    await deleteKeys(client, keyPrefix);
-    client.disconnect();
+    provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'operator' });
   });
 
   it('runs a tick under its occurrence and records it: getJobStatus shows occurrence, state and node', async () => {
-    const app = await startSchedulerApp({ lock: { redis: client, keyPrefix, defaultLockAtMostFor: '10s', lockedBy: 'node-a' }, providers: [EverySecond] });
+    const app = await startSchedulerApp({
+      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s', lockedBy: 'node-a' },
+      providers: [EverySecond],
+    });
     await nextEvent(app.history$, jobEvent('released', 'EverySecond.tick'));
     const status = await app.get(LockedJobStatus).getJobStatus('EverySecond.tick');
-    expect(status).toMatchObject({ jobName: 'EverySecond.tick', lockName: 'every-second', state: 'succeeded', runBy: 'node-a', attempt: 1 });
+    expect(status).toMatchObject({
+      jobName: 'EverySecond.tick',
+      lockName: 'every-second',
+      state: 'succeeded',
+      runBy: 'node-a',
+      attempt: 1,
+    });
     expect(status!.occurrence.getTime() % 1_000).toBe(0); // a nominal fire time, not when the timer fired
     expect(await app.get(LockedJobStatus).getJobStatus('no-such-job')).toBeUndefined();
   });
 
   it('skips a tick whose occurrence was already claimed, with reason already-ran, even though the lock is free', async () => {
     // Another node already claimed an occurrence an hour ahead: every earlier one counts as run.
-    const claim = await provider.lockOccurrence({ name: 'every-second', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, Date.now() + HOUR);
+    const claim = await provider.lockOccurrence(
+      { name: 'every-second', lockAtMostFor: 1_000, lockAtLeastFor: 0 },
+      Date.now() + HOUR,
+    );
     if ('lock' in claim) await claim.lock.finish!('succeeded');
-    const app = await startSchedulerApp({ lock: { redis: client, keyPrefix, defaultLockAtMostFor: '10s' }, providers: [EverySecond] });
+    const app = await startSchedulerApp({
+      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s' },
+      providers: [EverySecond],
+    });
 
     const skipped = await nextEvent(app.history$, jobEvent('skipped', 'EverySecond.tick'));
     expect(skipped).toMatchObject({ reason: 'already-ran' });
@@ -79,25 +84,41 @@ describe('once-per-occurrence cron jobs in an app', () => {
   it('catches up the latest missed occurrence once at start-up, cluster-wide, across two apps starting together', async () => {
     const lastHour = Math.floor(Date.now() / HOUR) * HOUR;
     // The job last ran the occurrence before: the cluster was down at lastHour.
-    const before = await provider.lockOccurrence({ name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, lastHour - HOUR);
+    const before = await provider.lockOccurrence(
+      { name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 },
+      lastHour - HOUR,
+    );
     if ('lock' in before) await before.lock.finish!('succeeded');
 
     const setup: SchedulerAppSetup = {
-      lock: { redis: client, keyPrefix, defaultLockAtMostFor: '10s' },
+      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s' },
       providers: [Hourly],
     };
     const [first, second] = await Promise.all([startSchedulerApp(setup), startSchedulerApp(setup)]);
     await Promise.race([first, second].map((app) => nextEvent(app.history$, jobEvent('released', 'Hourly.tick'))));
     // Both apps attempted the catch-up; only one may run it.
-    await Promise.all([first, second].map((app) => nextEvent(app.history$, (event) => event.jobName === 'Hourly.tick' && (event.type === 'released' || event.type === 'skipped'))));
+    await Promise.all(
+      [first, second].map((app) =>
+        nextEvent(
+          app.history$,
+          (event) => event.jobName === 'Hourly.tick' && (event.type === 'released' || event.type === 'skipped'),
+        ),
+      ),
+    );
 
     const runs = [...first.get(Hourly).runs, ...second.get(Hourly).runs];
     expect(runs).toEqual([{ occurrence: new Date(lastHour), catchUp: true }]);
-    expect(await first.get(LockedJobStatus).getJobStatus('Hourly.tick')).toMatchObject({ occurrence: new Date(lastHour), state: 'succeeded' });
+    expect(await first.get(LockedJobStatus).getJobStatus('Hourly.tick')).toMatchObject({
+      occurrence: new Date(lastHour),
+      state: 'succeeded',
+    });
   });
 
   it('does not catch up a job that never ran (no record)', async () => {
-    const app = await startSchedulerApp({ lock: { redis: client, keyPrefix, defaultLockAtMostFor: '10s' }, providers: [Hourly] });
+    const app = await startSchedulerApp({
+      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s' },
+      providers: [Hourly],
+    });
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(app.get(Hourly).runs).toEqual([]);
@@ -108,8 +129,14 @@ describe('once-per-occurrence cron jobs in an app', () => {
 describe('once-per-occurrence configuration errors at startup', () => {
   afterEach(() => closeSchedulerApps());
 
-  async function startupError(providers: unknown[], provider: LockProvider = new InMemoryLockProvider()): Promise<SchedulerLockConfigurationError> {
-    const started = startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '1m' }, providers: providers as never[] });
+  async function startupError(
+    providers: unknown[],
+    provider: LockProvider = new InMemoryLockProvider(),
+  ): Promise<SchedulerLockConfigurationError> {
+    const started = startSchedulerApp({
+      lock: { provider, defaultLockAtMostFor: '1m' },
+      providers: providers as never[],
+    });
     await expect(started).rejects.toBeInstanceOf(SchedulerLockConfigurationError);
     return started.catch((error: SchedulerLockConfigurationError) => error) as Promise<SchedulerLockConfigurationError>;
   }

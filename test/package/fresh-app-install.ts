@@ -31,7 +31,7 @@ async function main(): Promise<number> {
   const tarball = await pack(workDir);
   console.log(`Packed ${tarball}; installing it into ${APP_SHAPES.length} fresh apps under ${workDir}`);
 
-  const luaScripts = await readdir(join(REPO, 'lib', 'redis', 'lua'));
+  const luaScripts = await readdir(join(REPO, 'lib', 'providers', 'redis', 'lua'));
   const checks: Array<{ name: string; run: () => Promise<string> }> = [
     { name: 'tarball', run: () => checkTarball(tarball, luaScripts) },
     ...APP_SHAPES.map((shape) => ({

@@ -12,9 +12,11 @@ const TOP_LEVEL_FILES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']
 
 /**
  * Unpacks `tarball` and checks that it ships what a user needs and nothing else: only dist/, lib/ and
- * {@link TOP_LEVEL_FILES}; every target of `exports`, `main` and `types`; every Lua script of
- * `luaScripts` beside the compiled Redis provider; and source and declaration maps whose sources are
- * shipped files (so stack traces under `--enable-source-maps` and "go to definition" land on real files).
+ * {@link TOP_LEVEL_FILES}; every target of `exports`, `main`, `types` and `bin`; every Lua script of
+ * `luaScripts` beside the compiled Redis provider, and the status page's HTML beside its module; and source
+ * and declaration maps whose sources are
+ * shipped files (so stack traces under `--enable-source-maps` and "go to definition" land on real files);
+ * and public types without `@internal` members.
  * Throws with every problem found; returns a one-line summary.
  */
 export async function checkTarball(tarball: string, luaScripts: string[]): Promise<string> {
@@ -34,7 +36,8 @@ export async function checkTarball(tarball: string, luaScripts: string[]): Promi
     const required = [
       ...TOP_LEVEL_FILES,
       ...entryPoints(manifest),
-      ...luaScripts.map((script) => `dist/redis/lua/${script}`),
+      ...luaScripts.map((script) => `dist/providers/redis/lua/${script}`),
+      'dist/dashboard/dashboard.html',
     ];
     for (const file of required) {
       if (!files.includes(file)) problems.push(`does not ship ${file}`);
@@ -44,6 +47,12 @@ export async function checkTarball(tarball: string, luaScripts: string[]): Promi
     for (const map of maps) problems.push(...(await unresolvedSources(root, map)));
     if (!maps.some((map) => map.endsWith('.d.ts.map'))) problems.push('ships no declaration maps');
 
+    // stripInternal: members tagged @internal must not reach the public types.
+    for (const file of files.filter((name) => name.endsWith('.d.ts'))) {
+      if ((await readFile(join(root, file), 'utf8')).includes('@internal'))
+        problems.push(`${file} declares @internal members`);
+    }
+
     if (problems.length > 0) throw new Error(`${tarball}:\n  ${problems.join('\n  ')}`);
     const shipped = `dist/, lib/, ${TOP_LEVEL_FILES.join(', ')}`;
     return `${files.length} files (${shipped}); ${maps.length} source and declaration maps, every source shipped`;
@@ -52,14 +61,14 @@ export async function checkTarball(tarball: string, luaScripts: string[]): Promi
   }
 }
 
-/** The package-relative files that `exports`, `main` and `types` name. */
+/** The package-relative files that `exports`, `main`, `types` and `bin` name. */
 function entryPoints(manifest: Record<string, unknown>): string[] {
   const targets: string[] = [];
   const collect = (value: unknown): void => {
     if (typeof value === 'string') targets.push(value.replace(/^\.\//, ''));
     else if (value && typeof value === 'object') Object.values(value).forEach(collect);
   };
-  collect([manifest.exports, manifest.main, manifest.types]);
+  collect([manifest.exports, manifest.main, manifest.types, manifest.bin]);
   return [...new Set(targets)];
 }
 

@@ -37,7 +37,11 @@ export async function isLocked(provider: LockProvider, name: string): Promise<bo
  * Takes `configuration`'s lock as soon as it is free, polling until `deadline` (`performance.now()`).
  * `at` tells when it was first found free, so a test can also show it was NOT free earlier.
  */
-export function lockWhenFree(provider: LockProvider, configuration: LockConfiguration, deadline: number): Promise<Polled<SimpleLock>> {
+export function lockWhenFree(
+  provider: LockProvider,
+  configuration: LockConfiguration,
+  deadline: number,
+): Promise<Polled<SimpleLock>> {
   return pollUntil(() => provider.lock(configuration), deadline, 10, `lock "${configuration.name}" free`);
 }
 

@@ -4,7 +4,7 @@ import { currentLock, LockingTaskExecutor, SchedulerLock, type LockProvider } fr
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import type { LockProviderFixture } from './lock-provider.acceptance.js';
+import { useLockProviderNodes, type LockProviderFixture } from './lock-provider.acceptance.js';
 import { isLocked, lockConfig, mustLock, uniqueLockName } from './lock-probes.js';
 
 /** Another node on the provider's store, for the jobs to look at their own lock from outside. */
@@ -65,22 +65,14 @@ export function describeLockProviderInModule(
   setup: () => LockProviderFixture | Promise<LockProviderFixture>,
 ): void {
   describe(`${label} through the module (LockProvider acceptance)`, () => {
-    let fixture: LockProviderFixture;
-    let other: LockProvider;
+    const nodes = useLockProviderNodes(setup, closeSchedulerApps);
     let app: SchedulerApp;
 
     beforeAll(async () => {
-      fixture = await setup();
-      other = await fixture.connect();
       app = await startSchedulerApp({
-        lock: { provider: await fixture.connect(), defaultLockAtMostFor: '10s' },
-        providers: [ContractJobs, { provide: OTHER_NODE, useValue: other }],
+        lock: { provider: nodes.provider, defaultLockAtMostFor: '10s' },
+        providers: [ContractJobs, { provide: OTHER_NODE, useValue: nodes.other }],
       });
-    });
-
-    afterAll(async () => {
-      await closeSchedulerApps();
-      await fixture?.close();
     });
 
     afterEach(() => {
@@ -102,11 +94,11 @@ export function describeLockProviderInModule(
       await nextEvent(app.history$, jobEvent('released', TIMEOUT));
 
       expect(app.get(ContractJobs).runs.get(TIMEOUT)).toEqual([{ lockName: TIMEOUT, heldElsewhere: true }]);
-      expect(await isLocked(other, TIMEOUT)).toBe(false);
+      expect(await isLocked(nodes.other, TIMEOUT)).toBe(false);
     });
 
     it('skips ticks while another node holds the lock, and runs again once it is released', async () => {
-      const held = await mustLock(other, lockConfig(INTERVAL));
+      const held = await mustLock(nodes.other, lockConfig(INTERVAL));
       const skipped = await nextEvent(app.events$, jobEvent('skipped', INTERVAL));
       await held.unlock();
       await nextEvent(app.events$, jobEvent('released', INTERVAL));
@@ -121,16 +113,16 @@ export function describeLockProviderInModule(
       const outcome = await executor.executeWithLock(
         async () => {
           const lock = currentLock()!;
-          const heldBefore = await isLocked(other, name);
+          const heldBefore = await isLocked(nodes.other, name);
           await lock.extend('20s');
-          return { lockName: lock.name, heldBefore, heldAfterExtend: await isLocked(other, name) };
+          return { lockName: lock.name, heldBefore, heldAfterExtend: await isLocked(nodes.other, name) };
         },
         { name, lockAtMostFor: '5s' },
       );
 
       expect(outcome).toEqual({ executed: true, result: { lockName: name, heldBefore: true, heldAfterExtend: true } });
-      expect(await isLocked(other, name)).toBe(false);
-      const held = await mustLock(other, lockConfig(name));
+      expect(await isLocked(nodes.other, name)).toBe(false);
+      const held = await mustLock(nodes.other, lockConfig(name));
       const skipped = await executor.executeWithLock(() => 'ran', { name });
       expect(skipped).toEqual({ executed: false, reason: 'locked' });
       await held.unlock();

@@ -30,7 +30,9 @@ export async function fuzzLockProvider(
 ): Promise<FuzzOutcome> {
   const counted: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
   const expected: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
-  const tokensInEntryOrder: Record<string, (number | undefined)[]> = Object.fromEntries(names.map((name) => [name, []]));
+  const tokensInEntryOrder: Record<string, (number | undefined)[]> = Object.fromEntries(
+    names.map((name) => [name, []]),
+  );
   const workers = Array.from({ length: plan.workers }, (_, index) => ({
     name: names[index % 2],
     iterations: index === 0 ? plan.shortIterations : plan.iterations,
@@ -41,7 +43,7 @@ export async function fuzzLockProvider(
   await Promise.all(
     workers.map(async ({ name, iterations }, index) => {
       const provider = providers[index];
-      for (let done = 0; done < iterations; ) {
+      for (let done = 0; done < iterations;) {
         const lock = await provider.lock(lockConfig(name));
         if (!lock) {
           // Yield a full turn: an in-memory provider answers in a microtask and would starve the holder's timer.

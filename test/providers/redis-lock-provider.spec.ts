@@ -2,9 +2,10 @@ import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { DEFAULT_KEY_PREFIX, LockStoreUnavailableError, RedisLockProvider } from '../../lib/index.js';
-import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
 import { recordCommands } from '../support/redis-monitor.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { usePrivateRedisServer } from '../support/private-redis.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil, settleWithin } from '../support/timing.js';
 import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
 import { describeLockProvider } from './lock-provider.acceptance.js';
@@ -20,20 +21,11 @@ describeLockProvider('RedisLockProvider', redisProviderFixture);
 describeLockProviderInModule('RedisLockProvider', redisProviderFixture);
 
 describe('RedisLockProvider on the shared Redis', () => {
-  const keyPrefix = uniquePrefix('provider-layout');
-  let admin: Redis;
-  let client: Redis;
+  const shared = useSharedRedisPrefix('provider-layout');
   let provider: RedisLockProvider;
 
-  beforeAll(() => {
-    admin = sharedRedis();
-    client = sharedRedis();
-    provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'node-a' });
-  });
-
-  afterAll(async () => {
-    await deleteKeys(admin, keyPrefix);
-    await Promise.all([admin.quit(), client.quit()]);
+  beforeEach(() => {
+    provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'node-a' });
   });
 
   it('stores a lock as the string <prefix>:{<name>} naming its owner (lockedBy|epoch ms|unique id), with a TTL of lockAtMostFor and a fence counter beside it', async () => {
@@ -42,26 +34,26 @@ describe('RedisLockProvider on the shared Redis', () => {
     const before = Date.now();
     const lock = await mustLock(provider, lockConfig(name, lockAtMostFor));
     const after = Date.now();
-    const key = `${keyPrefix}:{${name}}`;
+    const key = `${shared.prefix}:{${name}}`;
     const fenceKey = `${key}:fence`;
 
     expect(provider.lockKey(name)).toBe(key);
-    expect(await admin.type(key)).toBe('string');
+    expect(await shared.client.type(key)).toBe('string');
     // The value names the owner for an operator: lockedBy, when it was taken, and a random part.
-    const [lockedBy, lockedAt, unique] = (await admin.get(key))!.split('|');
+    const [lockedBy, lockedAt, unique] = (await shared.client.get(key))!.split('|');
     expect(lockedBy).toBe('node-a');
     expect(Number(lockedAt)).toBeGreaterThanOrEqual(before);
     expect(Number(lockedAt)).toBeLessThanOrEqual(after);
     expect(unique).toMatch(/^[0-9a-f-]{13}-\d+$/);
-    const ttl = await admin.pttl(key);
+    const ttl = await shared.client.pttl(key);
     expect(ttl).toBeGreaterThan(lockAtMostFor - 1_000);
     expect(ttl).toBeLessThanOrEqual(lockAtMostFor);
 
-    expect(Number(await admin.get(fenceKey))).toBe(lock.fencingToken);
-    expect(await admin.pttl(fenceKey)).toBe(-1);
+    expect(Number(await shared.client.get(fenceKey))).toBe(lock.fencingToken);
+    expect(await shared.client.pttl(fenceKey)).toBe(-1);
     await lock.unlock();
-    expect(await admin.exists(key)).toBe(0);
-    expect(await admin.exists(fenceKey)).toBe(1);
+    expect(await shared.client.exists(key)).toBe(0);
+    expect(await shared.client.exists(fenceKey)).toBe(1);
   });
 
   it('clamps TTLs below 1 ms to 1 ms instead of failing (lockAtMostFor 0.2 ms)', async () => {
@@ -69,22 +61,25 @@ describe('RedisLockProvider on the shared Redis', () => {
     const lock = await provider.lock(lockConfig(name, 0.2));
     expect(lock).toBeDefined();
     // The key got a TTL (it did not stay forever): it is gone within a few milliseconds.
-    await pollUntil(async () => ((await admin.exists(provider.lockKey(name))) === 0 ? true : undefined), performance.now() + 50);
+    await pollUntil(
+      async () => ((await shared.client.exists(provider.lockKey(name))) === 0 ? true : undefined),
+      performance.now() + 50,
+    );
   });
 
   it('keeps increasing the fencing token after the lock key was deleted by hand', async () => {
     const name = uniqueLockName();
     const first = await mustLock(provider, lockConfig(name));
-    await admin.del(provider.lockKey(name));
+    await shared.client.del(provider.lockKey(name));
     const second = await mustLock(provider, lockConfig(name));
     expect(second.fencingToken).toBeGreaterThan(first.fencingToken!);
     await expect(first.unlock()).rejects.toMatchObject({ name: 'LockNotHeldError', reason: 'not-owner' });
     await second.unlock();
   });
 
-  it("passes an error Redis replied with on as it is: Redis was reachable", async () => {
+  it('passes an error Redis replied with on as it is: Redis was reachable', async () => {
     const name = uniqueLockName();
-    await admin.hset(`${provider.lockKey(name)}:fence`, 'not', 'a counter');
+    await shared.client.hset(`${provider.lockKey(name)}:fence`, 'not', 'a counter');
 
     const replied = { name: 'ReplyError', message: expect.stringContaining('WRONGTYPE') };
     await expect(provider.lock(lockConfig(name))).rejects.toMatchObject(replied);
@@ -92,45 +87,37 @@ describe('RedisLockProvider on the shared Redis', () => {
 });
 
 describe('RedisLockProvider on a private Redis', () => {
-  let server: PrivateRedisServer;
-  let admin: Redis;
+  const redis = usePrivateRedisServer();
   let client: Redis;
 
-  beforeAll(async () => {
-    server = await startPrivateRedisServer();
-    admin = new Redis(server.url);
+  beforeAll(() => {
     // One retry, so commands fail fast while the server is down instead of queueing.
-    client = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    client = new Redis(redis.server.url, { maxRetriesPerRequest: 1 });
     // Connection errors are expected while the server is killed; without a listener ioredis prints them.
     client.on('error', () => undefined);
-    admin.on('error', () => undefined);
   });
 
-  afterAll(async () => {
-    admin.disconnect();
-    client.disconnect();
-    await server.kill();
-  });
+  afterAll(() => client.disconnect());
 
   it(`uses the key prefix "${DEFAULT_KEY_PREFIX}" and lockedBy <hostname>:<pid> by default`, async () => {
     const provider = new RedisLockProvider(client);
     const name = uniqueLockName();
     expect(DEFAULT_KEY_PREFIX).toBe('job-lock');
     const lock = await mustLock(provider, lockConfig(name));
-    expect((await admin.get(`job-lock:{${name}}`))!.split('|')[0]).toBe(`${hostname()}:${process.pid}`);
+    expect((await redis.admin.get(`job-lock:{${name}}`))!.split('|')[0]).toBe(`${hostname()}:${process.pid}`);
     await lock.unlock();
-    expect(await admin.exists(`job-lock:{${name}}`)).toBe(0);
+    expect(await redis.admin.exists(`job-lock:{${name}}`)).toBe(0);
   });
 
   it('takes one round trip (one EVALSHA) per acquire, refused acquire, extend and release', async () => {
     const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('round-trips') });
-    const otherNode = new RedisLockProvider(admin, { keyPrefix: provider.keyPrefix });
+    const otherNode = new RedisLockProvider(redis.admin, { keyPrefix: provider.keyPrefix });
     const name = uniqueLockName();
     // A script's first call on a server that never ran it is EVALSHA, NOSCRIPT, then EVAL; warm all three up first.
     const warmUp = await mustLock(provider, lockConfig(name));
     await (await warmUp.extend(1_000, 0))!.unlock();
 
-    const recorder = await recordCommands(admin);
+    const recorder = await recordCommands(redis.admin);
     try {
       await recorder.take();
       const lock = await mustLock(provider, lockConfig(name));
@@ -152,12 +139,12 @@ describe('RedisLockProvider on a private Redis', () => {
     const name = uniqueLockName();
     const warmUp = await mustLock(provider, lockConfig(name));
     await (await warmUp.extend(1_000, 0))!.unlock();
-    expect(await cachedScripts(admin)).toBeGreaterThan(0);
+    expect(await cachedScripts(redis.admin)).toBeGreaterThan(0);
 
-    await admin.script('FLUSH');
-    expect(await cachedScripts(admin)).toBe(0);
+    await redis.admin.script('FLUSH');
+    expect(await cachedScripts(redis.admin)).toBe(0);
 
-    const recorder = await recordCommands(admin);
+    const recorder = await recordCommands(redis.admin);
     try {
       await recorder.take();
       const lock = await mustLock(provider, lockConfig(name));
@@ -181,17 +168,17 @@ describe('RedisLockProvider on a private Redis', () => {
     const name = uniqueLockName();
     const lock = await mustLock(provider, lockConfig(name));
     // The release script reads the lock with GET, which Redis refuses on a hash.
-    await admin.del(provider.lockKey(name));
-    await admin.hset(provider.lockKey(name), 'not', 'a lock');
+    await redis.admin.del(provider.lockKey(name));
+    await redis.admin.hset(provider.lockKey(name), 'not', 'a lock');
 
-    const recorder = await recordCommands(admin);
+    const recorder = await recordCommands(redis.admin);
     try {
       await recorder.take();
       await expect(lock.unlock()).rejects.toThrow(/WRONGTYPE/);
       expect(await recorder.take()).toEqual(['evalsha']);
     } finally {
       await recorder.close();
-      await admin.del(provider.lockKey(name));
+      await redis.admin.del(provider.lockKey(name));
     }
   });
 
@@ -199,19 +186,19 @@ describe('RedisLockProvider on a private Redis', () => {
     const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('redis-down') });
     const name = uniqueLockName();
     await client.ping();
-    await server.kill();
+    await redis.server.kill();
 
     const attempt = await settleWithin(provider.lock(lockConfig(name)), 5_000);
     expect(attempt.status).toBe('rejected');
     // What happened, instead of ioredis's words about its offline queue or its retries.
     const failure = attempt.status === 'rejected' ? attempt.reason : undefined;
     expect(failure).toBeInstanceOf(LockStoreUnavailableError);
-    const endpoint = `127\\.0\\.0\\.1:${server.port}`;
+    const endpoint = `127\\.0\\.0\\.1:${redis.server.port}`;
     const unreachable = new RegExp(`^Redis ${endpoint} is unreachable \\([\\w ]+, the client is \\w+\\)$`);
     expect((failure as Error).message).toMatch(unreachable);
     expect((failure as Error).cause).toBeInstanceOf(Error);
 
-    await server.start();
+    await redis.server.start();
     if (client.status !== 'ready') await settleWithin(once(client, 'ready'), 5_000);
     const lock = await mustLock(provider, lockConfig(name));
     await lock.unlock();

@@ -16,38 +16,32 @@ export interface LogEntry {
  */
 export class CapturedLogger implements LoggerService {
   readonly entries: LogEntry[] = [];
-
-  log(message: unknown, ...params: unknown[]): void {
-    this.record('log', message, params);
-  }
-  error(message: unknown, ...params: unknown[]): void {
-    this.record('error', message, params);
-  }
-  warn(message: unknown, ...params: unknown[]): void {
-    this.record('warn', message, params);
-  }
-  debug(message: unknown, ...params: unknown[]): void {
-    this.record('debug', message, params);
-  }
-  verbose(message: unknown, ...params: unknown[]): void {
-    this.record('verbose', message, params);
-  }
-  fatal(message: unknown, ...params: unknown[]): void {
-    this.record('fatal', message, params);
-  }
+  readonly log = this.recorderOf('log');
+  readonly error = this.recorderOf('error');
+  readonly warn = this.recorderOf('warn');
+  readonly debug = this.recorderOf('debug');
+  readonly verbose = this.recorderOf('verbose');
+  readonly fatal = this.recorderOf('fatal');
 
   /** The entries of `level`, only those under `context` when it is given. */
   lines(level: LogLevel, context?: string): LogEntry[] {
-    return this.entries.filter((entry) => entry.level === level && (context === undefined || entry.context === context));
+    return this.entries.filter(
+      (entry) => entry.level === level && (context === undefined || entry.context === context),
+    );
   }
 
   /** The messages of {@link lines} as text (an `Error` as its message). */
   texts(level: LogLevel, context?: string): string[] {
-    return this.lines(level, context).map(({ message }) => (message instanceof Error ? message.message : String(message)));
+    return this.lines(level, context).map(({ message }) =>
+      message instanceof Error ? message.message : String(message),
+    );
   }
 
-  private record(level: LogLevel, message: unknown, params: unknown[]): void {
-    const last = params.at(-1);
-    this.entries.push({ level, message, context: typeof last === 'string' ? last : undefined });
+  /** The `LoggerService` method of `level`: it keeps each line, with the context Nest passes last. */
+  private recorderOf(level: LogLevel): (message: unknown, ...params: unknown[]) => void {
+    return (message, ...params) => {
+      const last = params.at(-1);
+      this.entries.push({ level, message, context: typeof last === 'string' ? last : undefined });
+    };
   }
 }

@@ -56,7 +56,8 @@ export function spawnJsonLinesProcess<M>(options: JsonLinesProcessOptions<M>): J
   let killed = false;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
-      if (!killed) options.onUnexpectedExit?.(`pid ${child.pid} exited (code ${code}, signal ${signal})\n${tail.join('\n')}`);
+      if (!killed)
+        options.onUnexpectedExit?.(`pid ${child.pid} exited (code ${code}, signal ${signal})\n${tail.join('\n')}`);
       resolve();
     }),
   );

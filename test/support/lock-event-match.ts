@@ -4,6 +4,9 @@ import type { LockEvent, LockEventType } from '../../lib/index.js';
 export type LockEventOf<T extends LockEventType> = Extract<LockEvent, { type: T }>;
 
 /** A type guard for `nextEvent` / `events`: events of `type` emitted for the scheduler job `jobName`. */
-export function jobEvent<T extends LockEventType>(type: T, jobName: string): (event: LockEvent) => event is LockEventOf<T> {
+export function jobEvent<T extends LockEventType>(
+  type: T,
+  jobName: string,
+): (event: LockEvent) => event is LockEventOf<T> {
   return (event): event is LockEventOf<T> => event.type === type && event.jobName === jobName;
 }

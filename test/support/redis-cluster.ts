@@ -48,12 +48,20 @@ const CONVERGENCE_TIMEOUT_MS = 20_000;
  * `cluster_state:ok` and knows every slot and node, and every replica is linked to its master. A failed
  * start stops what it started.
  */
-export async function startPrivateRedisCluster({ masters = 3, replicas = false, nodeTimeoutMs }: PrivateRedisClusterOptions = {}): Promise<PrivateRedisCluster> {
+export async function startPrivateRedisCluster({
+  masters = 3,
+  replicas = false,
+  nodeTimeoutMs,
+}: PrivateRedisClusterOptions = {}): Promise<PrivateRedisCluster> {
   const nodeCount = replicas ? 2 * masters : masters;
   const ports = await distinctFreePorts(2 * nodeCount);
   const addresses = ports.slice(0, nodeCount).map((port, i) => ({ port, busPort: ports[nodeCount + i] }));
   const started = await Promise.allSettled(addresses.map((address) => startNode(address, nodeTimeoutMs)));
-  const nodes = new Map(started.flatMap((outcome, i) => (outcome.status === 'fulfilled' ? [[addresses[i].port, outcome.value] as const] : [])));
+  const nodes = new Map(
+    started.flatMap((outcome, i) =>
+      outcome.status === 'fulfilled' ? [[addresses[i].port, outcome.value] as const] : [],
+    ),
+  );
   const kill = async (port: number) => {
     await nodes.get(port)?.kill();
     nodes.delete(port);
@@ -101,7 +109,10 @@ function startNode({ port, busPort }: NodeAddress, nodeTimeoutMs: number | undef
     '--cluster-port': String(busPort),
     ...(nodeTimeoutMs === undefined ? {} : { '--cluster-node-timeout': String(nodeTimeoutMs) }),
   });
-  return spawnRedisProcessInTempDir(port, (dir) => [...ephemeralServerArgs(port, dir), ...Object.entries(clusterArgs(dir)).flat()]);
+  return spawnRedisProcessInTempDir(port, (dir) => [
+    ...ephemeralServerArgs(port, dir),
+    ...Object.entries(clusterArgs(dir)).flat(),
+  ]);
 }
 
 async function joinCluster(masters: readonly NodeAddress[], replicas: readonly NodeAddress[]): Promise<void> {
@@ -109,10 +120,14 @@ async function joinCluster(masters: readonly NodeAddress[], replicas: readonly N
   const admins = all.map(({ port }) => new Redis({ host: HOST, port, maxRetriesPerRequest: 1 }));
   const ports = all.map(({ port }) => port).join(', ');
   const waitFor = (condition: (admin: Redis) => Promise<boolean>, nodes: readonly Redis[], what: string) =>
-    waitUntil(async () => (await Promise.all(nodes.map(condition))).every(Boolean), `${what} (cluster on ports ${ports})`, {
-      timeoutMs: CONVERGENCE_TIMEOUT_MS,
-      intervalMs: 50,
-    });
+    waitUntil(
+      async () => (await Promise.all(nodes.map(condition))).every(Boolean),
+      `${what} (cluster on ports ${ports})`,
+      {
+        timeoutMs: CONVERGENCE_TIMEOUT_MS,
+        intervalMs: 50,
+      },
+    );
   const converged = (admin: Redis) => knowsWholeCluster(admin, masters.length, all.length);
   try {
     await Promise.all(
@@ -129,8 +144,16 @@ async function joinCluster(masters: readonly NodeAddress[], replicas: readonly N
     if (replicas.length === 0) return;
     // A node can only replicate a master it knows, hence after the whole cluster converged.
     const replicaAdmins = admins.slice(masters.length);
-    await Promise.all(replicaAdmins.map(async (replica, i) => replica.call('CLUSTER', 'REPLICATE', (await admins[i].call('CLUSTER', 'MYID')) as string)));
-    await waitFor(async (replica) => /^master_link_status:up/m.test(await replica.info('replication')), replicaAdmins, 'every replica is linked to its master');
+    await Promise.all(
+      replicaAdmins.map(async (replica, i) =>
+        replica.call('CLUSTER', 'REPLICATE', (await admins[i].call('CLUSTER', 'MYID')) as string),
+      ),
+    );
+    await waitFor(
+      async (replica) => /^master_link_status:up/m.test(await replica.info('replication')),
+      replicaAdmins,
+      'every replica is linked to its master',
+    );
     await waitFor(converged, admins, 'every node reports cluster_state:ok with its replicas');
   } finally {
     admins.forEach((admin) => admin.disconnect());
@@ -155,7 +178,12 @@ async function knowsWholeCluster(admin: Redis, masters: number, nodes: number): 
 }
 
 function parseInfo(text: string): Record<string, string> {
-  return Object.fromEntries(text.split(/\r?\n/).filter(Boolean).map((line) => line.split(':', 2) as [string, string]));
+  return Object.fromEntries(
+    text
+      .split(/\r?\n/)
+      .filter(Boolean)
+      .map((line) => line.split(':', 2) as [string, string]),
+  );
 }
 
 /** `count` free ports, all different (each {@link freePort} call alone may repeat an earlier one). */

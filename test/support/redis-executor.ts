@@ -1,38 +1,43 @@
 import type { Redis } from 'ioredis';
 import { LockEvents, LockingTaskExecutor, RedisLockProvider, type LockProvider } from '../../lib/index.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from './shared-redis.js';
+import { useSharedRedisPrefix } from './redis-prefix.js';
+import { setByHooks, type HookValues } from './set-by-hooks.js';
 
-/** A node's executor on the shared Redis, with what a spec inspects. */
+/** A node's executor on the shared Redis, with what a spec inspects: set by hooks, so read inside tests only. */
 export interface RedisExecutorFixture {
   readonly client: Redis;
+  /** The running test's key prefix, the provider's. */
+  readonly prefix: string;
   readonly provider: RedisLockProvider;
   readonly events: LockEvents;
   readonly executor: LockingTaskExecutor;
-  /** Shuts the executor down, deletes the fixture's keys and closes its client. */
-  dispose(): Promise<void>;
 }
 
 /**
- * An executor on its own key prefix of the shared Redis. `wrap` may put a test double around the real
- * provider (the fixture's `provider` stays the real one, for inspecting keys).
+ * Registers, in the calling describe block, the hooks of a node `node-a` whose executor locks on the shared
+ * Redis: a fresh one for each test, on the test's own key prefix ({@link useSharedRedisPrefix}), shut down
+ * after it before its keys are deleted. `wrap` may put a test double around the real provider (the
+ * fixture's `provider` stays the real one, for inspecting keys).
  */
-export function redisExecutor(label: string, wrap: (provider: RedisLockProvider) => LockProvider = (provider) => provider): RedisExecutorFixture {
-  const client = sharedRedis();
-  const prefix = uniquePrefix(label);
-  const provider = new RedisLockProvider(client, { keyPrefix: prefix, lockedBy: 'node-a' });
-  const events = new LockEvents();
-  const executor = new LockingTaskExecutor(wrap(provider), { lockedBy: 'node-a', events });
-  return {
-    client,
-    provider,
-    events,
-    executor,
-    async dispose() {
-      await executor.shutdown(0);
-      await deleteKeys(client, prefix);
-      client.disconnect();
-    },
-  };
+export function useRedisExecutor(
+  label: string,
+  wrap: (provider: RedisLockProvider) => LockProvider = (provider) => provider,
+): RedisExecutorFixture {
+  const node: HookValues<RedisExecutorFixture> = {};
+  const redis = useSharedRedisPrefix(label, () => node.executor?.shutdown(0));
+  beforeEach(() => {
+    const provider = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix, lockedBy: 'node-a' });
+    const events = new LockEvents();
+    const executor = new LockingTaskExecutor(wrap(provider), { lockedBy: 'node-a', events });
+    Object.assign(node, {
+      client: redis.client,
+      prefix: redis.prefix,
+      provider,
+      events,
+      executor,
+    } satisfies RedisExecutorFixture);
+  });
+  return setByHooks(`useRedisExecutor('${label}')`, node, ['client', 'prefix', 'provider', 'events', 'executor']);
 }
 
 /** Resolves with the signal's reason once it aborts. */

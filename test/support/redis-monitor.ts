@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-/** Records, through `MONITOR`, the commands clients send to a Redis; commands run by Lua scripts are left out. */
+/** Records, through `MONITOR`, the commands clients send to a Redis (and, if asked, those Lua scripts run). */
 export interface CommandRecorder {
   /**
    * The command names (lower case) clients sent since the previous call, in order. Sends a marker
@@ -14,14 +14,15 @@ export interface CommandRecorder {
 
 /**
  * Starts monitoring the server `client` is connected to. MONITOR costs every client of that server,
- * so use it on a private server (test/support/redis-server.ts), never on the shared one.
+ * so use it on a private server (test/support/redis-server.ts), never on the shared one. The commands
+ * Lua scripts run are left out unless `includeScripts`.
  */
-export async function recordCommands(client: Redis): Promise<CommandRecorder> {
+export async function recordCommands(client: Redis, { includeScripts = false } = {}): Promise<CommandRecorder> {
   const monitor = await client.monitor();
   let seen: string[] = [];
   const markers = new Map<string, () => void>();
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source === 'lua') return;
+    if (source === 'lua' && !includeScripts) return;
     const [command = '', marker] = args;
     const arrived = command.toLowerCase() === 'echo' ? markers.get(marker) : undefined;
     if (arrived) arrived();

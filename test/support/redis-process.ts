@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 
 /** A `redis-server` process (a plain server, a Cluster node or a Sentinel) a test started. */
 export interface RedisProcess {
@@ -26,9 +26,15 @@ export function ephemeralServerArgs(port: number, dir: string): string[] {
  * Spawns `redis-server <args>` and waits until it answers PING on `port`. If it never does, the
  * process is killed before the rejection, so a failed start leaves nothing running. A `launcher`
  * (for example `valgrind --tool=callgrind`) runs the server under it; `pid` is then the launcher's,
- * which for valgrind is the server's own.
+ * which for valgrind is the server's own. `probe` is how the PING connects to a server that needs a
+ * password or TLS.
  */
-export async function spawnRedisProcess(args: readonly string[], port: number, launcher: readonly string[] = []): Promise<RedisProcess> {
+export async function spawnRedisProcess(
+  args: readonly string[],
+  port: number,
+  launcher: readonly string[] = [],
+  probe: RedisOptions = {},
+): Promise<RedisProcess> {
   const [command, ...launcherArgs] = [...launcher, 'redis-server'];
   const child = spawn(command, [...launcherArgs, ...args], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -41,7 +47,7 @@ export async function spawnRedisProcess(args: readonly string[], port: number, l
     },
   };
   try {
-    await waitUntilReady(port);
+    await waitUntilReady(port, probe);
   } catch (error) {
     await started.kill();
     throw error;
@@ -64,12 +70,13 @@ export async function spawnRedisProcessInTempDir(
   port: number,
   args: (dir: string) => readonly string[] | Promise<readonly string[]>,
   launcher: (dir: string) => readonly string[] = () => [],
+  probe: RedisOptions = {},
 ): Promise<RedisProcessInTempDir> {
   const dir = await mkdtemp(join(tmpdir(), `nsl-redis-${port}-`));
   const removeDir = () => rm(dir, { recursive: true, force: true });
   let running: RedisProcess;
   try {
-    running = await spawnRedisProcess(await args(dir), port, launcher(dir));
+    running = await spawnRedisProcess(await args(dir), port, launcher(dir), probe);
   } catch (error) {
     await removeDir();
     throw error;
@@ -85,11 +92,18 @@ export async function spawnRedisProcessInTempDir(
   };
 }
 
-/** Polls `port` with PING until a server answers, or rejects after `timeoutMs`. */
-async function waitUntilReady(port: number, timeoutMs = 10_000): Promise<void> {
+/** Polls `port` with PING (connecting with `options`) until a server answers, or rejects after `timeoutMs`. */
+async function waitUntilReady(port: number, options: RedisOptions, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis({
+      ...options,
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     probe.on('error', () => undefined); // refused while the server starts; the loop retries
     try {
       await probe.connect();

@@ -26,11 +26,19 @@ export interface PrivateSentinelOptions {
  * (quorum 1, so this one Sentinel decides a failover alone). The config is a file in a temp dir of its
  * own, since Sentinel rewrites it.
  */
-export async function startPrivateSentinel(masterPort: number, { masterName = 'mymaster', downAfterMs }: PrivateSentinelOptions = {}): Promise<PrivateSentinel> {
+export async function startPrivateSentinel(
+  masterPort: number,
+  { masterName = 'mymaster', downAfterMs }: PrivateSentinelOptions = {},
+): Promise<PrivateSentinel> {
   const port = await freePort();
   const sentinel = await spawnRedisProcessInTempDir(port, async (dir) => {
     const config = join(dir, 'sentinel.conf');
-    const lines = [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`];
+    const lines = [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`,
+    ];
     if (downAfterMs !== undefined) lines.push(`sentinel down-after-milliseconds ${masterName} ${downAfterMs}`);
     await writeFile(config, `${lines.join('\n')}\n`);
     return [config, '--sentinel'];

@@ -1,13 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ephemeralServerArgs, spawnRedisProcess, spawnRedisProcessInTempDir, type RedisProcess } from './redis-process.js';
+import type { RedisOptions } from 'ioredis';
+import {
+  ephemeralServerArgs,
+  spawnRedisProcess,
+  spawnRedisProcessInTempDir,
+  type RedisProcess,
+} from './redis-process.js';
 
 /** A `redis-server` this test started on its own port, so it may stop, kill or restart it. */
 export interface PrivateRedisServer {
   readonly port: number;
+  /** `redis://127.0.0.1:<port>`, `rediss://` for a TLS server; never with the password. */
   readonly url: string;
+  /** What a client of the default user needs besides `url`: its password and, for TLS, the CA to trust. */
+  readonly clientOptions: RedisOptions;
   /** Starts the server (again) on the same port and waits until it answers PING. */
   start(): Promise<void>;
   /** SIGKILLs the server by PID and waits for it to exit; a persistent server keeps its data for `start()`. */
@@ -38,6 +47,25 @@ export interface PrivateRedisServerOptions {
    * write (`appendfsync always`), as a production server that must survive a crash.
    */
   readonly persistent?: boolean;
+  /** The default user's password (`--requirepass`). */
+  readonly requirepass?: string;
+  /** Serve TLS only (`--port 0 --tls-port <port>`), with this certificate; clients need no certificate. */
+  readonly tls?: RedisTlsFiles;
+}
+
+/** PEM files of a TLS server: its certificate and key, and the CA that signed it. */
+export interface RedisTlsFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caFile: string;
+}
+
+/** `redis-server` arguments serving TLS only on `port`, with `tls`'s files. */
+function tlsServerArgs(port: number, tls: RedisTlsFiles): string[] {
+  return [
+    ...['--port', '0', '--tls-port', String(port), '--tls-auth-clients', 'no'],
+    ...['--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-ca-cert-file', tls.caFile],
+  ];
 }
 
 /**
@@ -47,16 +75,38 @@ export interface PrivateRedisServerOptions {
 export async function startPrivateRedisServer(options: PrivateRedisServerOptions = {}): Promise<PrivateRedisServer> {
   const port = await freePort();
   const replicaArgs = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)];
+  // Later arguments win: a TLS server's `--port 0` replaces the plain port.
+  const extraArgs = [
+    ...replicaArgs,
+    ...(options.requirepass === undefined ? [] : ['--requirepass', options.requirepass]),
+    ...(options.tls ? tlsServerArgs(port, options.tls) : []),
+  ];
+  const clientOptions: RedisOptions = {
+    password: options.requirepass,
+    tls: options.tls && { ca: await readFile(options.tls.caFile) },
+  };
   // A persistent server's files outlive each process, so a restart finds them.
   const dataDir = options.persistent ? await mkdtemp(join(tmpdir(), `nsl-redis-${port}-aof-`)) : undefined;
   let running: RedisProcess | undefined;
   const server: PrivateRedisServer = {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
+    clientOptions,
     async start() {
+      const persistence = ['--appendonly', 'yes', '--appendfsync', 'always'];
       running = dataDir
-        ? await spawnRedisProcess([...ephemeralServerArgs(port, dataDir), '--appendonly', 'yes', '--appendfsync', 'always', ...replicaArgs], port)
-        : await spawnRedisProcessInTempDir(port, (dir) => [...ephemeralServerArgs(port, dir), ...replicaArgs]);
+        ? await spawnRedisProcess(
+            [...ephemeralServerArgs(port, dataDir), ...persistence, ...extraArgs],
+            port,
+            [],
+            clientOptions,
+          )
+        : await spawnRedisProcessInTempDir(
+            port,
+            (dir) => [...ephemeralServerArgs(port, dir), ...extraArgs],
+            () => [],
+            clientOptions,
+          );
     },
     async kill() {
       const stopping = running;

@@ -1,4 +1,4 @@
-import type { DynamicModule, ModuleMetadata, Provider, Type } from '@nestjs/common';
+import type { DynamicModule, INestApplication, ModuleMetadata, Provider, Type } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { ReplaySubject, type Observable } from 'rxjs';
@@ -9,9 +9,7 @@ import {
   type LockEvent,
   type SchedulerLockModuleOptions,
 } from '../../lib/index.js';
-import type { Redis } from 'ioredis';
 import { CapturedLogger } from './captured-logger.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from './shared-redis.js';
 
 /** What {@link startSchedulerApp} builds the app from. */
 export interface SchedulerAppSetup {
@@ -19,6 +17,8 @@ export interface SchedulerAppSetup {
   readonly lock: SchedulerLockModuleOptions | DynamicModule;
   readonly providers?: Provider[];
   readonly imports?: ModuleMetadata['imports'];
+  /** HTTP controllers: the app then serves them on a free loopback port (Express), at {@link SchedulerApp.url}. */
+  readonly controllers?: Type[];
 }
 
 /** A started Nest app with `ScheduleModule` and `SchedulerLockModule`, and what it emitted and logged. */
@@ -33,6 +33,8 @@ export interface SchedulerApp {
   readonly events$: Observable<LockEvent>;
   /** Every lock event since startup, in order. */
   readonly recorded: readonly LockEvent[];
+  /** `http://127.0.0.1:<port>` when the app serves {@link SchedulerAppSetup.controllers}. */
+  readonly url: string | undefined;
   get<T>(token: Type<T> | string | symbol): T;
   /** Closes the app (stops its jobs); later calls do nothing. */
   close(): Promise<void>;
@@ -51,6 +53,7 @@ export async function startSchedulerApp(setup: SchedulerAppSetup): Promise<Sched
   const moduleRef = await Test.createTestingModule({
     imports: [ScheduleModule.forRoot(), lockModule, ...(setup.imports ?? [])],
     providers: setup.providers ?? [],
+    controllers: setup.controllers ?? [],
   })
     .setLogger(logs)
     .compile();
@@ -63,6 +66,7 @@ export async function startSchedulerApp(setup: SchedulerAppSetup): Promise<Sched
     history.next(event);
   });
   let closing: Promise<void> | undefined;
+  const http: INestApplication | undefined = setup.controllers && moduleRef.createNestApplication({ logger: logs });
   const app: SchedulerApp = {
     moduleRef,
     registry: moduleRef.get(SchedulerRegistry),
@@ -70,12 +74,13 @@ export async function startSchedulerApp(setup: SchedulerAppSetup): Promise<Sched
     history$: history.asObservable(),
     events$: lockEvents.events$,
     recorded,
+    url: undefined,
     get: (token) => moduleRef.get(token),
     close() {
       closing ??= (async () => {
         openApps.delete(app);
         try {
-          await moduleRef.close();
+          await (http ?? moduleRef).close();
         } finally {
           recording.unsubscribe();
           history.complete();
@@ -85,8 +90,12 @@ export async function startSchedulerApp(setup: SchedulerAppSetup): Promise<Sched
     },
   };
   openApps.add(app);
-  await moduleRef.init();
-  return app;
+  if (!http) {
+    await moduleRef.init();
+    return app;
+  }
+  await http.listen(0, '127.0.0.1');
+  return Object.assign(app, { url: (await http.getUrl()).replace('[::1]', '127.0.0.1') });
 }
 
 /** Starts an app that must not start; resolves to why it did not, checked to be a SchedulerLockConfigurationError. */
@@ -102,32 +111,4 @@ export async function startupError(setup: SchedulerAppSetup): Promise<Error> {
 /** Closes every app {@link startSchedulerApp} opened and that is still open; for `afterEach`. */
 export async function closeSchedulerApps(): Promise<void> {
   await Promise.all([...openApps].map((app) => app.close()));
-}
-
-/** What {@link sharedRedisPerTest} gives a spec file: set in its hooks, so read inside tests only. */
-export interface SharedRedisPerTest {
-  /** One client to the shared Redis for the whole file. */
-  readonly redis: Redis;
-  /** A fresh key prefix for each test. */
-  readonly keyPrefix: string;
-}
-
-/**
- * Registers the hooks of a spec file whose apps lock in the shared Redis: a client for the file, a key
- * prefix per test, and after each test its apps closed and its keys deleted.
- */
-export function sharedRedisPerTest(label: string): SharedRedisPerTest {
-  const state = {} as { redis: Redis; keyPrefix: string };
-  beforeAll(() => {
-    state.redis = sharedRedis();
-  });
-  beforeEach(() => {
-    state.keyPrefix = uniquePrefix(label);
-  });
-  afterEach(async () => {
-    await closeSchedulerApps();
-    await deleteKeys(state.redis, state.keyPrefix);
-  });
-  afterAll(() => state.redis.quit());
-  return state;
 }

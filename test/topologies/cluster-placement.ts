@@ -27,7 +27,12 @@ export function mastersInSlotOrder(cluster: Cluster): string[] {
  * `count` lock names whose lock keys land on the masters in turn: name `i` on the `i % masters`-th
  * master in slot order. Candidates are `<label>-0`, `<label>-1`, …, so the choice is the same every run.
  */
-export async function namesAcrossMasters(cluster: Cluster, provider: RedisLockProvider, count: number, label: string): Promise<string[]> {
+export async function namesAcrossMasters(
+  cluster: Cluster,
+  provider: RedisLockProvider,
+  count: number,
+  label: string,
+): Promise<string[]> {
   const masters = mastersInSlotOrder(cluster);
   const names: string[] = [];
   for (let candidate = 0; names.length < count && candidate < MAX_CANDIDATES; candidate += 1) {

@@ -18,6 +18,8 @@ export interface Failover {
   killPrimary(): Promise<void>;
   /** Whether the topology has promoted the replica, and who does, for the timeout message. */
   readonly promotion: { readonly done: () => Promise<boolean>; readonly by: string };
+  /** What the topology does once the replica is promoted, before the job locks again (bring a replica back). */
+  readonly afterPromotion?: () => Promise<void>;
 }
 
 /**
@@ -26,12 +28,28 @@ export interface Failover {
  * skipped as store errors, with a logged error (per lock or per outage), while no primary answers, and once the replica is
  * promoted the job locks there again, its first token above every earlier one.
  */
-export async function expectLocksThroughFailover({ app, job, primaryAdmin, replicaAdmin, fenceKey, killPrimary, promotion }: Failover): Promise<void> {
-  const storeErrorSkip = nextEvent(app.events$, (event) => event.type === 'skipped' && event.jobName === job && event.reason === 'store-error', 20_000);
+export async function expectLocksThroughFailover({
+  app,
+  job,
+  primaryAdmin,
+  replicaAdmin,
+  fenceKey,
+  killPrimary,
+  promotion,
+  afterPromotion,
+}: Failover): Promise<void> {
+  const storeErrorSkip = nextEvent(
+    app.events$,
+    (event) => event.type === 'skipped' && event.jobName === job && event.reason === 'store-error',
+    20_000,
+  );
 
   await primaryAdmin.call('CLIENT', 'PAUSE', '60000', 'WRITE');
   const written = await replicationOffset(primaryAdmin, 'master_repl_offset');
-  await waitUntil(async () => (await replicationOffset(replicaAdmin, 'slave_repl_offset')) >= written, 'the replica applied every write');
+  await waitUntil(
+    async () => (await replicationOffset(replicaAdmin, 'slave_repl_offset')) >= written,
+    'the replica applied every write',
+  );
   primaryAdmin.disconnect(); // before the kill, or it would keep reconnecting to a dead port
   await killPrimary();
   const tokensBefore = app.recorded.filter(jobEvent('acquired', job)).map((event) => event.fencingToken!);
@@ -39,16 +57,26 @@ export async function expectLocksThroughFailover({ app, job, primaryAdmin, repli
   await waitUntil(promotion.done, `${promotion.by} promoted the replica`, { timeoutMs: 20_000, intervalMs: 100 });
   const promotedAt = Date.now();
   await storeErrorSkip;
+  await afterPromotion?.();
   // A client whose only connection is lost (through Sentinel) logs the outage once; a Cluster that lost one
   // master logs the locks that failed.
   const logged = app.logs.texts('error', 'SchedulerLock');
-  const reported = (text: string) => text.startsWith(`Could not take lock "${job}"`) || /^Redis .+ is unreachable \(/.test(text);
+  const reported = (text: string) =>
+    text.startsWith(`Could not take lock "${job}"`) || /^Redis .+ is unreachable \(/.test(text);
   expect(logged.some(reported)).toBe(true);
 
-  const first = await nextEvent(app.history$, (event): event is LockEventOf<'acquired'> => jobEvent('acquired', job)(event) && event.at >= promotedAt, 20_000);
+  const first = await nextEvent(
+    app.history$,
+    (event): event is LockEventOf<'acquired'> => jobEvent('acquired', job)(event) && event.at >= promotedAt,
+    20_000,
+  );
   expect(first.fencingToken).toBeGreaterThan(Math.max(...tokensBefore));
   expect(Number(await replicaAdmin.get(fenceKey))).toBeGreaterThanOrEqual(first.fencingToken!);
-  await nextEvent(app.history$, (event) => jobEvent('released', job)(event) && event.fencingToken === first.fencingToken, 10_000);
+  await nextEvent(
+    app.history$,
+    (event) => jobEvent('released', job)(event) && event.fencingToken === first.fencingToken,
+    10_000,
+  );
 }
 
 /** A replication offset from `INFO replication`: what a primary has written, or what a replica has applied. */

@@ -34,7 +34,13 @@ describe('SchedulerLockModule through a Redis Cluster failover', () => {
     const admins: Redis[] = [];
     try {
       const app = await startSchedulerApp({
-        lock: { redis: client, keyPrefix, defaultLockAtMostFor: '10s', lockedBy: 'cluster-failover-app', acquireTimeout: '500ms' },
+        lock: {
+          redis: client,
+          keyPrefix,
+          defaultLockAtMostFor: '10s',
+          lockedBy: 'cluster-failover-app',
+          acquireTimeout: '500ms',
+        },
         providers: [FailoverJobs],
       });
       await nextEvent(app.history$, jobEvent('released', JOB));
@@ -51,7 +57,10 @@ describe('SchedulerLockModule through a Redis Cluster failover', () => {
         replicaAdmin,
         fenceKey,
         killPrimary: () => redisCluster.kill(primaryPort),
-        promotion: { done: async () => ((await replicaAdmin.call('ROLE')) as string[])[0] === 'master', by: 'the Cluster' },
+        promotion: {
+          done: async () => ((await replicaAdmin.call('ROLE')) as string[])[0] === 'master',
+          by: 'the Cluster',
+        },
       });
     } finally {
       for (const admin of admins) if (admin.status !== 'end') admin.disconnect();

@@ -53,7 +53,9 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
     const mastersUsed: string[] = [];
     for (const name of names) {
       const key = provider.lockKey(name);
-      const [lock, fence, record] = await Promise.all([key, `${key}:fence`, `${key}:record`].map((each) => placementOf(admin, each)));
+      const [lock, fence, record] = await Promise.all(
+        [key, `${key}:fence`, `${key}:record`].map((each) => placementOf(admin, each)),
+      );
       expect(fence).toEqual(lock);
       expect(record).toEqual(lock);
       // Asked on the master alone: a node that does not serve the slot would answer MOVED.
@@ -72,7 +74,9 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
 
   it('renewLeases renews locks on 3 masters in one call, and tells each lost lock apart (expired, not-owner)', async () => {
     const [renewedName, expiredName, stolenName] = await namesAcrossMasters(admin, provider, 3, 'renewed');
-    const locks = await Promise.all([renewedName, expiredName, stolenName].map((name) => mustLock(provider, lockConfig(name, 1_000))));
+    const locks = await Promise.all(
+      [renewedName, expiredName, stolenName].map((name) => mustLock(provider, lockConfig(name, 1_000))),
+    );
     await admin.del(provider.lockKey(expiredName)); // as if its TTL had run out
     await admin.del(provider.lockKey(stolenName));
     const thief = await mustLock(other, lockConfig(stolenName, 10_000));
@@ -98,7 +102,12 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
     const executor = new LockingTaskExecutor(provider, { lockedBy: 'keeper', events: lockEvents });
     try {
       const runs = names.map((name) => {
-        const renewed = events(lockEvents.events$, (event) => event.type === 'extended' && event.lockName === name, renewalsToWaitFor, 5_000);
+        const renewed = events(
+          lockEvents.events$,
+          (event) => event.type === 'extended' && event.lockName === name,
+          renewalsToWaitFor,
+          5_000,
+        );
         renewed.catch(() => undefined); // awaited by the run; a run that never starts fails the test below instead
         const task = async () => {
           await renewed;
@@ -111,7 +120,9 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
       expect(results).toEqual(names.map(() => ({ executed: true, result: true })));
       expect(recorded.filter(({ type }) => type === 'lost' || type === 'release-failed')).toEqual([]);
       for (const name of names) {
-        const released = recorded.filter((event): event is LockEventOf<'released'> => event.type === 'released' && event.lockName === name);
+        const released = recorded.filter(
+          (event): event is LockEventOf<'released'> => event.type === 'released' && event.lockName === name,
+        );
         expect(released).toHaveLength(1);
         expect(released[0].heldForMs).toBeGreaterThan(2 * lease);
         expect(await isLocked(other, name)).toBe(false);
@@ -130,21 +141,47 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
         const claim = await provider.lockOccurrence(lockConfig(name, crashedRunLock), OCCURRENCE);
         expect('lock' in claim).toBe(true);
         const claimedAt = performance.now();
-        expect(await other.lockOccurrence(lockConfig(name), OCCURRENCE)).toEqual({ refused: 'already-ran', running: true });
+        expect(await other.lockOccurrence(lockConfig(name), OCCURRENCE)).toEqual({
+          refused: 'already-ran',
+          running: true,
+        });
         expect(await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 2, 0)).toEqual({ refused: 'running' });
-        expect(await other.readJobRecord(name)).toMatchObject({ occurrence: new Date(OCCURRENCE), state: 'running', runBy: 'node-a', attempt: 1, held: true });
+        expect(await other.readJobRecord(name)).toMatchObject({
+          occurrence: new Date(OCCURRENCE),
+          state: 'running',
+          runBy: 'node-a',
+          attempt: 1,
+          held: true,
+        });
 
         // node-a "dies": its lock expires unreleased, and node-b takes the occurrence over.
-        const { value: recovery } = await pollUntil(async () => {
-          const recovered = await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 2, 0);
-          return 'lock' in recovered ? recovered : undefined;
-        }, claimedAt + 2 * crashedRunLock);
+        const { value: recovery } = await pollUntil(
+          async () => {
+            const recovered = await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 2, 0);
+            return 'lock' in recovered ? recovered : undefined;
+          },
+          claimedAt + 2 * crashedRunLock,
+        );
         expect(recovery).toMatchObject({ attempt: 2, previousHolder: 'node-a' });
-        expect(await provider.readJobRecord(name)).toMatchObject({ state: 'running', runBy: 'node-b', attempt: 2, previousHolder: 'node-a', held: true });
+        expect(await provider.readJobRecord(name)).toMatchObject({
+          state: 'running',
+          runBy: 'node-b',
+          attempt: 2,
+          previousHolder: 'node-a',
+          held: true,
+        });
 
         await recovery.lock.finish!('succeeded');
-        expect(await provider.readJobRecord(name)).toMatchObject({ state: 'succeeded', runBy: 'node-b', finishedAt: expect.any(Date), held: false });
-        expect(await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 3, 0)).toEqual({ refused: 'settled', state: 'succeeded' });
+        expect(await provider.readJobRecord(name)).toMatchObject({
+          state: 'succeeded',
+          runBy: 'node-b',
+          finishedAt: expect.any(Date),
+          held: false,
+        });
+        expect(await other.recoverOccurrence(lockConfig(name), OCCURRENCE, 3, 0)).toEqual({
+          refused: 'settled',
+          state: 'succeeded',
+        });
       }),
     );
   });
@@ -188,7 +225,9 @@ describe('SchedulerLockModule on a 3-master Redis Cluster client', () => {
     }
     // No store fault. A 100 ms interval may find its own previous run's release still on the way on a busy
     // machine: that skip (reason `locked`) is the lock working, not a fault.
-    const faults = app.recorded.filter((event) => event.type === 'release-failed' || (event.type === 'skipped' && event.reason !== 'locked'));
+    const faults = app.recorded.filter(
+      (event) => event.type === 'release-failed' || (event.type === 'skipped' && event.reason !== 'locked'),
+    );
     expect(faults).toEqual([]);
 
     await app.close();

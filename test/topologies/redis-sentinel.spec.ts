@@ -6,27 +6,21 @@ import { describeLockProvider } from '../providers/lock-provider.acceptance.js';
 import { lockConfig, mustLock, uniqueLockName } from '../providers/lock-probes.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
+import { usePrivateRedisServer } from '../support/private-redis.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../support/redis-sentinel.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { deleteKeys, uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 import { redisTopologyFixture } from './redis-client-fixture.js';
 
-let master: PrivateRedisServer;
+/** Its admin is a direct connection to the master, to see where the clients that go through Sentinel landed. */
+const master = usePrivateRedisServer();
 let sentinel: PrivateSentinel;
-/** A direct connection to the master, to see where the clients that go through Sentinel landed. */
-let masterAdmin: Redis;
 
 beforeAll(async () => {
-  master = await startPrivateRedisServer();
-  masterAdmin = new Redis(master.url);
-  sentinel = await startPrivateSentinel(master.port);
+  sentinel = await startPrivateSentinel(master.server.port);
 });
-afterAll(async () => {
-  masterAdmin?.disconnect();
-  await Promise.all([sentinel?.stop(), master?.kill()]);
-});
+afterAll(() => sentinel?.stop());
 
 /** A client that asks the Sentinel where the master is. */
 function sentinelClient(): Redis {
@@ -40,15 +34,18 @@ describeLockProvider('RedisLockProvider through Redis Sentinel', () =>
 describe('RedisLockProvider through Redis Sentinel', () => {
   it('takes its locks on the master the Sentinel names', async () => {
     const client = sentinelClient();
-    const provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('sentinel-master'), lockedBy: 'via-sentinel' });
+    const provider = new RedisLockProvider(client, {
+      keyPrefix: uniquePrefix('sentinel-master'),
+      lockedBy: 'via-sentinel',
+    });
     try {
       const name = uniqueLockName();
       const lock = await mustLock(provider, lockConfig(name));
-      expect((await masterAdmin.get(provider.lockKey(name)))!.split('|')[0]).toBe('via-sentinel');
+      expect((await master.admin.get(provider.lockKey(name)))!.split('|')[0]).toBe('via-sentinel');
       await lock.unlock();
-      expect(await masterAdmin.exists(provider.lockKey(name))).toBe(0);
+      expect(await master.admin.exists(provider.lockKey(name))).toBe(0);
     } finally {
-      await deleteKeys(masterAdmin, provider.keyPrefix);
+      await deleteKeys(master.admin, provider.keyPrefix);
       await client.quit();
     }
   });
@@ -67,27 +64,38 @@ describe('SchedulerLockModule with Sentinel options', () => {
   const connectionName = `nsl-sentinel-app-${process.pid}`;
 
   afterEach(closeSchedulerApps);
-  afterAll(() => deleteKeys(masterAdmin, keyPrefix));
+  afterAll(() => deleteKeys(master.admin, keyPrefix));
 
   /** Whether the master has a connection named {@link connectionName}. */
   async function moduleConnectionOpen(): Promise<boolean> {
-    const clients = (await masterAdmin.client('LIST')) as string;
+    const clients = (await master.admin.client('LIST')) as string;
     return clients.split('\n').some((line) => line.includes(` name=${connectionName} `));
   }
 
   it('creates a client through the Sentinel, runs a locked job on the master, and closes the client on app.close()', async () => {
     const app = await startSchedulerApp({
-      lock: { redis: { ...sentinel.clientOptions, connectionName }, keyPrefix, defaultLockAtMostFor: '10s', lockedBy: 'sentinel-app' },
+      lock: {
+        redis: { ...sentinel.clientOptions, connectionName },
+        keyPrefix,
+        defaultLockAtMostFor: '10s',
+        lockedBy: 'sentinel-app',
+      },
       providers: [SentinelJobs],
     });
     const acquired = await nextEvent(app.history$, jobEvent('acquired', 'sentinel-interval'));
     await nextEvent(app.history$, jobEvent('released', 'sentinel-interval'));
-    expect(Number(await masterAdmin.get(`${keyPrefix}:{sentinel-interval}:fence`))).toBeGreaterThanOrEqual(acquired.fencingToken!);
+    expect(Number(await master.admin.get(`${keyPrefix}:{sentinel-interval}:fence`))).toBeGreaterThanOrEqual(
+      acquired.fencingToken!,
+    );
     expect(await moduleConnectionOpen()).toBe(true);
 
     await app.close();
 
     // The client's QUIT was answered; the master drops the connection right after.
-    await waitUntil(async () => !(await moduleConnectionOpen()), `the master has no connection named ${connectionName}`, { timeoutMs: 2_000 });
+    await waitUntil(
+      async () => !(await moduleConnectionOpen()),
+      `the master has no connection named ${connectionName}`,
+      { timeoutMs: 2_000 },
+    );
   });
 });

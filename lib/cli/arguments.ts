@@ -1,0 +1,180 @@
+import { userInfo } from 'node:os';
+import { parseArgs } from 'node:util';
+import { parseDuration } from '../core/duration.js';
+import type { SteeringNote } from '../core/operations.js';
+import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
+import type { RedisTarget } from './redis-connection.js';
+
+/** The CLI's help text, printed by `--help` and after a usage error. */
+export const USAGE = `Usage: nest-scheduler-lock <command> [options]
+
+Commands:
+  jobs            every locked job a live node runs: schedule, pause, holder, next fire time, last run
+  job NAME        one job in detail
+  history NAME    the job's last runs and operator actions, newest first
+  nodes           the live nodes: version, start, last heartbeat, jobs
+  pause NAME      every node skips the job's ticks (reason paused) until resume; a run in progress goes on
+  resume NAME     ends a pause
+  trigger NAME    runs the job once now on one node that has it; refused while a run holds its lock
+  unlock NAME     force-releases the job's lock; its run sees the lock lost (not-owner) at its next renewal
+
+Options:
+  --redis URL     redis:// or rediss:// URL, or host:port (default: $REDIS_URL). A comma-separated list
+                  connects to a Redis Cluster through those startup nodes
+  --cluster       connect to a Redis Cluster (startup node: --redis)
+  --prefix P      the apps' keyPrefix (default: ${DEFAULT_KEY_PREFIX})
+  --heartbeat D   the apps' heartbeatInterval, e.g. 5s (default): a node silent for 3 of them is gone
+  --json          machine-readable JSON on stdout
+  --actor A       who steers, recorded in the job's history (default: cli:<your user name>)
+  --reason R      why, recorded in the job's history
+  --limit N       history: how many entries (default 20)
+  -h, --help      this text
+
+Exit codes: 0 done; 1 failed (unknown job, Redis unreachable, trigger refused or not taken); 2 usage error.`;
+
+/** A command line the CLI cannot run; exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** The commands that read, and those that steer a job. */
+const READS = ['jobs', 'nodes', 'job', 'history'] as const;
+const STEERS = ['pause', 'resume', 'trigger', 'unlock'] as const;
+type Steering = (typeof STEERS)[number];
+
+/** What to do: a command and its job, with the steering note of a steering command. */
+export type Command =
+  | { readonly name: 'jobs' | 'nodes' }
+  | { readonly name: 'job' | 'history'; readonly job: string }
+  | { readonly name: Steering; readonly job: string; readonly note: SteeringNote };
+
+/** A command line, parsed. */
+export interface Invocation {
+  readonly command: Command;
+  readonly redis: RedisTarget;
+  readonly keyPrefix: string;
+  /** The apps' `heartbeatInterval` (ms). */
+  readonly heartbeatInterval: number;
+  readonly json: boolean;
+  /** How many history entries to show. */
+  readonly limit: number;
+}
+
+const OPTIONS = {
+  redis: { type: 'string' },
+  cluster: { type: 'boolean' },
+  prefix: { type: 'string' },
+  heartbeat: { type: 'string' },
+  json: { type: 'boolean' },
+  actor: { type: 'string' },
+  reason: { type: 'string' },
+  limit: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The module's `heartbeatInterval` default. */
+const DEFAULT_HEARTBEAT = '5s';
+const DEFAULT_HISTORY_LIMIT = 20;
+
+/**
+ * Parses the arguments after `nest-scheduler-lock`; `help` when they ask for the help text.
+ * @throws UsageError for anything the CLI cannot run.
+ */
+export function parseInvocation(args: readonly string[], env: NodeJS.ProcessEnv): Invocation | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    // node:util's messages name the option and how it was wrong.
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  return {
+    command: command(positionals, values),
+    redis: redisTarget(values.redis ?? env.REDIS_URL, values.cluster ?? false),
+    keyPrefix: nonEmpty(values.prefix ?? DEFAULT_KEY_PREFIX, '--prefix'),
+    heartbeatInterval: heartbeat(values.heartbeat ?? DEFAULT_HEARTBEAT),
+    json: values.json ?? false,
+    limit: limit(values.limit),
+  };
+}
+
+function command(positionals: string[], values: { actor?: string; reason?: string }): Command {
+  const [name, job, ...extra] = positionals;
+  if (name === undefined) throw new UsageError('no command given');
+  if (extra.length > 0) throw new UsageError(`unexpected argument${extra.length > 1 ? 's' : ''}: ${extra.join(' ')}`);
+  if (name === 'jobs' || name === 'nodes') {
+    if (job !== undefined) throw new UsageError(`${name} takes no job name (got "${job}")`);
+    return { name };
+  }
+  const known = [...READS, ...STEERS] as readonly string[];
+  if (!known.includes(name)) throw new UsageError(`unknown command "${name}"; the commands are ${known.join(', ')}`);
+  if (job === undefined || job === '') throw new UsageError(`${name} needs a job name: ${name} NAME`);
+  if (name === 'job' || name === 'history') return { name, job };
+  const actor = values.actor ?? defaultActor();
+  if (actor === undefined) throw new UsageError(`${name} needs --actor: the user name is unknown`);
+  const note = { actor: nonEmpty(actor, '--actor'), reason: values.reason };
+  return { name: name as Steering, job, note };
+}
+
+/** `cli:<user name>`; `undefined` where the OS has no user name for this process (a container without one). */
+function defaultActor(): string | undefined {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Redis to connect to; each address is checked here, so a mistyped one is a usage error. Never quotes a
+ * password.
+ */
+function redisTarget(redis: string | undefined, cluster: boolean): RedisTarget {
+  if (redis === undefined || redis.trim() === '') throw new UsageError('no Redis given: --redis URL, or REDIS_URL');
+  const addresses = redis
+    .split(',')
+    .map((address) => address.trim())
+    .filter(Boolean);
+  addresses.forEach(checkAddress);
+  return { addresses, cluster: cluster || addresses.length > 1 };
+}
+
+function checkAddress(address: string, index: number): void {
+  const which = `--redis address ${index + 1}`;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(address)?.[1].toLowerCase();
+  if (scheme !== undefined && scheme !== 'redis' && scheme !== 'rediss')
+    throw new UsageError(`${which} must be redis:// or rediss:// (got ${scheme}://)`);
+  let url: URL;
+  try {
+    url = new URL(scheme ? address : `redis://${address}`);
+  } catch {
+    throw new UsageError(`${which} is not a URL or host:port`);
+  }
+  if (url.hostname === '') throw new UsageError(`${which} has no host`);
+}
+
+function heartbeat(value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (error) {
+    throw new UsageError(`--heartbeat: ${(error as Error).message}`);
+  }
+  if (ms <= 0) throw new UsageError(`--heartbeat must be longer than 0 (got "${value}")`);
+  return ms;
+}
+
+function limit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_HISTORY_LIMIT;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1)
+    throw new UsageError(`--limit must be a whole number of at least 1 (got "${value}")`);
+  return count;
+}
+
+function nonEmpty(value: string, option: string): string {
+  if (value.trim() === '') throw new UsageError(`${option} must not be empty`);
+  return value;
+}

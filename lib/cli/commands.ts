@@ -1,0 +1,85 @@
+import type { RedisClusterAdmin, TriggerOutcome } from '../providers/redis/redis-cluster-admin.js';
+import type { Command, Invocation } from './arguments.js';
+import { historyView, jobsView, jobView, nodesView } from './views.js';
+
+/** What a command found or did, for people and for `--json`. */
+export interface CommandResult {
+  /** What `--json` prints on stdout. */
+  readonly json: unknown;
+  /** What is printed for people on stdout. */
+  readonly text: string;
+  /** Why the command did not do what it was asked, printed on stderr: exit code 1. */
+  readonly failure?: string;
+}
+
+/** How long `trigger` waits for a node to take the run. */
+const TRIGGER_WAIT_MS = 5_000;
+
+/** Runs `command` against the cluster `admin` sees. */
+export async function runCommand(admin: RedisClusterAdmin, invocation: Invocation): Promise<CommandResult> {
+  const command: Command = invocation.command;
+  const now = () => Date.now();
+  switch (command.name) {
+    case 'jobs': {
+      const jobs = await admin.listJobs();
+      const none = `No live node runs a locked job under the key prefix "${invocation.keyPrefix}".`;
+      return { json: jobs, text: jobs.length > 0 ? jobsView(jobs, now()) : none };
+    }
+    case 'nodes': {
+      const nodes = await admin.listNodes();
+      const none = `No live node under the key prefix "${invocation.keyPrefix}".`;
+      return { json: nodes, text: nodes.length > 0 ? nodesView(nodes, now()) : none };
+    }
+    case 'job': {
+      const job = await admin.getJob(command.job);
+      return { json: job, text: jobView(job, now()) };
+    }
+    case 'history': {
+      const entries = await admin.history(command.job, invocation.limit);
+      return {
+        json: entries,
+        text: entries.length > 0 ? historyView(entries, now()) : `${command.job} has no history yet.`,
+      };
+    }
+    case 'pause': {
+      const changed = await admin.pause(command.job, command.note);
+      const text = changed
+        ? `Paused ${command.job}: every node skips its ticks until resume; a run in progress goes on.`
+        : `${command.job} was paused already.`;
+      return { json: { job: command.job, action: 'pause', changed, ...command.note }, text };
+    }
+    case 'resume': {
+      const changed = await admin.resume(command.job, command.note);
+      const text = changed ? `Resumed ${command.job}.` : `${command.job} was not paused.`;
+      return { json: { job: command.job, action: 'resume', changed, ...command.note }, text };
+    }
+    case 'trigger':
+      return triggered(command.job, await admin.trigger(command.job, command.note, TRIGGER_WAIT_MS));
+    case 'unlock': {
+      const { formerHolder } = await admin.unlock(command.job, command.note);
+      const text = formerHolder
+        ? `Unlocked ${command.job}: the run on ${formerHolder} sees its lock lost (not-owner) ` +
+          'at its next renewal or release.'
+        : `${command.job} was not locked.`;
+      return { json: { job: command.job, action: 'unlock', formerHolder, ...command.note }, text };
+    }
+  }
+}
+
+function triggered(job: string, outcome: TriggerOutcome): CommandResult {
+  const json = { job, ...outcome };
+  if (!outcome.triggered) {
+    const failure = `refused: ${job} is running on ${outcome.holder}; trigger it again once that run has ended`;
+    return { json, text: '', failure };
+  }
+  const { result } = outcome;
+  if (!result) {
+    const failure =
+      `no node took the run of ${job} within ${TRIGGER_WAIT_MS / 1_000}s (trigger ${outcome.id}); ` +
+      'it stays pending until a node that runs the job takes it';
+    return { json, text: '', failure };
+  }
+  if (result.state === 'skipped')
+    return { json, text: '', failure: `${result.node} did not run ${job}: ${result.reason ?? 'skipped'}` };
+  return { json, text: `Triggered ${job}: running on ${result.node} (trigger ${outcome.id}).` };
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+/**
+ * The `nest-scheduler-lock` command: the cluster's locked jobs for operators, from any machine that reaches its
+ * Redis, without the app (README, "CLI").
+ */
+import { runCli } from './cli.js';
+
+process.exitCode = await runCli(process.argv.slice(2), process.env, {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+});

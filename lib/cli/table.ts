@@ -1,0 +1,22 @@
+/** Space between two columns. */
+const GAP = '  ';
+
+/**
+ * A plain-text table: a header row, then one row per entry, each column as wide as its widest cell. The last
+ * column is not padded, so lines end without trailing spaces.
+ */
+export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
+      .join(GAP)
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+/** `label: value` lines, the values aligned. */
+export function renderFields(fields: readonly (readonly [label: string, value: string])[]): string {
+  const width = Math.max(...fields.map(([label]) => label.length)) + 1;
+  return fields.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value}`).join('\n');
+}

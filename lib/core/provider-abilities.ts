@@ -1,0 +1,100 @@
+import type {
+  JobRecord,
+  LeaseRenewal,
+  LeaseRenewalOutcome,
+  LockProvider,
+  OccurrenceClaim,
+  RecoveryClaim,
+  SimpleLock,
+} from './lock-provider.js';
+import type { LockConfiguration } from './lock-configuration.js';
+
+/*
+ * What a provider can do beyond `lock()`, one interface per ability (ShedLock's `ExtensibleLockProvider`
+ * idea): the options that need an ability check for it at startup with these guards, and code that
+ * holds a provider with an ability calls it without `!`.
+ */
+
+/** Renews the leases of `keepAlive` runs. */
+export interface LeaseRenewingLockProvider extends LockProvider {
+  /**
+   * Sets each lock's TTL to its `ttl` if the lock is still ours, all in one store round trip where the
+   * store allows. Resolves to one outcome per renewal, in order; rejects on a store error. Unlike
+   * `extend`, the lock objects stay usable.
+   */
+  renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]>;
+}
+
+/** Claims one scheduled occurrence of a cron job, for once-per-occurrence locking. */
+export interface OccurrenceLockProvider extends LockProvider {
+  /**
+   * Takes the lock for one scheduled occurrence (epoch ms), refused if the lock is held or that
+   * occurrence (or a later one) was already claimed. Records the run in the job record, in the same
+   * store round trip.
+   */
+  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim>;
+}
+
+/** Re-runs an occurrence whose node died, for `onCrash: 'rerun'`. */
+export interface RecoveringLockProvider extends OccurrenceLockProvider {
+  /**
+   * Takes over `occurrence` if its run died (record still running, lock gone for at least `grace` ms by
+   * the store's clock) and fewer than `maxAttempts` runs of it have started. Refused as `running` while
+   * the lock is held or the grace has not passed.
+   */
+  recoverOccurrence(
+    configuration: LockConfiguration,
+    occurrence: number,
+    maxAttempts: number,
+    grace: number,
+  ): Promise<RecoveryClaim>;
+}
+
+/** Reads the job record of a lock name, for operators and catch-up. */
+export interface JobRecordReader {
+  readJobRecord(name: string): Promise<JobRecord | undefined>;
+}
+
+/**
+ * Takes a scheduled job's lock for one run, refused while an operator has paused the job. Without this
+ * ability a job's plain ticks use `lock()`, and pausing it is not possible.
+ */
+export interface JobLockProvider extends LockProvider {
+  /** `manual`: a run an operator asked for, which runs even while the job is paused. */
+  lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim>;
+}
+
+/** What {@link JobLockProvider.lockJob} got. */
+export type JobLockClaim = { readonly lock: SimpleLock } | { readonly refused: 'locked' | 'paused' };
+
+/** The abilities, by the method each one adds. */
+export const PROVIDER_ABILITY_METHODS = [
+  'renewLeases',
+  'lockOccurrence',
+  'recoverOccurrence',
+  'readJobRecord',
+  'lockJob',
+] as const;
+
+export function canRenewLeases(provider: LockProvider): provider is LeaseRenewingLockProvider {
+  return typeof (provider as Partial<LeaseRenewingLockProvider>).renewLeases === 'function';
+}
+
+export function canClaimOccurrences(provider: LockProvider): provider is OccurrenceLockProvider {
+  return typeof (provider as Partial<OccurrenceLockProvider>).lockOccurrence === 'function';
+}
+
+export function canRecoverOccurrences(provider: LockProvider): provider is RecoveringLockProvider {
+  return (
+    canClaimOccurrences(provider) &&
+    typeof (provider as Partial<RecoveringLockProvider>).recoverOccurrence === 'function'
+  );
+}
+
+export function canLockJobs(provider: LockProvider): provider is JobLockProvider {
+  return typeof (provider as Partial<JobLockProvider>).lockJob === 'function';
+}
+
+export function canReadJobRecords(provider: LockProvider): provider is LockProvider & JobRecordReader {
+  return typeof (provider as Partial<JobRecordReader>).readJobRecord === 'function';
+}

@@ -1,0 +1,151 @@
+import {
+  BadRequestException,
+  Body,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  ServiceUnavailableException,
+  UseGuards,
+} from '@nestjs/common';
+import { LockStoreUnavailableError } from '../core/errors.js';
+import type { ClusterNode, HistoryEntry, HistoryOutcome, JobOverview, SteeringAction } from '../core/operations.js';
+import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
+import { UnknownJobError } from '../providers/redis/redis-cluster-admin.js';
+import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard } from './dashboard-access.guard.js';
+import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
+import { DASHBOARD_PAGE } from './dashboard-page.js';
+
+/** How many recent runs of each job `GET api/jobs` sends, for the page's run-time chart. */
+const CHART_RUNS = 30;
+/** The longest `reason` a steering request may give. */
+const REASON_MAX_LENGTH = 500;
+const STEERING_ACTIONS: readonly SteeringAction[] = ['pause', 'resume', 'trigger', 'unlock'];
+
+/** A finished (or crashed) run, as the run-time chart draws it. */
+export interface DashboardRun {
+  readonly startedAt: number;
+  readonly durationMs: number | null;
+  readonly outcome: HistoryOutcome;
+  readonly node: string;
+  /** Who asked for it, for a run an operator triggered. */
+  readonly manualActor?: string;
+}
+
+/** A job as `GET <path>/api/jobs` sends it: its overview and its recent runs, newest first. */
+export interface DashboardJob extends JobOverview {
+  readonly recentRuns: readonly DashboardRun[];
+}
+
+/**
+ * The status page and its JSON endpoints, under the configured path (see `SchedulerLockDashboardModule`, which
+ * mounts a subclass of this one there). Every route passes {@link DashboardAccessGuard} first.
+ */
+@UseGuards(DashboardAccessGuard)
+export class DashboardController {
+  constructor(
+    private readonly admin: SchedulerLockAdmin,
+    @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
+  ) {}
+
+  /** The page: one HTML document, its script and style inline, allowed to load nothing from elsewhere. */
+  @Get()
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  @Header('Content-Security-Policy', DASHBOARD_PAGE.contentSecurityPolicy)
+  @Header('Cache-Control', 'no-store')
+  @Header('X-Content-Type-Options', 'nosniff')
+  @Header('X-Frame-Options', 'DENY')
+  @Header('Referrer-Policy', 'no-referrer')
+  page(): string {
+    return DASHBOARD_PAGE.html;
+  }
+
+  /** Who is looking, and whether they may steer. */
+  @Get('api/session')
+  @Header('Cache-Control', 'no-store')
+  session(@Access() access: Required<DashboardAccess>): { actor: string; readOnly: boolean; open: boolean } {
+    return { actor: access.actor, readOnly: access.readOnly, open: this.settings.open };
+  }
+
+  /** Every locked job a live node runs, with its recent runs; `at` is the server's clock (epoch ms). */
+  @Get('api/jobs')
+  @Header('Cache-Control', 'no-store')
+  async jobs(): Promise<{ at: number; jobs: DashboardJob[] }> {
+    return answered(async () => {
+      const jobs = await this.admin.listJobs();
+      const runs = await Promise.all(jobs.map((job) => this.recentRuns(job.name)));
+      return { at: Date.now(), jobs: jobs.map((job, index) => ({ ...job, recentRuns: runs[index] })) };
+    });
+  }
+
+  /** A job's last `limit` (default 50, at most 1000) runs and operator actions, newest first. */
+  @Get('api/jobs/:name/history')
+  @Header('Cache-Control', 'no-store')
+  async history(@Param('name') name: string, @Query('limit') limit?: string): Promise<HistoryEntry[]> {
+    const count = limit === undefined ? 50 : Number(limit);
+    if (!Number.isInteger(count) || count < 1 || count > 1000)
+      throw new BadRequestException('limit must be a whole number from 1 to 1000');
+    return answered(() => this.admin.history(name, count));
+  }
+
+  /** The nodes whose heartbeat is recent. */
+  @Get('api/nodes')
+  @Header('Cache-Control', 'no-store')
+  async nodes(): Promise<{ at: number; nodes: ClusterNode[] }> {
+    return answered(async () => ({ at: Date.now(), nodes: await this.admin.listNodes() }));
+  }
+
+  /** Pauses, resumes, triggers or unlocks a job as the request's actor; body `{ "reason": "…" }` (optional). */
+  @Post('api/jobs/:name/:action')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  async steer(
+    @Param('name') name: string,
+    @Param('action') action: string,
+    @Body() body: unknown,
+    @Access() access: Required<DashboardAccess>,
+  ): Promise<{ action: SteeringAction; job: string; result: unknown }> {
+    if (!STEERING_ACTIONS.includes(action as SteeringAction)) {
+      throw new NotFoundException(`No action "${action}": one of ${STEERING_ACTIONS.join(', ')}`);
+    }
+    const reason = (body as { reason?: unknown } | undefined)?.reason;
+    if (reason !== undefined && (typeof reason !== 'string' || reason.length > REASON_MAX_LENGTH)) {
+      throw new BadRequestException(`reason must be a string of at most ${REASON_MAX_LENGTH} characters`);
+    }
+    const note = { actor: access.actor, reason: reason || undefined };
+    const result = await answered((): Promise<unknown> => this.admin[action as SteeringAction](name, note));
+    return { action: action as SteeringAction, job: name, result };
+  }
+
+  private async recentRuns(name: string): Promise<DashboardRun[]> {
+    const entries = await this.admin.history(name, CHART_RUNS);
+    return entries.flatMap((entry) =>
+      entry.type === 'run'
+        ? [
+            {
+              startedAt: entry.startedAt,
+              durationMs: entry.durationMs ?? null,
+              outcome: entry.outcome,
+              node: entry.node,
+              manualActor: entry.manual?.actor,
+            },
+          ]
+        : [],
+    );
+  }
+}
+
+/** The admin call's result; its known failures as HTTP errors (unknown job 404, Redis unreachable 503). */
+async function answered<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof UnknownJobError) throw new NotFoundException(error.message);
+    if (error instanceof LockStoreUnavailableError) throw new ServiceUnavailableException(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,42 @@
+import { formatDuration } from '../core/duration.js';
+import { positiveDurationOption, SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import type { RedisLockProviderOptions } from '../providers/redis/redis-lock-provider.js';
+import { DEFAULT_REPLICA_ACK_TIMEOUT } from '../providers/redis/replica-ack.js';
+import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
+
+const SUBJECT = 'SchedulerLockModule options';
+
+/**
+ * `minReplicasToAck` and `replicaAckTimeout`, checked: a positive integer, only with `redis` (a provider of
+ * one's own is built by the app), and a wait that ends before the attempt is given up (`acquireTimeout`),
+ * or every lock would arrive too late and be released.
+ */
+export function replicaAckOptions(
+  options: SchedulerLockModuleOptions,
+  acquireTimeout: number,
+): Pick<RedisLockProviderOptions, 'minReplicasToAck' | 'replicaAckTimeout'> {
+  const { minReplicasToAck, replicaAckTimeout } = options;
+  if (minReplicasToAck === undefined) {
+    if (replicaAckTimeout !== undefined) {
+      throw new SchedulerLockConfigurationError(`${SUBJECT}: replicaAckTimeout needs minReplicasToAck`);
+    }
+    return {};
+  }
+  if (!Number.isInteger(minReplicasToAck) || minReplicasToAck < 1) {
+    const got = JSON.stringify(minReplicasToAck);
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: minReplicasToAck must be a positive integer (got ${got})`);
+  }
+  if (options.redis === undefined) {
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: minReplicasToAck goes with "redis"; pass it to your provider instead (RedisLockProvider's options)`,
+    );
+  }
+  const timeout = positiveDurationOption(replicaAckTimeout, DEFAULT_REPLICA_ACK_TIMEOUT, 'replicaAckTimeout', SUBJECT);
+  if (timeout >= acquireTimeout) {
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: replicaAckTimeout ${formatDuration(timeout)} must be shorter than acquireTimeout ` +
+        `${formatDuration(acquireTimeout)}, which includes it`,
+    );
+  }
+  return { minReplicasToAck, replicaAckTimeout: timeout };
+}

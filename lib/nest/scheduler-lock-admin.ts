@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LockEvents } from '../core/lock-events.js';
+import type { ClusterNode, HistoryEntry, JobOverview, SteeringAction, SteeringNote } from '../core/operations.js';
+import { RedisClusterAdmin, type TriggerOutcome } from '../providers/redis/redis-cluster-admin.js';
+import type { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
+import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
+
+/**
+ * The cluster's locked jobs for operators, from any node (also one that does not run the job): jobs, nodes,
+ * run history, and pause / resume / trigger / unlock. Each steering action is recorded in the job's history
+ * and emitted on this node as an `operator` event. Needs the Redis provider.
+ */
+@Injectable()
+export class SchedulerLockAdmin {
+  private readonly admin: RedisClusterAdmin | undefined;
+  private readonly lockedBy: string;
+
+  constructor(
+    @Inject(SCHEDULER_LOCK_SETTINGS) settings: SchedulerLockSettings,
+    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) store: RedisOperatorStore | undefined,
+    private readonly events: LockEvents,
+  ) {
+    this.lockedBy = settings.lockedBy;
+    this.admin = store && new RedisClusterAdmin(store, settings.heartbeatInterval);
+  }
+
+  /** Every locked job a live node runs. */
+  listJobs(): Promise<JobOverview[]> {
+    return this.cluster().listJobs();
+  }
+
+  /** One job; rejects with `UnknownJobError` when no live node runs it. */
+  getJob(name: string): Promise<JobOverview> {
+    return this.cluster().getJob(name);
+  }
+
+  /** The job's last `limit` runs and operator actions, newest first. */
+  history(name: string, limit?: number): Promise<HistoryEntry[]> {
+    return this.cluster().history(name, limit);
+  }
+
+  /** The nodes whose heartbeat is recent. */
+  listNodes(): Promise<ClusterNode[]> {
+    return this.cluster().listNodes();
+  }
+
+  /** Every node skips the job's ticks (`paused`) until {@link resume}; a run in progress goes on. */
+  async pause(name: string, note: SteeringNote): Promise<boolean> {
+    return this.steered('pause', name, note, await this.cluster().pause(name, note));
+  }
+
+  async resume(name: string, note: SteeringNote): Promise<boolean> {
+    return this.steered('resume', name, note, await this.cluster().resume(name, note));
+  }
+
+  /** Runs the job once soon on one node that has it; refused (`running`) while a run holds its lock. */
+  async trigger(name: string, note: SteeringNote): Promise<TriggerOutcome> {
+    return this.steered('trigger', name, note, await this.cluster().trigger(name, note));
+  }
+
+  /** Force-releases the job's lock; the holder's run sees it lost (`not-owner`) at its next renewal or release. */
+  async unlock(name: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
+    return this.steered('unlock', name, note, await this.cluster().unlock(name, note));
+  }
+
+  private async steered<T>(action: SteeringAction, jobName: string, note: SteeringNote, result: T): Promise<T> {
+    const { lockName } = await this.cluster().catalogued(jobName);
+    const { actor, reason } = note;
+    this.events.emit({
+      type: 'operator',
+      action,
+      lockName,
+      jobName,
+      actor,
+      reason,
+      lockedBy: this.lockedBy,
+      at: Date.now(),
+    });
+    return result;
+  }
+
+  private cluster(): RedisClusterAdmin {
+    if (!this.admin) throw new Error('SchedulerLockAdmin needs the Redis provider (SchedulerLockModule redis option)');
+    return this.admin;
+  }
+}

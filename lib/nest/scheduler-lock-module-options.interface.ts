@@ -1,0 +1,67 @@
+import type { RedisOptions } from 'ioredis';
+import type { Duration } from '../core/duration.js';
+import type { KeepAlive } from '../core/lock-configuration.js';
+import type { LockProvider } from '../core/lock-provider.js';
+import type { RunInstrumentation } from '../core/run-instrumentation.js';
+import type { RedisClient } from '../providers/redis/redis-scripts.js';
+
+/** Options of `SchedulerLockModule.forRoot()` / `forRootAsync()`. */
+export interface SchedulerLockModuleOptions {
+  /**
+   * Where locks live: an ioredis `Redis` or `Cluster` instance (used as is, never closed by the
+   * module), or ioredis options / a `redis://` URL (the module creates that client and closes it on
+   * shutdown). Set exactly one of `redis` and `provider`.
+   */
+  redis?: RedisClient | RedisOptions | string;
+  /** Any {@link LockProvider} instead of `redis`, for example `new InMemoryLockProvider()` in tests. */
+  provider?: LockProvider;
+  /** Prefix of every Redis key, so several apps or environments can share one Redis. Default `job-lock`. */
+  keyPrefix?: string;
+  /**
+   * How long a lock is held at most when a job does not say: a node that dies holding it blocks the job
+   * this long. Required.
+   */
+  defaultLockAtMostFor: Duration;
+  /** How long a lock is held at least when a job does not say. Default 0. */
+  defaultLockAtLeastFor?: Duration;
+  /** Stored with each lock so an operator can see who holds it. Default `<hostname>:<pid>`. */
+  lockedBy?: string;
+  /**
+   * Renew every job's lock while it runs (`true` = 30 s lease, or `{ lease }`), unless the job sets its
+   * own `keepAlive`. Default `false`.
+   */
+  keepAlive?: KeepAlive;
+  /** On `app.close()`, how long runs in progress are awaited before their signal is aborted. Default 10 s. */
+  shutdownTimeout?: Duration;
+  /**
+   * How long a lock attempt may wait for Redis before the tick is skipped (`store-error`). Default 2 s.
+   * A lock that arrives later is released at once.
+   */
+  acquireTimeout?: Duration;
+  /**
+   * With Redis: how many runs (and operator actions) each job's history keeps, for `SchedulerLockAdmin`, the
+   * CLI and the status page. Default 50.
+   */
+  historyLimit?: number;
+  /**
+   * How often this node publishes itself and its locked jobs for operators (a node silent for 3 intervals is
+   * shown as gone), and sends its skip counts. Default 5 s. Triggers are looked for every second.
+   */
+  heartbeatInterval?: Duration;
+  /**
+   * With `redis`: a lock counts as taken only once this many replicas acknowledged it (Redis `WAIT` after
+   * each lock taken: one more round trip), so a failover right after it was taken does not lose it. While
+   * fewer replicas answer, locked ticks are skipped (`store-error`). Not on a Cluster client. Default: none.
+   */
+  minReplicasToAck?: number;
+  /**
+   * How long a taken lock waits for `minReplicasToAck` replicas before it is released and the tick skipped.
+   * Must be shorter than `acquireTimeout`. Default 500 ms.
+   */
+  replicaAckTimeout?: Duration;
+  /**
+   * Wraps each locked run and watches the lock events: `new SchedulerLockTelemetry()` from
+   * `nest-scheduler-lock/opentelemetry` for a span per run and lock metrics. Default: none.
+   */
+  instrumentation?: RunInstrumentation;
+}

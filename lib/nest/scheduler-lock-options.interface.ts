@@ -1,0 +1,14 @@
+import type { LockDurations } from '../core/lock-configuration.js';
+import type { OccurrenceOptions } from '../occurrence/occurrence-options.js';
+
+/**
+ * Options of `@SchedulerLock()` (and of `LockedJobRegistry.declare()`): the lock's name, its durations
+ * (defaulting to the module's), and for cron jobs the once-per-occurrence options.
+ */
+export interface SchedulerLockOptions extends LockDurations, OccurrenceOptions {
+  /**
+   * The lock's name, the same on every node. Default: the job's name (`@Cron(..., { name })`,
+   * `@Interval(name, ms)`, `@Timeout(name, ms)`), else `ClassName.methodName`.
+   */
+  name?: string;
+}

@@ -1,0 +1,104 @@
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { LockEvents } from '../core/lock-events.js';
+import { EarlyCronTicks } from './early-cron-ticks.js';
+import { LockingTaskExecutor } from '../core/locking-task-executor.js';
+import { LockedJobRegistry } from './locked-job.registry.js';
+import { LockedJobStatus } from './locked-job.status.js';
+import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
+import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
+import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
+import { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
+import { ClusterPresence } from './cluster-presence.js';
+import { SchedulerLockAdmin } from './scheduler-lock-admin.js';
+import {
+  SCHEDULER_LOCK_OPERATOR_STORE,
+  SCHEDULER_LOCK_PROVIDER,
+  SCHEDULER_LOCK_SETTINGS,
+} from './scheduler-lock.constants.js';
+import { SchedulerLockExplorer } from './scheduler-lock.explorer.js';
+import { SchedulerLockMetadataAccessor } from './scheduler-lock-metadata.accessor.js';
+import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
+import {
+  ConfigurableSchedulerLockModule,
+  SCHEDULER_LOCK_MODULE_OPTIONS,
+  type SchedulerLockModuleAsyncOptions,
+  type SchedulerLockModuleExtras,
+  type SchedulerLockOptionsFactory,
+} from './scheduler-lock.module-definition.js';
+import { createSchedulerLockSettings, type SchedulerLockSettings } from './scheduler-lock.settings.js';
+import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.js';
+
+/**
+ * Makes `@nestjs/schedule` jobs marked with `@SchedulerLock()` run on one node at a time. Import it
+ * once with `forRoot()` or `forRootAsync()`, next to `ScheduleModule.forRoot()`; it is global unless
+ * `isGlobal: false`.
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    {
+      provide: SCHEDULER_LOCK_SETTINGS,
+      useFactory: createSchedulerLockSettings,
+      inject: [SCHEDULER_LOCK_MODULE_OPTIONS],
+    },
+    {
+      provide: SCHEDULER_LOCK_PROVIDER,
+      useFactory: (settings: SchedulerLockSettings) => settings.provider,
+      inject: [SCHEDULER_LOCK_SETTINGS],
+    },
+    LockEvents,
+    {
+      provide: LockingTaskExecutor,
+      useFactory: (settings: SchedulerLockSettings, events: LockEvents) =>
+        new LockingTaskExecutor(settings.provider, {
+          defaults: settings.defaults,
+          lockedBy: settings.lockedBy,
+          events,
+          acquireTimeout: settings.acquireTimeout,
+          outages: settings.outages,
+          logger: new Logger('SchedulerLock'),
+          instrumentation: settings.instrumentation,
+        }),
+      inject: [SCHEDULER_LOCK_SETTINGS, LockEvents],
+    },
+    {
+      provide: SCHEDULER_LOCK_OPERATOR_STORE,
+      useFactory: ({ provider }: SchedulerLockSettings) =>
+        provider instanceof RedisLockProvider ? new RedisOperatorStore(provider) : undefined,
+      inject: [SCHEDULER_LOCK_SETTINGS],
+    },
+    LockedJobRegistry,
+    LockedJobStatus,
+    ClusterPresence,
+    SchedulerLockAdmin,
+    { provide: RecoveryWatcher, useFactory: () => new RecoveryWatcher() },
+    SchedulerLockMetadataAccessor,
+    SchedulerLockExplorer,
+    EarlyCronTicks,
+    SchedulerRegistryInterceptor,
+    SchedulerLockLifecycle,
+  ],
+  exports: [
+    SCHEDULER_LOCK_PROVIDER,
+    LockEvents,
+    LockingTaskExecutor,
+    LockedJobRegistry,
+    LockedJobStatus,
+    SchedulerLockAdmin,
+  ],
+})
+export class SchedulerLockModule extends ConfigurableSchedulerLockModule {
+  /** The module with `options`, validated when the app starts (a `SchedulerLockConfigurationError` if bad). */
+  static override forRoot(options: SchedulerLockModuleOptions & SchedulerLockModuleExtras): DynamicModule {
+    return super.forRoot(options);
+  }
+
+  /**
+   * The module with options from `useFactory` (with `inject`), `useClass` or `useExisting` (a
+   * {@link SchedulerLockOptionsFactory}), validated when the app starts.
+   */
+  static override forRootAsync(options: SchedulerLockModuleAsyncOptions): DynamicModule {
+    return super.forRootAsync(options);
+  }
+}

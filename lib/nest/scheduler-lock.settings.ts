@@ -1,0 +1,197 @@
+import { Logger } from '@nestjs/common';
+import { Redis, type RedisOptions } from 'ioredis';
+import {
+  SchedulerLockConfigurationError,
+  durationOption,
+  lockDurations,
+  positiveDurationOption,
+  resolveLease,
+  type LockDefaults,
+} from '../core/lock-configuration.js';
+import { defaultLockedBy } from '../core/locked-by.js';
+import type { LockProvider } from '../core/lock-provider.js';
+import type { RunInstrumentation } from '../core/run-instrumentation.js';
+import { assertLockProvider } from '../core/provider-contract.js';
+import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
+import {
+  DEFAULT_HISTORY_LIMIT,
+  DEFAULT_KEY_PREFIX,
+  RedisLockProvider,
+} from '../providers/redis/redis-lock-provider.js';
+import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
+import { replicaAckOptions } from './replica-ack-options.js';
+import type { RedisClient } from '../providers/redis/redis-scripts.js';
+
+/** The module's options, validated once at startup. */
+export interface SchedulerLockSettings {
+  readonly provider: LockProvider;
+  readonly defaults: LockDefaults;
+  readonly lockedBy: string;
+  /** How long `app.close()` waits for runs in progress, in ms. */
+  readonly shutdownTimeout: number;
+  /** How long a lock attempt may take before the tick is skipped, in ms. */
+  readonly acquireTimeout: number;
+  /** How often this node publishes itself and its jobs for operators, in ms. */
+  readonly heartbeatInterval: number;
+  /** The Redis client the module created, and so must close; never one it was handed. */
+  readonly ownedClient?: Redis;
+  /** Reports outages of the module's Redis (its own client or the app's). */
+  readonly outages?: RedisOutageReport;
+  /** Wraps each locked run (tracing). */
+  readonly instrumentation?: RunInstrumentation;
+}
+
+const SUBJECT = 'SchedulerLockModule options';
+const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
+const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
+const DEFAULT_HEARTBEAT_INTERVAL = 5_000;
+
+/** Every option of {@link SchedulerLockModuleOptions}: any other key is a typo that would be ignored. */
+const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
+  'redis',
+  'provider',
+  'keyPrefix',
+  'defaultLockAtMostFor',
+  'defaultLockAtLeastFor',
+  'lockedBy',
+  'keepAlive',
+  'shutdownTimeout',
+  'acquireTimeout',
+  'historyLimit',
+  'heartbeatInterval',
+  'minReplicasToAck',
+  'replicaAckTimeout',
+  'instrumentation',
+];
+
+/** Validates the module options and builds the lock provider they describe. */
+export function createSchedulerLockSettings(options: SchedulerLockModuleOptions): SchedulerLockSettings {
+  if (!options || typeof options !== 'object') {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${String(options)}`);
+  }
+  assertKnownOptions(options);
+  for (const option of ['keyPrefix', 'lockedBy'] as const) {
+    const value = options[option];
+    if (value !== undefined && (typeof value !== 'string' || value === '')) {
+      const got = JSON.stringify(value);
+      throw new SchedulerLockConfigurationError(`${SUBJECT}: ${option} must be a non-empty string (got ${got})`);
+    }
+  }
+  if (options.redis !== undefined) assertRedisOption(options.redis);
+  if ((options.redis === undefined) === (options.provider === undefined)) {
+    const got = options.redis === undefined ? 'neither' : 'both';
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: set exactly one of "redis" and "provider" (got ${got})`);
+  }
+  if (options.defaultLockAtMostFor === undefined) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: defaultLockAtMostFor is required (for example '10m')`);
+  }
+  const { lockAtMostFor, lockAtLeastFor } = lockDurations(
+    { lockAtMostFor: options.defaultLockAtMostFor, lockAtLeastFor: options.defaultLockAtLeastFor },
+    { lockAtMostFor: 0, lockAtLeastFor: 0 },
+    ['defaultLockAtMostFor', 'defaultLockAtLeastFor'],
+    SUBJECT,
+  );
+  const lockedBy = options.lockedBy ?? defaultLockedBy();
+  const defaults = { lockAtMostFor, lockAtLeastFor, lease: resolveLease(options.keepAlive, undefined, SUBJECT) };
+  const shutdownTimeout = durationOption(options.shutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, 'shutdownTimeout', SUBJECT);
+  const acquireTimeout = positiveDurationOption(
+    options.acquireTimeout,
+    DEFAULT_ACQUIRE_TIMEOUT,
+    'acquireTimeout',
+    SUBJECT,
+  );
+  const heartbeatInterval = positiveDurationOption(
+    options.heartbeatInterval,
+    DEFAULT_HEARTBEAT_INTERVAL,
+    'heartbeatInterval',
+    SUBJECT,
+  );
+  const historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+  if (!Number.isInteger(historyLimit) || historyLimit < 1) {
+    const got = JSON.stringify(options.historyLimit);
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: historyLimit must be a whole number of at least 1 (got ${got})`,
+    );
+  }
+  const instrumentation = options.instrumentation;
+  if (instrumentation !== undefined && typeof instrumentation?.around !== 'function') {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: instrumentation must have an around(run, task) method`);
+  }
+  const common = { defaults, lockedBy, shutdownTimeout, acquireTimeout, heartbeatInterval, instrumentation };
+  const replicaAck = replicaAckOptions(options, acquireTimeout);
+  if (options.provider !== undefined) {
+    assertLockProvider(options.provider, SUBJECT);
+    return { provider: options.provider, ...common };
+  }
+
+  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  const ownedClient = isRedisClient(options.redis) ? undefined : createClient(options.redis!);
+  const client = ownedClient ?? (options.redis as RedisClient);
+  const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
+  const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
+  return { provider, ...common, ownedClient, outages };
+}
+
+function isRedisClient(value: unknown): value is RedisClient {
+  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
+}
+
+function assertKnownOptions(options: object): void {
+  for (const key of Object.keys(options)) {
+    if ((MODULE_OPTIONS as readonly string[]).includes(key)) continue;
+    const hint =
+      key === 'isGlobal'
+        ? '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
+          'forRootAsync()'
+        : closestOption(key);
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: unknown option "${key}"${hint}`);
+  }
+}
+
+/** `; did you mean "keepAlive"?` for a key that differs from an option in case or is a prefix of one. */
+function closestOption(key: string): string {
+  const lower = key.toLowerCase();
+  const match = MODULE_OPTIONS.find((option) => option.toLowerCase().startsWith(lower));
+  return match ? `; did you mean "${match}"?` : `; the options are ${MODULE_OPTIONS.join(', ')}`;
+}
+
+/**
+ * `redis` is an ioredis client, an ioredis options object, or a connection string ioredis reads (a
+ * `redis://` / `rediss://` URL, `host:port`, a socket path). The message quotes the value without a
+ * password.
+ */
+function assertRedisOption(redis: unknown): void {
+  const expected = 'an ioredis Redis or Cluster, ioredis options, or a redis:// URL';
+  if (isRedisClient(redis)) return;
+  if (typeof redis === 'string') {
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(redis)?.[1].toLowerCase();
+    if (redis.trim() !== '' && (scheme === undefined || scheme === 'redis' || scheme === 'rediss')) return;
+    const got = JSON.stringify(withoutPassword(redis));
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
+  }
+  const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
+  if (prototype === Object.prototype || prototype === null) return;
+  const className = String(prototype?.constructor?.name ?? 'an unnamed class');
+  const got = prototype ? `an instance of ${className}` : JSON.stringify(redis);
+  throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
+}
+
+/** A connection string with its password replaced, for a message. */
+function withoutPassword(connection: string): string {
+  return connection.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
+}
+
+/**
+ * A client for locks. Until its first connection attempt succeeds or fails, commands wait in ioredis's
+ * offline queue, so a job due at startup runs; from then on the queue is off (ioredis reads the option
+ * on every command), so while Redis is unreachable a lock attempt fails at once and the tick is skipped
+ * on time. Its connection errors are the {@link RedisOutageReport}'s to log.
+ */
+function createClient(redis: RedisOptions | string): Redis {
+  const options: RedisOptions = { maxRetriesPerRequest: 1 };
+  const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...options, ...redis });
+  const failFast = () => (client.options.enableOfflineQueue = false);
+  client.on('error', failFast);
+  client.on('ready', failFast);
+  return client;
+}

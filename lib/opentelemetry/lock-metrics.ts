@@ -1,0 +1,93 @@
+import type { Attributes, Meter } from '@opentelemetry/api';
+import type { LockEvent, LockEvents } from '../core/lock-events.js';
+
+/**
+ * The lock metrics of one node, from its lock events: runs by outcome, skips by reason, locks lost, run
+ * duration, lock wait (attempt to acquired or skipped), and lease renewal round trips. Attribute
+ * `scheduler_lock.job` is the job's name, or the lock's name for an `executeWithLock` task (so give those
+ * tasks few distinct names, or metrics get one series per name).
+ */
+export class LockMetrics {
+  private readonly runs;
+  private readonly skips;
+  private readonly lost;
+  private readonly runDuration;
+  private readonly lockWait;
+  private readonly renewals;
+  private readonly renewalDuration;
+  /** When each lock's pending attempts started (`performance.now()`), oldest first. */
+  private readonly attempts = new Map<string, number[]>();
+
+  constructor(meter: Meter) {
+    this.runs = meter.createCounter('scheduler_lock.runs', { description: 'Locked runs that ended, by outcome' });
+    this.skips = meter.createCounter('scheduler_lock.skips', { description: 'Lock attempts skipped, by reason' });
+    this.lost = meter.createCounter('scheduler_lock.locks_lost', {
+      description: 'Locks lost while their run went on, by reason',
+    });
+    this.runDuration = meter.createHistogram('scheduler_lock.run.duration', {
+      description: 'How long locked runs took',
+      unit: 's',
+    });
+    this.lockWait = meter.createHistogram('scheduler_lock.lock.wait', {
+      description: 'How long a lock attempt waited for the store, until the lock was taken or skipped',
+      unit: 's',
+    });
+    this.renewals = meter.createCounter('scheduler_lock.renewal.round_trips', {
+      description: 'Lease renewal round trips to the store (each renews every due lease of the node)',
+    });
+    this.renewalDuration = meter.createHistogram('scheduler_lock.renewal.duration', {
+      description: 'How long a lease renewal round trip took',
+      unit: 's',
+    });
+  }
+
+  /** Counts `events` from now on. */
+  observe(events: LockEvents): void {
+    events.events$.subscribe((event) => this.record(event));
+  }
+
+  renewalRoundTrip(leases: number, durationMs: number, failed: boolean): void {
+    const attributes = { 'scheduler_lock.outcome': failed ? 'failed' : 'succeeded' };
+    this.renewals.add(1, attributes);
+    this.renewalDuration.record(durationMs / 1000, { ...attributes, 'scheduler_lock.leases': leases });
+  }
+
+  private record(event: LockEvent): void {
+    const job: Attributes = { 'scheduler_lock.job': event.jobName ?? event.lockName };
+    switch (event.type) {
+      case 'attempt':
+        this.attemptStarted(event.lockName);
+        break;
+      case 'acquired':
+        this.attemptEnded(event.lockName, { ...job, 'scheduler_lock.result': 'acquired' });
+        break;
+      case 'skipped':
+        this.attemptEnded(event.lockName, { ...job, 'scheduler_lock.result': 'skipped' });
+        this.skips.add(1, { ...job, 'scheduler_lock.reason': event.reason });
+        break;
+      case 'finished': {
+        const attributes = { ...job, 'scheduler_lock.outcome': 'error' in event ? 'failed' : 'succeeded' };
+        this.runs.add(1, attributes);
+        this.runDuration.record(event.durationMs / 1000, attributes);
+        break;
+      }
+      case 'lost':
+        this.lost.add(1, { ...job, 'scheduler_lock.reason': event.reason });
+        break;
+    }
+  }
+
+  private attemptStarted(lockName: string): void {
+    const pending = this.attempts.get(lockName);
+    if (pending) pending.push(performance.now());
+    else this.attempts.set(lockName, [performance.now()]);
+  }
+
+  /** Subscribers run when the event happens, so now is when the attempt ended. */
+  private attemptEnded(lockName: string, attributes: Attributes): void {
+    const pending = this.attempts.get(lockName);
+    const startedAt = pending?.shift();
+    if (pending?.length === 0) this.attempts.delete(lockName);
+    if (startedAt !== undefined) this.lockWait.record((performance.now() - startedAt) / 1000, attributes);
+  }
+}

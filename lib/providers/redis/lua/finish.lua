@@ -1,0 +1,44 @@
+-- Ends one or more scheduled jobs' runs, in one step: releases each run's lock if the run still owns it
+-- (deletes it, or keeps it `keepFor` ms more for lockAtLeastFor), records how an occurrence's run ended in its
+-- job record, and adds the run to its job's history ('lost' when the lock was no longer the run's). Runs of a
+-- node that end together are finished in one call.
+-- Per run i (0-based), KEYS[3i+1..3i+3] and ARGV[6i+1..6i+6]:
+--   lock, job record hash, run history (a list, newest first);
+--   owner value, ms to keep ('0' deletes), outcome ('succeeded' | 'failed'), the history entry as its node
+--   wrote it, less its outcome (a JSON object without its closing brace), how many history entries to keep,
+--   '1' for an occurrence's run (the others have no job record: not even looked at).
+-- A job record is touched only if it records this very run (its token is the owner value). A history holds at
+-- most historyLimit + 16 entries; readers read the newest historyLimit.
+-- Returns, per run: 1 released, 0 the lock had expired, -1 another owner holds it.
+local TRIM_SLACK = 16
+
+local function finish(lockKey, recordKey, historyKey, owner, keepFor, outcome, entryHead, historyLimit, recorded)
+  if recorded and redis.call('HGET', recordKey, 'token') == owner then
+    local time = redis.call('TIME')
+    redis.call('HSET', recordKey, 'state', outcome, 'finishedAt', time[1] * 1000 + math.floor(time[2] / 1000))
+  end
+  local holder = redis.call('GET', lockKey)
+  local check = 1
+  if holder ~= owner then
+    check = holder and -1 or 0 -- holder is false once the lock has expired
+  elseif keepFor == '0' then
+    redis.call('DEL', lockKey)
+  else
+    redis.call('PEXPIRE', lockKey, keepFor)
+  end
+  -- Concatenated, not cjson: encoding the entry in Lua costs Redis more than the rest of the release.
+  local length = redis.call('LPUSH', historyKey, entryHead .. ',"outcome":"' .. (check == 1 and outcome or 'lost') .. '"}')
+  -- Trimmed in steps of TRIM_SLACK entries, not on every push: readers never look past historyLimit.
+  if length > historyLimit + TRIM_SLACK then
+    redis.call('LTRIM', historyKey, 0, historyLimit - 1)
+  end
+  return check
+end
+
+local replies = {}
+for i = 0, #KEYS / 3 - 1 do
+  local k, a = 3 * i, 6 * i
+  replies[i + 1] = finish(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3],
+    ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5]), ARGV[a + 6] == '1')
+end
+return replies

@@ -1,0 +1,20 @@
+-- An operator's force-release of a job's lock, whoever holds it. The lock's value becomes 'unlocked|<actor>'
+-- until the old lock would have expired: the holder's next renewal or release finds another owner and aborts
+-- its run (not-owner), while the job's next run takes the lock at once. Recorded in the job's history.
+local lockKey = KEYS[1]
+local historyKey = KEYS[2]
+local entry = ARGV[1]  -- the steering entry (JSON)
+local historyLimit = tonumber(ARGV[2])
+local marker = ARGV[3] -- 'unlocked|<actor>'
+-- Returns the former holder's value, or false when the lock was free.
+local holder = redis.call('GET', lockKey)
+if holder and string.sub(holder, 1, 9) ~= 'unlocked|' then
+  redis.call('SET', lockKey, marker, 'PX', math.max(redis.call('PTTL', lockKey), 1))
+  -- The entry names who held the lock: the lockedBy part of its value, '<lockedBy>|<epoch ms>|<id>'.
+  entry = string.sub(entry, 1, -2) .. ',"formerHolder":' .. cjson.encode(string.match(holder, '^[^|]*')) .. '}'
+else
+  holder = false
+end
+redis.call('LPUSH', historyKey, entry)
+redis.call('LTRIM', historyKey, 0, historyLimit - 1)
+return holder

@@ -1,0 +1,187 @@
+import { SchedulerLockConfigurationError } from '../../core/lock-configuration.js';
+import { nextCronFireTime } from '../../core/next-fire-time.js';
+import type {
+  CatalogueJob,
+  ClusterNode,
+  HistoryEntry,
+  JobOverview,
+  RunHistoryEntry,
+  SteeringNote,
+  TriggerResult,
+} from '../../core/operations.js';
+import type { RedisOperatorStore } from './redis-operator-store.js';
+
+/** A node counts as gone once it has missed this many heartbeats. */
+const MISSED_HEARTBEATS = 3;
+/** How many history entries the last run is looked for in (operator actions stand between runs). */
+const LAST_RUN_LOOKBACK = 20;
+/** How often a `trigger` looks whether a node has taken it, and for how long at most. */
+const TRIGGER_POLL_MS = 100;
+
+/** Thrown for a job name no live node has published. */
+export class UnknownJobError extends Error {
+  override readonly name = 'UnknownJobError';
+  constructor(readonly jobName: string) {
+    super(`No node of the cluster runs a locked job named "${jobName}"`);
+  }
+}
+
+/** What a `trigger` did. */
+export type TriggerOutcome =
+  | { readonly triggered: true; readonly id: string; readonly result?: TriggerResult }
+  | { readonly triggered: false; readonly reason: 'running'; readonly holder: string };
+
+/**
+ * The operator's view of a cluster and the steering actions, from any process that reaches its Redis: the
+ * admin service of an app, the CLI, the status page. Framework-free; reads and writes through a
+ * {@link RedisOperatorStore}.
+ */
+export class RedisClusterAdmin {
+  constructor(
+    private readonly store: RedisOperatorStore,
+    /** How often nodes send a heartbeat (ms): a node silent for 3 of them is gone. */
+    private readonly heartbeatInterval: number,
+  ) {}
+
+  /** The nodes whose heartbeat is recent, by name. */
+  async listNodes(): Promise<ClusterNode[]> {
+    const cutoff = Date.now() - MISSED_HEARTBEATS * this.heartbeatInterval;
+    return (await this.store.nodes()).filter((node) => node.lastSeen >= cutoff).sort(byName);
+  }
+
+  /** Every job a live node runs, with its lock, pause, last run and next fire time. */
+  async listJobs(): Promise<JobOverview[]> {
+    const [jobs, nodes, skips] = await Promise.all([this.store.jobs(), this.listNodes(), this.store.skips()]);
+    const running = runningNodes(nodes);
+    const live = jobs.filter((job) => running.has(job.jobName)).sort((a, b) => a.jobName.localeCompare(b.jobName));
+    return Promise.all(live.map((job) => this.overview(job, running.get(job.jobName)!, skips.get(job.lockName))));
+  }
+
+  /** One job's overview; {@link UnknownJobError} when no live node runs it. */
+  async getJob(jobName: string): Promise<JobOverview> {
+    const [{ job, nodes }, skips] = await Promise.all([this.liveJob(jobName), this.store.skips()]);
+    return this.overview(job, runningNodes(nodes).get(jobName) ?? [], skips.get(job.lockName));
+  }
+
+  /** The job's last `limit` runs and operator actions, newest first. */
+  async history(jobName: string, limit = 50): Promise<HistoryEntry[]> {
+    return this.store.history((await this.catalogued(jobName)).lockName, limit);
+  }
+
+  /** Every node skips the job's ticks (reason `paused`) until {@link resume}; a run in progress goes on. */
+  async pause(jobName: string, note: SteeringNote): Promise<boolean> {
+    return this.store.pause((await this.liveJob(jobName)).job.lockName, checked(note));
+  }
+
+  async resume(jobName: string, note: SteeringNote): Promise<boolean> {
+    return this.store.resume((await this.catalogued(jobName)).lockName, checked(note));
+  }
+
+  /**
+   * Runs the job once, soon, on one node that has it, recorded as a manual run. Refused while a run holds its
+   * lock; otherwise resolves once a node has taken the request (or after `waitMs`, without a result).
+   */
+  async trigger(jobName: string, note: SteeringNote, waitMs = 5_000): Promise<TriggerOutcome> {
+    const { job } = await this.liveJob(jobName);
+    const { holder } = await this.store.state(job.lockName);
+    if (holder) return { triggered: false, reason: 'running', holder: lockedBy(holder) };
+    const id = await this.store.requestTrigger(jobName, job.lockName, checked(note));
+    for (const until = Date.now() + waitMs; Date.now() < until;) {
+      const result = await this.store.triggerResult(id);
+      if (result) return { triggered: true, id, result };
+      await new Promise((resolve) => setTimeout(resolve, TRIGGER_POLL_MS));
+    }
+    return { triggered: true, id };
+  }
+
+  /** Force-releases the job's lock; its holder's run sees the lock lost (not-owner) at its next renewal or release. */
+  async unlock(jobName: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
+    const holder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked(note));
+    return { formerHolder: holder ? lockedBy(holder) : null };
+  }
+
+  /** The job's catalogue entry, live or not; {@link UnknownJobError} when no node ever published it. */
+  async catalogued(jobName: string): Promise<CatalogueJob> {
+    const job = await this.store.job(jobName);
+    if (!job) throw new UnknownJobError(jobName);
+    return job;
+  }
+
+  /** The job's catalogue entry and the live nodes; {@link UnknownJobError} when none of them runs it. */
+  private async liveJob(jobName: string): Promise<{ job: CatalogueJob; nodes: ClusterNode[] }> {
+    const [job, nodes] = await Promise.all([this.store.job(jobName), this.listNodes()]);
+    if (!job || !nodes.some((node) => node.jobs.includes(jobName))) throw new UnknownJobError(jobName);
+    return { job, nodes };
+  }
+
+  private async overview(job: CatalogueJob, nodes: string[], skips: Record<string, number> = {}): Promise<JobOverview> {
+    const [{ holder, ttl, fence, paused }, recent, nextFireAt] = await Promise.all([
+      this.store.state(job.lockName),
+      this.store.history(job.lockName, LAST_RUN_LOOKBACK),
+      job.kind === 'cron' ? nextCronFireTime(job.schedule, job.timeZone) : null,
+    ]);
+    const last = recent.find(isRun);
+    return {
+      name: job.jobName,
+      lockName: job.lockName,
+      kind: job.kind,
+      schedule: describeSchedule(job),
+      timeZone: job.timeZone,
+      paused: paused !== undefined,
+      pause: paused,
+      holder: holder ? lockedBy(holder) : null,
+      lockedSince: holder ? Number(holder.split('|')[1]) : undefined,
+      lockedUntil: holder && ttl !== undefined && ttl > 0 ? Date.now() + ttl : null,
+      fencingToken: fence,
+      nextFireAt: nextFireAt ?? null,
+      lastRun: last
+        ? {
+            occurrence: last.occurrence ?? null,
+            state: last.outcome,
+            node: last.node,
+            startedAt: last.startedAt,
+            finishedAt: last.finishedAt ?? null,
+            durationMs: last.durationMs ?? null,
+            error: last.error,
+            fencingToken: last.fencingToken,
+            attempt: last.attempt,
+            manual: last.manual,
+          }
+        : null,
+      skips,
+      nodes,
+    };
+  }
+}
+
+function isRun(entry: HistoryEntry): entry is RunHistoryEntry {
+  return entry.type === 'run';
+}
+
+/** Job name → the live nodes that run it. */
+function runningNodes(nodes: readonly ClusterNode[]): Map<string, string[]> {
+  const byJob = new Map<string, string[]>();
+  for (const node of nodes) for (const job of node.jobs) byJob.set(job, [...(byJob.get(job) ?? []), node.lockedBy]);
+  return byJob;
+}
+
+function describeSchedule(job: CatalogueJob): string {
+  if (job.kind === 'cron') return job.schedule;
+  return job.kind === 'interval' ? `every ${job.schedule} ms` : `once after ${job.schedule} ms`;
+}
+
+/** The `lockedBy` part of a lock's owner value (`<lockedBy>|<epoch ms>|<id>`). */
+function lockedBy(owner: string): string {
+  return owner.slice(0, owner.indexOf('|'));
+}
+
+function checked(note: SteeringNote): SteeringNote {
+  if (typeof note?.actor !== 'string' || note.actor.trim() === '') {
+    throw new SchedulerLockConfigurationError('A steering action needs an actor (who does it), got none');
+  }
+  return note;
+}
+
+function byName(a: ClusterNode, b: ClusterNode): number {
+  return a.lockedBy.localeCompare(b.lockedBy);
+}

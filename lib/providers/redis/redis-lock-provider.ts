@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { ttlMillis } from '../../core/abstract-simple-lock.js';
+import type { LockConfiguration } from '../../core/lock-configuration.js';
+import { defaultLockedBy } from '../../core/locked-by.js';
+import type {
+  JobRecord,
+  JobRunState,
+  LeaseRenewal,
+  LeaseRenewalOutcome,
+  OccurrenceClaim,
+  RecoveryClaim,
+  SimpleLock,
+} from '../../core/lock-provider.js';
+import type {
+  JobLockClaim,
+  JobLockProvider,
+  JobRecordReader,
+  LeaseRenewingLockProvider,
+  RecoveringLockProvider,
+} from '../../core/provider-abilities.js';
+import { redisFailure } from './redis-failures.js';
+import { JobScripts } from './job-scripts.js';
+import {
+  acquireLock,
+  OwnerCheck,
+  recoverOccurrence,
+  renewLocks,
+  type JobKeys,
+  type LockOwner,
+  type RedisClient,
+} from './redis-scripts.js';
+import { acquiredAt, notHeldReason, RedisSimpleLock, type RunRecording } from './redis-simple-lock.js';
+import { DEFAULT_REPLICA_ACK_TIMEOUT, ReplicaAck } from './replica-ack.js';
+
+/** Options of {@link RedisLockProvider}. */
+export interface RedisLockProviderOptions {
+  /** Prefix of every key, so several apps or environments can share one Redis. Default `job-lock`. */
+  keyPrefix?: string;
+  /** Stored with each lock so an operator can see who holds it. Default `<hostname>:<pid>`. */
+  lockedBy?: string;
+  /** How many runs (and operator actions) each job's history keeps. Default 50. */
+  historyLimit?: number;
+  /**
+   * A lock counts as taken only once this many replicas acknowledged it (Redis `WAIT`, one more round trip
+   * per lock taken), so a failover right after it was taken does not lose it. Not on a Cluster client.
+   * Default: none (the lock is taken once the primary has it).
+   */
+  minReplicasToAck?: number;
+  /** How long a taken lock waits for `minReplicasToAck` replicas before it is released unused (ms). Default 500. */
+  replicaAckTimeout?: number;
+}
+
+/** How many entries a job's run history keeps unless told otherwise. */
+export const DEFAULT_HISTORY_LIMIT = 50;
+
+/** The default key prefix, shared by the module and the provider. */
+export const DEFAULT_KEY_PREFIX = 'job-lock';
+
+/**
+ * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the string key
+ * `<keyPrefix>:{<name>}` whose value names its owner, `<lockedBy>|<epoch ms taken>|<unique id>`, with a
+ * TTL of `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`, and a
+ * once-per-occurrence job's record is the hash `<keyPrefix>:{<name>}:record` (neither has a TTL). The
+ * braces keep a lock's keys in one Cluster slot. One round trip to acquire (`SET NX PX`, then the
+ * fence `INCR`), one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once
+ * when a server lacks the script; see `redis-scripts.ts`). The client is used as it is: nothing is
+ * defined on it.
+ *
+ * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
+ * Cluster, where keys live in different slots, one call per lock, sent together.
+ *
+ * The client is the caller's: the provider never closes it.
+ */
+export class RedisLockProvider
+  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider
+{
+  /** @internal The client, for the operator store beside the locks. */
+  readonly client: RedisClient;
+  readonly keyPrefix: string;
+  readonly lockedBy: string;
+  readonly historyLimit: number;
+  /** Claims, job locks and run ends, batched per turn of the event loop. */
+  private readonly jobScripts: JobScripts;
+  /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
+  private readonly ownerId = randomUUID().slice(0, 13);
+  private acquisitions = 0;
+  /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
+  private readonly replicaAck: ReplicaAck | undefined;
+
+  constructor(client: RedisClient, options: RedisLockProviderOptions = {}) {
+    this.client = client;
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.lockedBy = options.lockedBy ?? defaultLockedBy();
+    this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+    this.jobScripts = new JobScripts(client);
+    const { minReplicasToAck, replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT } = options;
+    if (minReplicasToAck) this.replicaAck = new ReplicaAck(client, minReplicasToAck, replicaAckTimeout);
+  }
+
+  /** The Redis key of a lock name, for operators and tests. */
+  lockKey(name: string): string {
+    return `${this.keyPrefix}:{${name}}`;
+  }
+
+  /** @internal The keys of the job that locks `name`. */
+  jobKeys(name: string): JobKeys {
+    const lock = this.lockKey(name);
+    const [fence, record, paused, history] = [`${lock}:fence`, `${lock}:record`, `${lock}:paused`, `${lock}:history`];
+    return { lock, fence, record, paused, history };
+  }
+
+  async lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {
+    const keys = this.jobKeys(configuration.name);
+    const token = this.ownerValue();
+    const fence = await this.jobScripts.acquireJobLock(keys, token, ttlMillis(configuration.lockAtMostFor), manual);
+    if (fence === 0) return { refused: 'locked' };
+    if (fence < 0) return { refused: 'paused' };
+    return { lock: await this.replicated(this.jobLock(configuration, keys, token, fence, false)) };
+  }
+
+  // Not `async`: lock() and the release are every lock cycle's path, and each promise layer costs there.
+  lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    const key = this.lockKey(configuration.name);
+    const token = this.ownerValue();
+    const locking = acquireLock(
+      this.client,
+      key,
+      `${key}:fence`,
+      token,
+      ttlMillis(configuration.lockAtMostFor),
+      (fence) =>
+        fence === 0
+          ? undefined
+          : new RedisSimpleLock(this.client, key, token, configuration, fence, acquiredAt(configuration)),
+    );
+    return this.replicaAck ? locking.then((lock) => lock && this.replicated(lock)) : locking;
+  }
+
+  async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+    const keys = this.jobKeys(configuration.name);
+    const owner = this.newOwner(configuration);
+    const [fence, state] = await this.jobScripts.claimOccurrence(keys, owner, occurrence);
+    if (fence === 0) return { refused: 'locked' };
+    if (fence === -2) return { refused: 'paused' };
+    if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
+    return { lock: await this.replicated(this.jobLock(configuration, keys, owner.owner, fence, true)) };
+  }
+
+  async recoverOccurrence(
+    configuration: LockConfiguration,
+    occurrence: number,
+    maxAttempts: number,
+    grace: number,
+  ): Promise<RecoveryClaim> {
+    const keys = this.jobKeys(configuration.name);
+    const owner = this.newOwner(configuration);
+    const limit = this.historyLimit;
+    const recovering = recoverOccurrence(this.client, keys, owner, occurrence, maxAttempts, Math.ceil(grace), limit);
+    const [fence, attemptOrState, previousHolder] = await recovering;
+    if (fence === 0) return { refused: 'running' };
+    if (fence === -2) return { refused: 'paused' };
+    if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
+    return {
+      lock: await this.replicated(this.jobLock(configuration, keys, owner.owner, fence, true)),
+      attempt: Number(attemptOrState),
+      previousHolder: previousHolder ?? '',
+    };
+  }
+
+  async readJobRecord(name: string): Promise<JobRecord | undefined> {
+    const key = this.lockKey(name);
+    const reading = this.client.multi().hgetall(`${key}:record`).exists(key).exec();
+    const [[, record], [, held]] = (await reading.catch((error: unknown) =>
+      Promise.reject(redisFailure(this.client, error)),
+    )) as [[unknown, Record<string, string>], [unknown, number]];
+    if (!record.occurrence) return undefined;
+    return {
+      occurrence: new Date(Number(record.occurrence)),
+      state: record.state as JobRunState,
+      runBy: record.runBy,
+      startedAt: new Date(Number(record.startedAt)),
+      finishedAt: record.finishedAt ? new Date(Number(record.finishedAt)) : undefined,
+      attempt: Number(record.attempt),
+      previousHolder: record.previousHolder || undefined,
+      held: held === 1,
+    };
+  }
+
+  /** `lock`, once `minReplicasToAck` replicas have it (at once without the option). */
+  private replicated(lock: RedisSimpleLock): Promise<RedisSimpleLock> | RedisSimpleLock {
+    return this.replicaAck ? this.replicaAck.confirm(lock, lock.configuration.name) : lock;
+  }
+
+  /** A new owner value for `configuration`'s lock, with its first TTL. */
+  private newOwner(configuration: LockConfiguration): LockOwner {
+    return { owner: this.ownerValue(), ttl: ttlMillis(configuration.lockAtMostFor), lockedBy: this.lockedBy };
+  }
+
+  /** The lock of a job's run, whose release records the run (in the job record too, for `inRecord`). */
+  private jobLock(configuration: LockConfiguration, keys: JobKeys, token: string, fence: number, inRecord: boolean) {
+    const { historyLimit, lockedBy, jobScripts: scripts } = this;
+    const recording: RunRecording = { keys, historyLimit, lockedBy, inRecord, scripts };
+    return new RedisSimpleLock(
+      this.client,
+      keys.lock,
+      token,
+      configuration,
+      fence,
+      acquiredAt(configuration),
+      recording,
+    );
+  }
+
+  /**
+   * A lock's value: who took it and when (epoch ms), for operators, and a part unique to this
+   * acquisition. A counter behind a random prefix costs a fraction of a UUID (or an ISO date) per
+   * acquisition, which the lock cycle feels.
+   */
+  private ownerValue(): string {
+    return `${this.lockedBy}|${Date.now()}|${this.ownerId}-${++this.acquisitions}`;
+  }
+
+  async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
+    const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
+    const ttls = renewals.map(({ ttl }) => ttlMillis(ttl));
+    let outcomes: OwnerCheck[];
+    if (this.client.isCluster) {
+      const renewOne = (lock: RedisSimpleLock, i: number) =>
+        renewLocks(this.client, [lock.key], [lock.token], [ttls[i]]);
+      const replies = await Promise.all(locks.map(renewOne));
+      outcomes = replies.map(([outcome]) => outcome);
+    } else {
+      outcomes = await renewLocks(
+        this.client,
+        locks.map((lock) => lock.key),
+        locks.map((lock) => lock.token),
+        ttls,
+      );
+    }
+    return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
+  }
+}

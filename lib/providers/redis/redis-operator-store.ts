@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  CatalogueJob,
+  ClusterNode,
+  HistoryEntry,
+  PauseState,
+  SteeringNote,
+  TriggerResult,
+} from '../../core/operations.js';
+import type { SkipReason } from '../../core/task-result.js';
+import { redisFailure } from './redis-failures.js';
+import type { RedisLockProvider } from './redis-lock-provider.js';
+import { forceUnlock, type RedisClient } from './redis-scripts.js';
+
+/** A trigger an operator asked for, waiting for a node that runs the job. */
+export interface TriggerRequest {
+  readonly id: string;
+  readonly jobName: string;
+  readonly actor: string;
+  readonly reason?: string;
+  readonly at: number;
+}
+
+/** How long a trigger's result is kept for the operator who asked (s). */
+const TRIGGER_RESULT_TTL_S = 300;
+
+/**
+ * What operators see of the cluster's locked jobs, and how they steer them, in Redis under the lock
+ * provider's `keyPrefix`: `<prefix>:nodes` (hash: lockedBy → node), `<prefix>:jobs` (hash: job name → catalogue
+ * entry), `<prefix>:skips` (hash: `<lock>|<reason>` → count), `<prefix>:triggers` (hash: job name → request),
+ * `<prefix>:trigger:<id>` (a trigger's result); per lock, beside it in its Cluster slot, `…:paused` and
+ * `…:history` (a list, newest first). Every value is JSON. Used by the nodes (heartbeat, skips, triggers) and
+ * by the admin service and the CLI; no call is on a tick's path.
+ */
+export class RedisOperatorStore {
+  private readonly client: RedisClient;
+  readonly keyPrefix: string;
+
+  constructor(private readonly provider: RedisLockProvider) {
+    this.client = provider.client;
+    this.keyPrefix = provider.keyPrefix;
+  }
+
+  // Nodes: heartbeat, catalogue, skip counts, triggers.
+
+  /** Publishes this node and the jobs it runs (only those changed since the last call are written). */
+  async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
+    // Two commands, not a MULTI: the two keys may live on different Cluster nodes.
+    const writes: Promise<unknown>[] = [this.client.hset(this.key('nodes'), node.lockedBy, JSON.stringify(node))];
+    const fields = jobs.flatMap((job) => [job.jobName, JSON.stringify(job)]);
+    if (fields.length > 0) writes.push(this.client.hset(this.key('jobs'), ...fields));
+    await this.send(Promise.all(writes));
+  }
+
+  /** Adds skips counted by a node since its last heartbeat: lock name → reason → count. */
+  async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {
+    if (counts.size === 0) return;
+    const writing = this.client.multi();
+    for (const [lock, reasons] of counts) {
+      for (const [reason, count] of reasons) writing.hincrby(this.key('skips'), `${lock}|${reason}`, count);
+    }
+    await this.send(writing.exec());
+  }
+
+  /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node. */
+  async takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]> {
+    const pending = await this.send(this.client.hgetall(this.key('triggers')));
+    const mine = Object.entries(pending).filter(([jobName]) => jobNames.has(jobName));
+    const taken: TriggerRequest[] = [];
+    for (const [jobName, request] of mine) {
+      // HDEL answers 1 to one node only.
+      if ((await this.send(this.client.hdel(this.key('triggers'), jobName))) === 1) taken.push(JSON.parse(request));
+    }
+    return taken;
+  }
+
+  /** Records what became of a trigger, for the operator waiting for it. */
+  async reportTrigger(id: string, result: TriggerResult): Promise<void> {
+    await this.send(this.client.set(this.key(`trigger:${id}`), JSON.stringify(result), 'EX', TRIGGER_RESULT_TTL_S));
+  }
+
+  // Operators: reading.
+
+  /**
+   * Forgets the nodes last seen before `cutoff` (epoch ms), so the list stays bounded however many pods come
+   * and go; resolves to how many.
+   */
+  async forgetNodes(cutoff: number): Promise<number> {
+    const gone = (await this.nodes()).filter((node) => node.lastSeen < cutoff).map((node) => node.lockedBy);
+    return gone.length === 0 ? 0 : this.send(this.client.hdel(this.key('nodes'), ...gone));
+  }
+
+  async nodes(): Promise<ClusterNode[]> {
+    const nodes = await this.send(this.client.hgetall(this.key('nodes')));
+    return Object.values(nodes).map((node) => JSON.parse(node) as ClusterNode);
+  }
+
+  async jobs(): Promise<CatalogueJob[]> {
+    const jobs = await this.send(this.client.hgetall(this.key('jobs')));
+    return Object.values(jobs).map((job) => JSON.parse(job) as CatalogueJob);
+  }
+
+  async job(jobName: string): Promise<CatalogueJob | undefined> {
+    const job = await this.send(this.client.hget(this.key('jobs'), jobName));
+    return job === null ? undefined : (JSON.parse(job) as CatalogueJob);
+  }
+
+  /** The last `limit` entries of a lock's history, newest first. */
+  async history(lockName: string, limit: number): Promise<HistoryEntry[]> {
+    const entries = await this.send(this.client.lrange(this.provider.jobKeys(lockName).history, 0, limit - 1));
+    return entries.map((entry) => JSON.parse(entry) as HistoryEntry);
+  }
+
+  /** The lock's holder (its owner value), how long it is held for (ms), its fencing token, and the job's pause. */
+  async state(lockName: string): Promise<{ holder?: string; ttl?: number; fence?: number; paused?: PauseState }> {
+    const keys = this.provider.jobKeys(lockName);
+    const reading = this.client.multi().get(keys.lock).pttl(keys.lock).get(keys.fence).get(keys.paused).exec();
+    const [[, holder], [, ttl], [, fence], [, paused]] = (await this.send(reading)) as [
+      unknown,
+      string | number | null,
+    ][];
+    const held = typeof holder === 'string' && !holder.startsWith('unlocked|');
+    return {
+      holder: held ? (holder as string) : undefined,
+      ttl: held ? (ttl as number) : undefined,
+      // Only taking the lock draws a token: the holder's is the counter's value.
+      fence: held && fence !== null ? Number(fence) : undefined,
+      paused: typeof paused === 'string' ? (JSON.parse(paused) as PauseState) : undefined,
+    };
+  }
+
+  /** Skip counts of every lock: lock name → reason → count. */
+  async skips(): Promise<Map<string, Record<string, number>>> {
+    const counts = await this.send(this.client.hgetall(this.key('skips')));
+    const byLock = new Map<string, Record<string, number>>();
+    for (const [field, count] of Object.entries(counts)) {
+      const split = field.lastIndexOf('|');
+      const lock = field.slice(0, split);
+      byLock.set(lock, { ...byLock.get(lock), [field.slice(split + 1)]: Number(count) });
+    }
+    return byLock;
+  }
+
+  // Operators: steering. Each action goes into the job's history.
+
+  /** Pauses the job that locks `lockName`; `false` if it was paused already. */
+  async pause(lockName: string, note: SteeringNote): Promise<boolean> {
+    const keys = this.provider.jobKeys(lockName);
+    const state: PauseState = { actor: note.actor, reason: note.reason, at: Date.now() };
+    const set = await this.send(this.client.set(keys.paused, JSON.stringify(state), 'NX'));
+    if (set === null) return false;
+    await this.record(lockName, { type: 'pause', ...state });
+    return true;
+  }
+
+  /** Resumes a paused job; `false` if it was not paused. */
+  async resume(lockName: string, note: SteeringNote): Promise<boolean> {
+    const removed = await this.send(this.client.del(this.provider.jobKeys(lockName).paused));
+    if (removed === 0) return false;
+    await this.record(lockName, { type: 'resume', actor: note.actor, reason: note.reason, at: Date.now() });
+    return true;
+  }
+
+  /** Asks a node that runs `jobName` to run it once now; resolves to the request's id. */
+  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
+    const request: TriggerRequest = {
+      id: randomUUID(),
+      jobName,
+      actor: note.actor,
+      reason: note.reason,
+      at: Date.now(),
+    };
+    await this.send(this.client.hset(this.key('triggers'), jobName, JSON.stringify(request)));
+    await this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
+    return request.id;
+  }
+
+  /** What became of a trigger, once a node has taken it. */
+  async triggerResult(id: string): Promise<TriggerResult | undefined> {
+    const result = await this.send(this.client.get(this.key(`trigger:${id}`)));
+    return result === null ? undefined : (JSON.parse(result) as TriggerResult);
+  }
+
+  /** Force-releases the job's lock whoever holds it; resolves to the former holder, if any. */
+  async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
+    const keys = this.provider.jobKeys(lockName);
+    const at = Date.now();
+    const entry = JSON.stringify({ type: 'unlock', actor: note.actor, reason: note.reason, at });
+    const marker = `unlocked|${note.actor}|${at}`;
+    const holder = await forceUnlock(this.client, keys, entry, this.provider.historyLimit, marker);
+    return holder ?? undefined;
+  }
+
+  private async record(lockName: string, entry: HistoryEntry): Promise<void> {
+    const { history } = this.provider.jobKeys(lockName);
+    const writing = this.client
+      .multi()
+      .lpush(history, JSON.stringify(entry))
+      .ltrim(history, 0, this.provider.historyLimit - 1);
+    await this.send(writing.exec());
+  }
+
+  private key(name: string): string {
+    return `${this.keyPrefix}:${name}`;
+  }
+
+  /** A command's reply, its failure said in terms of Redis (endpoint, cause), as the provider's are. */
+  private send<T>(reply: Promise<T>): Promise<T> {
+    return reply.catch((error: unknown) => Promise.reject(redisFailure(this.client, error)));
+  }
+}

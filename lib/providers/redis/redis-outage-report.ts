@@ -1,0 +1,154 @@
+import type { SchedulerLockLogger } from '../../core/logger.js';
+import { formatDuration } from '../../core/duration.js';
+import { LockStoreUnavailableError } from '../../core/errors.js';
+import type { StoreOutageReport } from '../../core/store-outage.js';
+import { connectionFailure, describeRedisEndpoint, RedisCommandRefusedError } from './redis-failures.js';
+import type { RedisClient } from './redis-scripts.js';
+
+/**
+ * With the connection lost and no reconnection failed yet (a reconnection that neither fails nor
+ * succeeds), the lock attempts' own failure is reported as the cause after this long.
+ */
+const CAUSE_GRACE_MS = 5_000;
+
+/** A listener of the client's `ready`, `close` and `error` events (only `error` passes an argument). */
+type Listener = (error: Error) => void;
+
+/**
+ * One error line when Redis becomes unreachable — the endpoint, the cause, that locked ticks are
+ * skipped and how many locked jobs the app has — and one line when it is back, with how long it was
+ * out. The lock attempts that fail meanwhile log nothing of their own.
+ *
+ * The outage is learnt from the client's connection events (the cause is the first failed
+ * reconnection: refused, timed out, authentication, TLS) and from lock attempts that fail while the
+ * connection looks fine (a Redis that stopped answering: the cause is the attempt's timeout).
+ *
+ * A command Redis refuses to the client's user (its ACL) is no outage: Redis answers, and the jobs
+ * whose locks need other commands go on. Each refusal gets one error line — the endpoint, the refused
+ * command and the user — for as long as the connection lasts, however many attempts it fails.
+ */
+export class RedisOutageReport implements StoreOutageReport {
+  private readonly endpoint: string;
+  private readonly listeners: [event: string, listener: Listener][];
+  /** The connection is ready, as far as the client's events tell. */
+  private connected: boolean;
+  /** When the outage began (`performance.now()`), while there is one. */
+  private downSince: number | undefined;
+  /** Why Redis is unreachable, once known. */
+  private cause: string | undefined;
+  private reported = false;
+  /** Lock attempts that failed during the outage. */
+  private failedAttempts = 0;
+  /** The number of locked jobs, once the app has started: a line waits for it. */
+  private lockedJobs: (() => number) | undefined;
+  /** The refusals logged on this connection, by user and what was refused. */
+  private readonly refusals = new Set<string>();
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly logger: SchedulerLockLogger,
+  ) {
+    this.endpoint = describeRedisEndpoint(client);
+    this.connected = client.status === 'ready';
+    this.listeners = [
+      ['ready', () => this.ready()],
+      ['close', () => this.lost()],
+      ['error', (error: Error) => this.connectionFailed(error)],
+    ];
+    for (const [event, listener] of this.listeners) client.on(event, listener);
+  }
+
+  /** The app has started: an outage already under way is reported now, with the number of locked jobs. */
+  start(lockedJobs: () => number): void {
+    this.lockedJobs = lockedJobs;
+    this.report();
+  }
+
+  /** Stops listening: the client may be the app's own, and closing it is no outage. */
+  close(): void {
+    for (const [event, listener] of this.listeners) this.client.off(event, listener);
+  }
+
+  covers(error: unknown): boolean {
+    if (error instanceof RedisCommandRefusedError) {
+      this.refused(error);
+      return true;
+    }
+    if (!(error instanceof LockStoreUnavailableError)) return false;
+    // A ready Cluster that fails one lock lost a node, not the store: those are per-lock errors.
+    if (this.client.isCluster && this.client.status === 'ready') return false;
+    const now = performance.now();
+    this.downSince ??= now;
+    // With the connection lost, the next failed reconnection names the cause (an attempt would only
+    // say "not connected"); with the connection up, Redis stopped answering and the attempt says so.
+    if (this.connected || now - this.downSince >= CAUSE_GRACE_MS) this.cause ??= error.reason;
+    this.failedAttempts += 1;
+    this.report();
+    return true;
+  }
+
+  answered(): void {
+    if (this.downSince !== undefined && this.connected) this.back();
+  }
+
+  private ready(): void {
+    this.connected = true;
+    // A new connection (a restarted server may have loaded another ACL): a refusal is news again.
+    this.refusals.clear();
+    if (this.downSince !== undefined) this.back();
+  }
+
+  private lost(): void {
+    this.connected = false;
+    this.downSince ??= performance.now();
+  }
+
+  private connectionFailed(error: Error): void {
+    // An error on a live connection (a reset) is followed by its close; the reconnection says why.
+    if (this.client.status === 'ready') return;
+    this.lost();
+    // A Cluster that reached no node says why in its last node's error.
+    const nodeError = (error as { lastNodeError?: unknown }).lastNodeError;
+    const nodeFailure = nodeError instanceof Error ? connectionFailure(nodeError, this.client) : undefined;
+    this.cause ??= connectionFailure(error, this.client) ?? nodeFailure ?? error.message;
+    this.report();
+  }
+
+  private report(): void {
+    if (this.reported || this.cause === undefined || !this.lockedJobs) return;
+    this.reported = true;
+    const jobs = this.lockedJobs();
+    this.logger.error(
+      `Redis ${this.endpoint} is unreachable (${this.cause}): locked ticks are skipped until it is back; ` +
+        `${jobs} locked job${jobs === 1 ? '' : 's'} affected`,
+    );
+  }
+
+  private refused(refusal: RedisCommandRefusedError): void {
+    const refusalKey = `${refusal.user}\n${refusal.refused}`;
+    if (this.refusals.has(refusalKey)) return;
+    this.refusals.add(refusalKey);
+    this.logger.error(`${refusal.message}; the locked ticks that need it are skipped until the user's ACL allows it`);
+  }
+
+  private back(): void {
+    const outFor = describeOutage(performance.now() - this.downSince!);
+    if (this.reported) {
+      this.logger.log(`Redis ${this.endpoint} is reachable again after ${outFor}; locked ticks run again`);
+    } else if (this.failedAttempts > 0 && this.lockedJobs) {
+      this.logger.warn(
+        `Redis ${this.endpoint}: the connection was lost for ${outFor} and is back; ` +
+          `${this.failedAttempts} lock attempt${this.failedAttempts === 1 ? '' : 's'} failed meanwhile (skipped)`,
+      );
+    }
+    this.downSince = undefined;
+    this.cause = undefined;
+    this.reported = false;
+    this.failedAttempts = 0;
+  }
+}
+
+/** `2.4s` under a minute, else whole units (`3m12s`, `1h5m`). */
+function describeOutage(ms: number): string {
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(Math.round(ms / 1000) * 1000);
+}

@@ -1,0 +1,57 @@
+import type { Redis } from 'ioredis';
+import { formatDuration } from '../../core/duration.js';
+import { LockStoreUnavailableError } from '../../core/errors.js';
+import { SchedulerLockConfigurationError } from '../../core/lock-configuration.js';
+import type { SimpleLock } from '../../core/lock-provider.js';
+import { redisFailure } from './redis-failures.js';
+import type { RedisClient } from './redis-scripts.js';
+
+/** How long a taken lock waits for replicas unless told otherwise (ms). */
+export const DEFAULT_REPLICA_ACK_TIMEOUT = 500;
+
+/**
+ * `minReplicasToAck`: a lock counts as taken only once that many replicas have it. After a successful
+ * acquisition, `WAIT <replicas> <timeout>` on the connection that took it (Redis's WAIT waits for the
+ * connection's own writes); a lock fewer replicas acknowledged in time is released and the attempt fails
+ * with a {@link LockStoreUnavailableError}, so the run does not start. One more round trip per lock taken;
+ * skips, renewals and releases are not waited for.
+ */
+export class ReplicaAck {
+  private readonly client: Redis;
+
+  constructor(
+    client: RedisClient,
+    readonly replicas: number,
+    readonly timeoutMs: number,
+  ) {
+    if (!Number.isInteger(replicas) || replicas < 1) {
+      throw new SchedulerLockConfigurationError(`minReplicasToAck must be a positive integer (got ${replicas})`);
+    }
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
+      throw new SchedulerLockConfigurationError(`replicaAckTimeout must be at least 1 ms (got ${timeoutMs})`);
+    }
+    // A Cluster client sends a command without keys to any node, so WAIT would not follow the lock's write.
+    if (client.isCluster) {
+      throw new SchedulerLockConfigurationError(
+        'minReplicasToAck needs a single Redis or a Sentinel client, not a Cluster client',
+      );
+    }
+    this.client = client as Redis;
+  }
+
+  /** `lock` once enough replicas acknowledged it; otherwise it is released and this rejects. */
+  async confirm<L extends SimpleLock>(lock: L, name: string): Promise<L> {
+    // Unreplicated (or unknown), the lock would vanish in a failover: give it back. If the release fails too,
+    // it expires.
+    const giveBack = () => void lock.unlock().catch(() => undefined);
+    const acknowledged = await this.client.wait(this.replicas, this.timeoutMs).catch((error: unknown) => {
+      giveBack();
+      return Promise.reject(redisFailure(this.client, error));
+    });
+    if (acknowledged >= this.replicas) return lock;
+    giveBack();
+    const within = formatDuration(this.timeoutMs);
+    const reason = `${acknowledged} of ${this.replicas} replicas acknowledged the lock within ${within}`;
+    throw new LockStoreUnavailableError(`Lock "${name}" was not taken: ${reason} (minReplicasToAck)`, reason);
+  }
+}

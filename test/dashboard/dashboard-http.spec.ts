@@ -1,0 +1,326 @@
+import { UnauthorizedException } from '@nestjs/common';
+import { SchedulerLockConfigurationError, type HistoryEntry } from '../../lib/index.js';
+import {
+  SchedulerLockDashboardModule,
+  type DashboardJob,
+  type SchedulerLockDashboardOptions,
+} from '../../lib/dashboard/index.js';
+import { createDashboardSettings } from '../../lib/dashboard/dashboard-options.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { deferred, waitUntil } from '../support/wait-until.js';
+import { PLATFORMS, REPORT_JOB, startDashboardApp, type DashboardApp, type Platform } from './dashboard-app.js';
+
+/** The headers the page sends with a steering POST. */
+const STEERING = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
+const alice = { authorize: () => ({ actor: 'alice@example.com' }) };
+
+let running: DashboardApp | undefined;
+const redis = useSharedRedisPrefix('dashboard', async () => {
+  running?.job.hold?.resolve();
+  await running?.app.close();
+  running = undefined;
+});
+
+/** The platform of the `describe.each` block that runs. */
+let platform: Platform;
+
+async function start<TRequest>(options: SchedulerLockDashboardOptions<TRequest>): Promise<DashboardApp> {
+  running = await startDashboardApp(redis.prefix, options, { platform });
+  expect(running.app.getHttpAdapter().getType()).toBe(platform);
+  return running;
+}
+
+async function getJson<T>(app: DashboardApp, path: string): Promise<T> {
+  const response = await fetch(`${app.pageUrl}/api/${path}`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as T;
+}
+
+function steer(app: DashboardApp, action: string, init: { headers?: Record<string, string>; body?: string } = {}) {
+  const { headers = STEERING, body = '{}' } = init;
+  return fetch(`${app.pageUrl}/api/jobs/${REPORT_JOB}/${action}`, { method: 'POST', headers, body });
+}
+
+async function reportJob(app: DashboardApp): Promise<DashboardJob> {
+  const { jobs } = await getJson<{ jobs: DashboardJob[] }>(app, 'jobs');
+  return jobs.find((job) => job.name === REPORT_JOB)!;
+}
+
+describe('SchedulerLockDashboardModule.forRoot: closed by default', () => {
+  it('refuses to start without authorize', () => {
+    expect(() => SchedulerLockDashboardModule.forRoot({ path: '/scheduler-lock' })).toThrow(
+      new SchedulerLockConfigurationError(
+        'Status page: an authorize(request) callback is required, it decides who may see and steer the jobs ' +
+          '(or dangerouslyAllowEveryone: true, on a developer machine only)',
+      ),
+    );
+    expect(() => (SchedulerLockDashboardModule.forRoot as (options?: object) => unknown)()).toThrow(
+      'an authorize(request) callback is required',
+    );
+    expect(() => SchedulerLockDashboardModule.forRoot({ authorize: 'admin' as never })).toThrow(
+      'Status page: authorize must be a function, got string',
+    );
+  });
+
+  it('refuses dangerouslyAllowEveryone in production, and beside authorize', () => {
+    expect(() => createDashboardSettings({ dangerouslyAllowEveryone: true }, { NODE_ENV: 'production' })).toThrow(
+      'dangerouslyAllowEveryone is refused when NODE_ENV is production',
+    );
+    expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, dangerouslyAllowEveryone: true })).toThrow(
+      'authorize and dangerouslyAllowEveryone exclude each other',
+    );
+  });
+
+  it('refuses a path that is not a plain URL path, and a trusted origin that is not an origin', () => {
+    expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, path: '/locks/:name' })).toThrow(
+      'path must be a plain URL path',
+    );
+    expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, trustedOrigins: ['ops.example.com'] })).toThrow(
+      'trustedOrigins must be origins such as https://ops.example.com, got "ops.example.com"',
+    );
+  });
+});
+
+describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
+  beforeAll(() => {
+    platform = platformOfBlock;
+  });
+
+  it('answers 403 to every endpoint when authorize says false, and passes its own HttpException on', async () => {
+    const seen: string[] = [];
+    const app = await start({
+      authorize: (request: { url: string; headers: Record<string, string> }) => {
+        seen.push(request.url);
+        if (request.headers.authorization === 'Basic prompt') throw new UnauthorizedException('log in first');
+        return false;
+      },
+    });
+    for (const path of ['', '/api/session', '/api/jobs', '/api/nodes', `/api/jobs/${REPORT_JOB}/history`]) {
+      expect((await fetch(app.pageUrl + path)).status).toBe(403);
+    }
+    expect((await steer(app, 'pause')).status).toBe(403);
+    expect(seen).toEqual([
+      '/scheduler-lock',
+      '/scheduler-lock/api/session',
+      '/scheduler-lock/api/jobs',
+      '/scheduler-lock/api/nodes',
+      `/scheduler-lock/api/jobs/${REPORT_JOB}/history`,
+      `/scheduler-lock/api/jobs/${REPORT_JOB}/pause`,
+    ]);
+    expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
+
+    const prompted = await fetch(`${app.pageUrl}/api/jobs`, { headers: { authorization: 'Basic prompt' } });
+    expect(prompted.status).toBe(401);
+    expect(await prompted.json()).toMatchObject({ message: 'log in first' });
+  });
+
+  it('answers 403 when authorize throws or returns no actor, and logs why', async () => {
+    let answer: () => unknown = () => {
+      throw new Error('session store down');
+    };
+    const app = await start({ authorize: () => answer() as never });
+    expect((await fetch(`${app.pageUrl}/api/jobs`)).status).toBe(403);
+    answer = () => ({ actor: '  ' });
+    expect((await fetch(`${app.pageUrl}/api/jobs`)).status).toBe(403);
+    answer = () => true;
+    expect((await fetch(`${app.pageUrl}/api/jobs`)).status).toBe(403);
+    expect(app.logs.texts('warn', 'SchedulerLockDashboard')).toEqual([
+      'authorize(request) threw, so the request is refused: session store down',
+      'authorize(request) returned neither false nor { actor: string }, so the request is refused',
+      'authorize(request) returned neither false nor { actor: string }, so the request is refused',
+    ]);
+  });
+
+  it('serves one self-contained page under a strict Content-Security-Policy, at the configured path', async () => {
+    const app = await start({ ...alice, path: '/ops/locks' });
+    const response = await fetch(app.pageUrl);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = response.headers.get('content-security-policy')!;
+    expect(csp).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; style-src 'sha256-/);
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    const html = await response.text();
+    expect(html).toContain('<title>Scheduler locks</title>');
+    // Nothing from elsewhere: no src/href attribute and no absolute URL in the page but the SVG namespace.
+    expect(html).not.toMatch(/\s(src|href)=/);
+    expect(html.match(/https?:\/\/[^'"\s]+/g)).toEqual(['http://www.w3.org/2000/svg']);
+    expect((await fetch(`${app.origin}/scheduler-lock`)).status).toBe(404);
+  });
+
+  it('sends jobs, history and nodes as JSON', async () => {
+    const app = await start(alice);
+    expect(await getJson(app, 'session')).toEqual({ actor: 'alice@example.com', readOnly: false, open: false });
+
+    const idle = await reportJob(app);
+    expect(idle).toMatchObject({
+      name: REPORT_JOB,
+      kind: 'cron',
+      schedule: '0 0 0 1 1 *',
+      paused: false,
+      holder: null,
+      lockedUntil: null,
+      lastRun: null,
+      recentRuns: [],
+      nodes: [app.lockedBy],
+    });
+    expect(idle.nextFireAt).toBe(nextNewYear());
+
+    const { nodes, at } = await getJson<{ at: number; nodes: { lockedBy: string; jobs: string[] }[] }>(app, 'nodes');
+    expect(nodes).toEqual([expect.objectContaining({ lockedBy: app.lockedBy, jobs: [REPORT_JOB] })]);
+    expect(Math.abs(at - Date.now())).toBeLessThan(5_000);
+
+    await app.admin.trigger(REPORT_JOB, { actor: 'setup' });
+    await waitUntil(async () => (await reportJob(app)).lastRun !== null, 'the triggered run is in the history');
+    const ran = await reportJob(app);
+    expect(ran.lastRun).toMatchObject({ state: 'succeeded', node: app.lockedBy, manual: { actor: 'setup' } });
+    expect(ran.recentRuns).toEqual([
+      {
+        startedAt: ran.lastRun!.startedAt,
+        durationMs: ran.lastRun!.durationMs,
+        outcome: 'succeeded',
+        node: app.lockedBy,
+        manualActor: 'setup',
+      },
+    ]);
+    const history = await getJson<HistoryEntry[]>(app, `jobs/${REPORT_JOB}/history?limit=5`);
+    expect(history.map((entry) => entry.type)).toEqual(['run', 'trigger']);
+    expect((await fetch(`${app.pageUrl}/api/jobs/${REPORT_JOB}/history?limit=0`)).status).toBe(400);
+    expect((await fetch(`${app.pageUrl}/api/jobs/no-such-job/history`)).status).toBe(404);
+  });
+
+  it('pauses and resumes as the actor authorize names, with the reason given', async () => {
+    const app = await start(alice);
+    const paused = await steer(app, 'pause', { body: JSON.stringify({ reason: 'maintenance window' }) });
+    expect(paused.status).toBe(200);
+    expect(await paused.json()).toEqual({ action: 'pause', job: REPORT_JOB, result: true });
+    expect((await app.admin.getJob(REPORT_JOB)).pause).toMatchObject({
+      actor: 'alice@example.com',
+      reason: 'maintenance window',
+    });
+    expect(await reportJob(app)).toMatchObject({ paused: true, pause: { actor: 'alice@example.com' } });
+
+    expect(await (await steer(app, 'pause')).json()).toMatchObject({ result: false });
+    expect(await (await steer(app, 'resume')).json()).toMatchObject({ result: true });
+    expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
+    const [resumed] = await app.admin.history(REPORT_JOB, 1);
+    expect(resumed).toMatchObject({ type: 'resume', actor: 'alice@example.com' });
+  });
+
+  it('triggers a run, and unlocks a held lock after showing its holder and fencing token', async () => {
+    const app = await start(alice);
+    app.job.hold = deferred();
+    const triggered = await steer(app, 'trigger');
+    expect(triggered.status).toBe(200);
+    expect(await triggered.json()).toMatchObject({
+      action: 'trigger',
+      result: { triggered: true, result: { node: app.lockedBy, state: 'started' } },
+    });
+    expect(app.job.runs).toBe(1);
+
+    const held = await reportJob(app);
+    expect(held.holder).toBe(app.lockedBy);
+    expect(held.lockedSince).toBeLessThanOrEqual(Date.now());
+    expect(held.lockedUntil).toBeGreaterThan(Date.now());
+    expect(held.fencingToken).toBe(Number(await redis.client.get(`${redis.prefix}:{${held.lockName}}:fence`)));
+    expect(await (await steer(app, 'trigger')).json()).toMatchObject({
+      result: { triggered: false, reason: 'running', holder: app.lockedBy },
+    });
+
+    const unlocked = await steer(app, 'unlock', { body: JSON.stringify({ reason: 'stuck' }) });
+    expect(await unlocked.json()).toEqual({
+      action: 'unlock',
+      job: REPORT_JOB,
+      result: { formerHolder: app.lockedBy },
+    });
+    expect((await app.admin.getJob(REPORT_JOB)).holder).toBeNull();
+    expect((await app.admin.history(REPORT_JOB, 1))[0]).toMatchObject({ type: 'unlock', actor: 'alice@example.com' });
+    app.job.hold.resolve();
+  });
+
+  it('refuses steering a cross-site form or script could forge: form-encoded, no header, another origin', async () => {
+    const app = await start(alice);
+    const refusals: [string, Record<string, string>, string][] = [
+      [
+        'a cross-site HTML form',
+        { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://evil.example' },
+        'reason=x',
+      ],
+      ['a same-origin form', { 'Content-Type': 'application/x-www-form-urlencoded', Origin: app.origin }, 'reason=x'],
+      ['a text/plain form with the header', { 'Content-Type': 'text/plain', 'X-Scheduler-Lock': '1' }, '{}'],
+      ['JSON without the header', { 'Content-Type': 'application/json' }, '{}'],
+      ['JSON with the header from another origin', { ...STEERING, Origin: 'https://evil.example' }, '{}'],
+      ['JSON with the header from an opaque origin', { ...STEERING, Origin: 'null' }, '{}'],
+    ];
+    for (const [what, headers, body] of refusals) {
+      const response = await steer(app, 'pause', { headers, body });
+      expect([what, response.status]).toEqual([what, 403]);
+    }
+    expect((await fetch(`${app.pageUrl}/api/jobs/${REPORT_JOB}/pause`)).status).toBe(404);
+    expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
+    expect(await app.admin.history(REPORT_JOB, 10)).toEqual([]);
+
+    expect((await steer(app, 'pause', { headers: { ...STEERING, Origin: app.origin } })).status).toBe(200);
+    expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(true);
+  });
+
+  it('accepts a steering request from a trusted origin', async () => {
+    const app = await start({ ...alice, trustedOrigins: ['https://ops.example.com'] });
+    expect((await steer(app, 'pause', { headers: { ...STEERING, Origin: 'https://ops.example.com' } })).status).toBe(
+      200,
+    );
+    expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(true);
+  });
+
+  it('answers 404 for an unknown job or action and 400 for a bad reason', async () => {
+    const app = await start(alice);
+    const unknownJob = await fetch(`${app.pageUrl}/api/jobs/no-such-job/pause`, {
+      method: 'POST',
+      headers: STEERING,
+      body: '{}',
+    });
+    expect(unknownJob.status).toBe(404);
+    expect(await unknownJob.json()).toMatchObject({
+      message: 'No node of the cluster runs a locked job named "no-such-job"',
+    });
+    expect((await steer(app, 'delete')).status).toBe(404);
+    expect((await steer(app, 'pause', { body: JSON.stringify({ reason: 42 }) })).status).toBe(400);
+    expect((await steer(app, 'pause', { body: JSON.stringify({ reason: 'x'.repeat(501) }) })).status).toBe(400);
+    expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
+  });
+
+  it('refuses every steering action when readOnly, and says so in the session', async () => {
+    const app = await start({ ...alice, readOnly: true });
+    expect(await getJson(app, 'session')).toEqual({ actor: 'alice@example.com', readOnly: true, open: false });
+    for (const action of ['pause', 'resume', 'trigger', 'unlock']) {
+      const response = await steer(app, action);
+      expect([action, response.status]).toEqual([action, 403]);
+    }
+    expect(await app.admin.history(REPORT_JOB, 10)).toEqual([]);
+    expect((await reportJob(app)).name).toBe(REPORT_JOB);
+  });
+
+  it('refuses steering to a user authorize marks read-only, and lets the others steer', async () => {
+    const app = await start({
+      authorize: (request: { headers: Record<string, string> }) =>
+        request.headers['x-user'] === 'viewer' ? { actor: 'viewer', readOnly: true } : { actor: 'operator' },
+    });
+    expect((await steer(app, 'pause', { headers: { ...STEERING, 'X-User': 'viewer' } })).status).toBe(403);
+    expect((await steer(app, 'pause', { headers: { ...STEERING, 'X-User': 'operator' } })).status).toBe(200);
+    expect((await app.admin.getJob(REPORT_JOB)).pause?.actor).toBe('operator');
+  });
+
+  it('lets everyone in as anonymous under dangerouslyAllowEveryone, and warns at startup', async () => {
+    const app = await start({ dangerouslyAllowEveryone: true });
+    expect(await getJson(app, 'session')).toEqual({ actor: 'anonymous', readOnly: false, open: true });
+    expect(app.logs.texts('warn', 'SchedulerLockDashboard')).toEqual([
+      'The status page at /scheduler-lock lets everyone see and steer the locked jobs (dangerouslyAllowEveryone): ' +
+        'for a developer machine only',
+    ]);
+  });
+});
+
+/** The next 1 January, 00:00 local time: when the report job's cron fires next. */
+function nextNewYear(): number {
+  return new Date(new Date().getFullYear() + 1, 0, 1).getTime();
+}

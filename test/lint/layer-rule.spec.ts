@@ -1,0 +1,75 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint, type Linter } from 'eslint';
+
+/**
+ * The layer rule of lib/ (README, Architecture: `nest → occurrence → core ← providers`), as the repo's
+ * own eslint.config.js enforces it: a probe file's one import, linted as if it stood in a layer's folder.
+ */
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The folders of the layers, each with files to lint. */
+const LAYERS = ['lib/core/', 'lib/occurrence/', 'lib/providers/redis/', 'lib/providers/in-memory/', 'lib/nest/'];
+
+/** What every layer-rule message ends with: where the layers are explained. */
+const WHY = '(README, Architecture)';
+
+let eslint: ESLint;
+beforeAll(() => {
+  eslint = new ESLint({ cwd: REPO });
+});
+
+/** The messages ESLint gives a file `path` (from the repo's root) whose only code imports `specifier`. */
+async function lintImport(path: string, specifier: string): Promise<Linter.LintMessage[]> {
+  const code = `import { probe } from '${specifier}';\n\nexport const imported = probe;\n`;
+  const [result] = await eslint.lintText(code, { filePath: `${REPO}${path}` });
+  return result.messages;
+}
+
+describe('the layer rule of lib/', () => {
+  it.each([
+    ['lib/core/probe.ts', '@nestjs/common'],
+    ['lib/core/probe.ts', 'ioredis'],
+    ['lib/core/probe.ts', '../nest/x.js'],
+    ['lib/core/probe.ts', '../occurrence/x.js'],
+    ['lib/core/probe.ts', '../providers/redis/x.js'],
+    ['lib/occurrence/probe.ts', '../nest/x.js'],
+    ['lib/occurrence/probe.ts', '../providers/x.js'],
+    ['lib/providers/in-memory/probe.ts', '../redis/x.js'],
+    ['lib/providers/in-memory/probe.ts', 'ioredis'],
+    ['lib/providers/redis/probe.ts', '../../occurrence/x.js'],
+  ])('fails the lint when %s imports %s', async (path, specifier) => {
+    const messages = await lintImport(path, specifier);
+
+    expect(messages).toEqual([
+      expect.objectContaining({
+        ruleId: 'no-restricted-imports',
+        severity: 2,
+        message: expect.stringContaining(`'${specifier}' import is restricted`),
+      }),
+    ]);
+    expect(messages[0].message).toContain(WHY);
+  });
+
+  it.each([
+    ['lib/nest/probe.ts', '../core/x.js'],
+    ['lib/nest/probe.ts', '../occurrence/x.js'],
+    ['lib/occurrence/probe.ts', '../core/x.js'],
+    ['lib/providers/redis/probe.ts', '../../core/x.js'],
+    ['lib/providers/redis/probe.ts', 'ioredis'],
+  ])('lets %s import %s', async (path, specifier) => {
+    expect(await lintImport(path, specifier)).toEqual([]);
+  });
+
+  it('holds for every file of lib/ today, in every layer', async () => {
+    const results = await eslint.lintFiles(['lib']);
+
+    const linted = results.map(({ filePath }) => filePath.slice(REPO.length));
+    expect(LAYERS.filter((folder) => !linted.some((path) => path.startsWith(folder)))).toEqual([]);
+    const layerMessages = results.flatMap(({ filePath, messages }) =>
+      messages
+        .filter((message) => message.ruleId === 'no-restricted-imports')
+        .map((message) => ({ filePath, message })),
+    );
+    expect(layerMessages).toEqual([]);
+  });
+});

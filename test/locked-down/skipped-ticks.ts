@@ -1,0 +1,61 @@
+import { jest } from '@jest/globals';
+import { Injectable } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
+import { LockStoreUnavailableError, SchedulerLock } from '../../lib/index.js';
+import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
+import { events } from '../support/lock-events.js';
+import type { SchedulerApp } from '../support/scheduler-app.js';
+
+/** Enough 100 ms ticks to show that a failure is not logged once per tick. */
+const WATCHED_TICKS = 8;
+
+/** A locked job ticking every 100 ms, counting its runs. */
+@Injectable()
+export class IntervalJob {
+  runs = 0;
+
+  @SchedulerLock()
+  @Interval(100)
+  tick() {
+    this.runs += 1;
+  }
+}
+
+/**
+ * Starts an app with {@link IntervalJob} (`startApp`), watches {@link WATCHED_TICKS} of its ticks and
+ * checks each was skipped for a store error (a LockStoreUnavailableError), the job never ran, the app's
+ * only error line is one matching `line`, and ioredis printed nothing to the console (no unhandled
+ * error events, no warnings). Resolves to the app.
+ */
+export async function expectTicksSkippedWithOneLine(
+  startApp: () => Promise<SchedulerApp>,
+  line: string | RegExp,
+): Promise<SchedulerApp> {
+  const printed = [jest.spyOn(console, 'error'), jest.spyOn(console, 'warn')];
+  try {
+    const app = await startApp();
+    const skipped = (await events(
+      app.history$,
+      jobEvent('skipped', 'IntervalJob.tick'),
+      WATCHED_TICKS,
+    )) as LockEventOf<'skipped'>[];
+
+    expect(skipped.map((event) => event.reason)).toEqual(Array(WATCHED_TICKS).fill('store-error'));
+    for (const { error } of skipped) expect(error).toBeInstanceOf(LockStoreUnavailableError);
+    expect(app.get(IntervalJob).runs).toBe(0);
+    expect(app.logs.texts('error')).toEqual([typeof line === 'string' ? line : expect.stringMatching(line)]);
+    expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
+    return app;
+  } finally {
+    printed.forEach((spy) => spy.mockRestore());
+  }
+}
+
+/** Everything the app logged and emitted, as text: to check that no password appears in it. */
+export function everythingSaid(app: SchedulerApp): string[] {
+  const logged = app.logs.entries.map(({ message }) => String(message));
+  const emitted = app.recorded.map(
+    (event) => `${JSON.stringify(event)} ${'error' in event ? String(event.error) : ''}`,
+  );
+  return [...logged, ...emitted];
+}

@@ -1,0 +1,239 @@
+import { Injectable } from '@nestjs/common';
+import { Cron, Interval, Timeout } from '@nestjs/schedule';
+import {
+  currentLock,
+  LockLostError,
+  RedisLockProvider,
+  RedisOperatorStore,
+  SchedulerLock,
+  SchedulerLockAdmin,
+  UnknownJobError,
+  type HistoryEntry,
+  type RunHistoryEntry,
+} from '../../lib/index.js';
+import { jobEvent } from '../support/lock-event-match.js';
+import { events, nextEvent } from '../support/lock-events.js';
+import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
+import { pollUntil } from '../support/timing.js';
+import { deferred } from '../support/wait-until.js';
+
+/** Every 300 ms; `failing` throws. */
+@Injectable()
+class Jobs {
+  @SchedulerLock()
+  @Interval('report', 300)
+  report() {}
+
+  @SchedulerLock()
+  @Interval('failing', 300)
+  failing() {
+    throw new Error('boom: the ledger is locked');
+  }
+
+  /** Hourly: only a trigger runs it during a test. */
+  @SchedulerLock()
+  @Cron('0 0 * * * *', { name: 'hourly' })
+  hourly() {}
+}
+
+/** One run that goes on until its lock is lost, with a renewing lease. */
+@Injectable()
+class LongRun {
+  readonly started = deferred();
+  readonly lost = deferred<unknown>();
+
+  @SchedulerLock({ keepAlive: { lease: '300ms' }, lockAtMostFor: '1m' })
+  @Timeout('long-run', 10)
+  async run() {
+    const { signal } = currentLock()!;
+    this.started.resolve();
+    await new Promise((resolve) => signal.addEventListener('abort', resolve));
+    this.lost.resolve(signal.reason);
+  }
+}
+
+const redis = useSharedRedisPrefix('operators', closeSchedulerApps);
+
+/** Two nodes of one app, publishing themselves every 100 ms. */
+async function cluster(...providers: (typeof Jobs | typeof LongRun)[]): Promise<[SchedulerApp, SchedulerApp]> {
+  return [await startNode('node-a', providers), await startNode('node-b', providers)];
+}
+
+/** A node of the app: `providers` are its jobs (none for a node that only looks and steers). */
+function startNode(lockedBy: string, providers: (typeof Jobs | typeof LongRun)[]): Promise<SchedulerApp> {
+  return startSchedulerApp({
+    lock: {
+      redis: redis.client,
+      keyPrefix: redis.prefix,
+      lockedBy,
+      defaultLockAtMostFor: '1m',
+      heartbeatInterval: '100ms',
+    },
+    providers,
+  });
+}
+
+/** What `probe` resolves to once `accept` takes it, looked at every 50 ms for up to 10 s. */
+async function until<T>(probe: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
+  const accepted = async () => {
+    const value = await probe();
+    return accept(value) ? value : undefined;
+  };
+  return (await pollUntil(accepted, performance.now() + 10_000, 50)).value;
+}
+
+function runs(history: HistoryEntry[]): RunHistoryEntry[] {
+  return history.filter((entry): entry is RunHistoryEntry => entry.type === 'run');
+}
+
+describe('SchedulerLockAdmin: the cluster seen and steered from any node', () => {
+  it('forgets nodes gone for an hour, so the list stays bounded however many pods come and go', async () => {
+    const store = new RedisOperatorStore(new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }));
+    const seen = (lockedBy: string, lastSeen: number) => ({ lockedBy, version: '1', startedAt: 0, lastSeen, jobs: [] });
+    await store.publish(seen('old-pod', Date.now() - 2 * 3_600_000), []);
+    await store.publish(seen('live-pod', Date.now()), []);
+
+    expect(await store.forgetNodes(Date.now() - 3_600_000)).toBe(1);
+    expect((await store.nodes()).map((found) => found.lockedBy)).toEqual(['live-pod']);
+  });
+
+  it('lists the live nodes and their jobs; each run goes into the history with its node, outcome, token and error', async () => {
+    const [a] = await cluster(Jobs);
+    const admin = a.get(SchedulerLockAdmin);
+
+    const nodes = await until(
+      () => admin.listNodes(),
+      (found) => found.length === 2,
+    );
+    expect(nodes.map((node) => node.lockedBy)).toEqual(['node-a', 'node-b']);
+    expect(nodes[0].jobs).toEqual(expect.arrayContaining(['report', 'failing', 'hourly']));
+
+    const failed = await until(
+      () => admin.history('failing', 10),
+      (history) => runs(history).some((run) => run.outcome === 'failed'),
+    );
+    const run = runs(failed).find((entry) => entry.outcome === 'failed')!;
+    expect(run).toMatchObject({ error: 'boom: the ledger is locked', attempt: 1 });
+    expect(['node-a', 'node-b']).toContain(run.node);
+    expect(run.fencingToken).toBeGreaterThan(0);
+    expect(run.finishedAt).toBeGreaterThanOrEqual(run.startedAt);
+
+    const jobs = await until(
+      () => admin.listJobs(),
+      (list) => list.find((job) => job.name === 'report')?.lastRun !== null,
+    );
+    const report = jobs.find((job) => job.name === 'report')!;
+    expect(report).toMatchObject({
+      kind: 'interval',
+      schedule: 'every 300 ms',
+      paused: false,
+      nodes: ['node-a', 'node-b'],
+    });
+    expect(report.lastRun).toMatchObject({ state: 'succeeded' });
+    expect(jobs.find((job) => job.name === 'hourly')).toMatchObject({ schedule: '0 0 * * * *', lastRun: null });
+    await expect(admin.getJob('no-such-job')).rejects.toBeInstanceOf(UnknownJobError);
+  });
+
+  it('pause: every node skips the ticks with reason paused until resume; both are in the history and emitted', async () => {
+    const [a, b] = await cluster(Jobs);
+    const admin = a.get(SchedulerLockAdmin);
+    await until(
+      () => admin.listNodes(),
+      (found) => found.length === 2,
+    );
+    const operatorEvent = nextEvent(a.events$, (event) => event.type === 'operator');
+
+    expect(await admin.pause('report', { actor: 'alice', reason: 'ledger maintenance' })).toBe(true);
+    expect(await operatorEvent).toMatchObject({
+      action: 'pause',
+      jobName: 'report',
+      lockName: 'report',
+      actor: 'alice',
+    });
+    const pausedSkips = (app: SchedulerApp) =>
+      events(
+        app.events$,
+        (event) => event.type === 'skipped' && event.jobName === 'report' && event.reason === 'paused',
+        2,
+      );
+    await Promise.all([pausedSkips(a), pausedSkips(b)]);
+    expect(await admin.getJob('report')).toMatchObject({
+      paused: true,
+      pause: { actor: 'alice', reason: 'ledger maintenance' },
+    });
+    // A run that had its lock before the pause may still end; none starts after the first paused skip.
+    const startedSince = (app: SchedulerApp, from: number) =>
+      app.recorded.slice(from).filter((event) => event.type === 'started' && event.jobName === 'report');
+    const [fromA, fromB] = [a.recorded.length, b.recorded.length];
+    await events(a.events$, (event) => event.type === 'skipped' && event.reason === 'paused', 2);
+    expect([...startedSince(a, fromA), ...startedSince(b, fromB)]).toEqual([]);
+
+    const started = Promise.race([a, b].map((app) => nextEvent(app.events$, jobEvent('started', 'report'))));
+    expect(await admin.resume('report', { actor: 'alice' })).toBe(true);
+    await started;
+    const history = await admin.history('report', 50);
+    expect(history.filter((entry) => entry.type !== 'run')).toMatchObject([
+      { type: 'resume', actor: 'alice' },
+      { type: 'pause', actor: 'alice', reason: 'ledger maintenance' },
+    ]);
+    const skips = await until(
+      () => admin.getJob('report'),
+      (job) => (job.skips.paused ?? 0) >= 4,
+    );
+    expect(skips.skips.paused).toBeGreaterThanOrEqual(4);
+  });
+
+  it('trigger, from a node without the job: runs a job with no tick due once, on one node that has it, as a manual run', async () => {
+    const [a, b] = await cluster(Jobs);
+    const admin = (await startNode('observer', [])).get(SchedulerLockAdmin);
+    await until(
+      () => admin.listNodes(),
+      (found) => found.length === 3,
+    );
+    const startedOn = Promise.race([
+      nextEvent(a.events$, jobEvent('started', 'hourly')).then(() => 'node-a'),
+      nextEvent(b.events$, jobEvent('started', 'hourly')).then(() => 'node-b'),
+    ]);
+
+    const outcome = await admin.trigger('hourly', { actor: 'bob', reason: 'rerun after the fix' });
+    expect(outcome).toMatchObject({ triggered: true, result: { state: 'started' } });
+    const node = await startedOn;
+    const history = await until(
+      () => admin.history('hourly'),
+      (entries) => runs(entries).length === 1,
+    );
+    expect(runs(history)[0]).toMatchObject({ outcome: 'succeeded', node, manual: { actor: 'bob' } });
+    expect(history.find((entry) => entry.type === 'trigger')).toMatchObject({ actor: 'bob' });
+    const startedRuns = [...a.recorded, ...b.recorded].filter(
+      (event) => event.type === 'started' && event.jobName === 'hourly',
+    );
+    expect(startedRuns).toHaveLength(1);
+  });
+
+  it('trigger is refused while a run holds the lock; unlock frees it and the run sees its lock lost (not-owner)', async () => {
+    const [a, b] = await cluster(LongRun);
+    const admin = a.get(SchedulerLockAdmin);
+    const longRuns = [a.get(LongRun), b.get(LongRun)];
+    await Promise.race(longRuns.map((job) => job.started.promise));
+    // Each node's one tick has come (one runs, the other is skipped): no late first tick takes the freed lock.
+    const ticked = (app: SchedulerApp) =>
+      nextEvent(app.history$, (event) => event.jobName === 'long-run' && ['started', 'skipped'].includes(event.type));
+    await Promise.all([a, b].map(ticked));
+    await until(
+      () => admin.listNodes(),
+      (found) => found.length === 2,
+    );
+    const holder = (await admin.getJob('long-run')).holder;
+    expect(['node-a', 'node-b']).toContain(holder);
+
+    expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({ triggered: false, reason: 'running', holder });
+    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerHolder: holder });
+    const reason = await Promise.race(longRuns.map((job) => job.lost.promise));
+    expect(reason).toBeInstanceOf(LockLostError);
+    expect(reason).toMatchObject({ reason: 'not-owner' });
+    expect((await admin.getJob('long-run')).holder).toBeNull();
+    const history = await admin.history('long-run');
+    expect(history.find((entry) => entry.type === 'unlock')).toMatchObject({ actor: 'carol', reason: 'stuck' });
+  });
+});

@@ -1,0 +1,85 @@
+import { Redis } from 'ioredis';
+import { RedisLockProvider, RedisOperatorStore, type LockConfiguration, type SimpleLock } from '../../lib/index.js';
+import { usePrivateRedisServer } from '../support/private-redis.js';
+import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
+import { uniquePrefix } from '../support/shared-redis.js';
+
+const JOBS = 50;
+const OCCURRENCE = 1_700_000_000_000;
+
+const redis = usePrivateRedisServer();
+let client: Redis;
+let recorder: CommandRecorder;
+let provider: RedisLockProvider;
+
+beforeEach(async () => {
+  client = new Redis(redis.server.url);
+  provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('batch'), lockedBy: 'node-a' });
+  recorder = await recordCommands(redis.admin);
+  // Once per server each script arrives by EVAL after a NOSCRIPT: done here, so the tests count round trips.
+  const warmUp = await provider.lockOccurrence(job(-1), OCCURRENCE);
+  if ('lock' in warmUp) await warmUp.lock.finish!('succeeded', { startedAt: 0, durationMs: 0, attempt: 1 });
+});
+afterEach(async () => {
+  await recorder.close();
+  client.disconnect();
+});
+
+const job = (i: number): LockConfiguration => ({ name: `tenant-${i}`, lockAtMostFor: 10_000, lockAtLeastFor: 0 });
+const names = Array.from({ length: JOBS }, (_, i) => i);
+
+/** The script calls clients sent since the last look (EVALSHA, or EVAL when the server lacked the script). */
+async function scriptCalls(): Promise<number> {
+  return (await recorder.take()).filter((command) => command === 'evalsha' || command === 'eval').length;
+}
+
+describe('job scripts batched per turn of the event loop', () => {
+  it(`claims the occurrences of ${JOBS} jobs due together in one script call, each with its own reply`, async () => {
+    await new RedisOperatorStore(provider).pause('tenant-7', { actor: 'ops' });
+    const held = await provider.lockJob(job(9), false);
+    await scriptCalls();
+
+    const claims = await Promise.all(names.map((i) => provider.lockOccurrence(job(i), OCCURRENCE)));
+
+    expect(await scriptCalls()).toBe(1);
+    expect(claims[7]).toEqual({ refused: 'paused' });
+    expect(claims[9]).toEqual({ refused: 'locked' });
+    const locks = claims.flatMap((claim) => ('lock' in claim ? [claim.lock] : []));
+    expect(locks).toHaveLength(JOBS - 2);
+    expect(new Set(locks.map((lock) => lock.fencingToken)).size).toBe(1); // each name's first token
+    // The same occurrence again: every job answers for itself that it already ran (or is running).
+    const again = await Promise.all(names.map((i) => provider.lockOccurrence(job(i), OCCURRENCE)));
+    expect(again.filter((claim) => 'refused' in claim && claim.refused === 'already-ran')).toHaveLength(JOBS - 2);
+    expect('lock' in held).toBe(true);
+  });
+
+  it(`finishes ${JOBS} runs that end together in one script call, each in its job's history`, async () => {
+    const claims = await Promise.all(names.map((i) => provider.lockOccurrence(job(i), OCCURRENCE)));
+    const locks = claims.map((claim) => (claim as { lock: SimpleLock }).lock);
+    await scriptCalls();
+
+    const report = { startedAt: Date.now(), durationMs: 3, attempt: 1, occurrence: OCCURRENCE };
+    await Promise.all(locks.map((lock, i) => lock.finish!(i % 2 === 0 ? 'succeeded' : 'failed', report)));
+
+    expect(await scriptCalls()).toBe(1);
+    const store = new RedisOperatorStore(provider);
+    const histories = await Promise.all(names.map((i) => store.history(`tenant-${i}`, 5)));
+    histories.forEach((history, i) =>
+      expect(history).toMatchObject([{ type: 'run', outcome: i % 2 === 0 ? 'succeeded' : 'failed', node: 'node-a' }]),
+    );
+    expect(await provider.readJobRecord('tenant-1')).toMatchObject({ state: 'failed', held: false });
+  });
+
+  it('takes job locks due together in one script call; locks taken apart go apart', async () => {
+    await scriptCalls();
+    const together = await Promise.all(names.map((i) => provider.lockJob(job(i), false)));
+    expect(await scriptCalls()).toBe(1);
+    expect(together.every((claim) => 'lock' in claim)).toBe(true);
+
+    for (const claim of together) if ('lock' in claim) await claim.lock.unlock();
+    await scriptCalls();
+    await provider.lockJob(job(0), false);
+    await provider.lockJob(job(1), false);
+    expect(await scriptCalls()).toBe(2);
+  });
+});

@@ -23,7 +23,9 @@ type Holder = (client: Redis, count: number) => Promise<() => Promise<void>>;
 
 const contenders: Record<string, Holder> = {
   'ours (one LeaseKeeper loop)': async (client, count) => {
-    const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix: 'renewal' }), { lockedBy: 'bench' });
+    const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix: 'renewal' }), {
+      lockedBy: 'bench',
+    });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const runs = await spreadOverOneInterval(count, (i) =>
@@ -38,7 +40,11 @@ const contenders: Record<string, Holder> = {
   },
   'redis-semaphore Mutex (timer per lock)': async (client, count) => {
     const acquiring = await spreadOverOneInterval(count, async (i) => {
-      const mutex = new Mutex(client, `lock-${i}`, { lockTimeout: LEASE_MS, refreshInterval: INTERVAL_MS, acquireTimeout: 5_000 });
+      const mutex = new Mutex(client, `lock-${i}`, {
+        lockTimeout: LEASE_MS,
+        refreshInterval: INTERVAL_MS,
+        acquireTimeout: 5_000,
+      });
       await mutex.acquire();
       return mutex;
     });
@@ -97,7 +103,9 @@ const client = new Redis(server.port, '127.0.0.1');
 const observer = new Redis(server.port, '127.0.0.1');
 const rows: string[][] = [];
 try {
-  console.log(`Lease renewal, lease ${LEASE_MS} ms, renewal every ${INTERVAL_MS} ms, measured over ${HOLD_MS / 1_000} s of holding`);
+  console.log(
+    `Lease renewal, lease ${LEASE_MS} ms, renewal every ${INTERVAL_MS} ms, measured over ${HOLD_MS / 1_000} s of holding`,
+  );
   console.log(await describeEnvironment(observer));
   for (const count of COUNTS) {
     for (const [name, hold] of Object.entries(contenders)) {
@@ -122,7 +130,14 @@ try {
   }
   console.log(
     markdownTable(
-      ['held locks', 'contender', 'round trips / interval', 'Redis commands executed / s', 'node CPU ms / s', 'CPU µs / renewed lock'],
+      [
+        'held locks',
+        'contender',
+        'round trips / interval',
+        'Redis commands executed / s',
+        'node CPU ms / s',
+        'CPU µs / renewed lock',
+      ],
       rows,
     ),
   );

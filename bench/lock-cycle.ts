@@ -4,26 +4,35 @@
  * lock and redis-semaphore. Run with `npm run bench`; see bench/README.md. Uses the shared Redis
  * (REDIS_URL) under a unique key prefix and deletes its keys at the end.
  *
- * Two runs, each in a process of its own, because of one process-wide switch: the first
+ * Three runs, each in a process of its own, because of one process-wide switch: the first
  * `AsyncLocalStorage.run()` turns on promise hooks for the whole process on Node 20, which makes every
  * promise of every contender dearer. The `provider` run never turns them on, as an app that uses the
  * provider alone; the `module` run turns them on before measuring, as an app that runs its jobs
- * through the module does.
+ * through the module does. The `replica` run measures `minReplicasToAck` against the plain provider on a
+ * private primary with one replica.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../test/support/shared-redis.js';
+import { Redis } from 'ioredis';
+import { startPrivateRedisServer, type PrivateRedisServer } from '../test/support/redis-server.js';
+import { deleteKeys, SHARED_REDIS_URL, uniquePrefix } from '../test/support/shared-redis.js';
+import { waitUntil } from '../test/support/wait-until.js';
 import type { Contender, ContenderSettings } from './contenders/contender.js';
 import { executorContender } from './contenders/executor.js';
 import { fencedFloorContender } from './contenders/fenced-floor.js';
-import { oursContender } from './contenders/ours.js';
+import { oursContender, replicaAckedContender } from './contenders/ours.js';
 import { peerContender, peerKeyPrefix } from './contenders/peer.js';
 import { rawContender } from './contenders/raw.js';
 import { measureCommandUsage, type CommandUsage } from './support/command-usage.js';
 import { describeEnvironment, loadAverage, numberFromEnv } from './support/environment.js';
-import { pairedRatios, runPairedRounds, williamsBlockLength, type PairedCase, type PairedResult } from './support/paired-rounds.js';
+import {
+  pairedRatios,
+  runPairedRounds,
+  williamsBlockLength,
+  type PairedCase,
+  type PairedResult,
+} from './support/paired-rounds.js';
 import { median, quantile } from './support/stats.js';
 import { markdownTable } from './support/table.js';
 import { measureThroughput } from './support/throughput.js';
@@ -48,8 +57,9 @@ const COUNT_SAMPLES = 20;
  */
 const TARGET = 0.95;
 const TARGET_CONTENDER = 'ours RedisLockProvider';
-/** Ours needs one round trip per acquire, per release and per failed attempt. */
+/** Ours needs one round trip per acquire, per release and per failed attempt; minReplicasToAck one more per acquire. */
 const EXPECTED_OURS_USAGE = { acquire: 1, release: 1, failedAttempt: 1 };
+const EXPECTED_REPLICA_ACKED_USAGE = { ...EXPECTED_OURS_USAGE, acquire: 2 };
 const UNCONTENDED = 'uncontended cycle';
 const SKIP = 'contended skip';
 /** The cases whose ours ÷ fenced floor ratio is checked against {@link TARGET}. */
@@ -63,6 +73,10 @@ interface Run {
   readonly contenders: readonly (readonly [string, Make])[];
   /** Whether this run checks the throughput target (the provider against the fenced floor, no promise hooks). */
   readonly target: boolean;
+  /** The first contender's short name, for the ratio columns. Default `raw`. */
+  readonly baseline?: string;
+  /** A private primary with one replica instead of the shared Redis (REDIS_URL). */
+  readonly withReplica?: boolean;
 }
 
 const RUNS = {
@@ -85,24 +99,50 @@ const RUNS = {
     ],
     target: false,
   },
+  replica: {
+    title: 'minReplicasToAck: a private primary with one replica (WAIT after each lock taken)',
+    contenders: [
+      ['ours', oursContender],
+      ['acked', replicaAckedContender],
+    ],
+    target: false,
+    baseline: 'ours',
+    withReplica: true,
+  },
 } satisfies Record<string, Run>;
 type RunName = keyof typeof RUNS;
 
 // Production apps log without debug; the executor's per-skip debug line must not flood the bench.
 Logger.overrideLogger(['log', 'warn', 'error', 'fatal']);
 
-async function connect(): Promise<Redis> {
-  const client = sharedRedis();
+async function connect(url: string): Promise<Redis> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
   await client.ping();
   return client;
 }
 
+/**
+ * A private primary and its replica, linked, on this machine's loopback (a replica elsewhere would add its
+ * network's round trip to every WAIT).
+ */
+async function startPrimaryWithReplica(): Promise<PrivateRedisServer[]> {
+  const primary = await startPrivateRedisServer();
+  const replica = await startPrivateRedisServer({ replicaOf: primary.port });
+  const replicaAdmin = await connect(replica.url);
+  await waitUntil(
+    async () => /^master_link_status:up/m.test(await replicaAdmin.info('replication')),
+    'the replica is linked to the primary',
+  );
+  await replicaAdmin.quit();
+  return [primary, replica];
+}
+
 /** The contenders, each on its own client as an app has one, with their contended locks held by `holder`. */
-async function contendersOf(run: Run, prefix: string, holder: Redis): Promise<Contender[]> {
+async function contendersOf(run: Run, url: string, prefix: string, holder: Redis): Promise<Contender[]> {
   const maxWorkers = Math.max(...CONCURRENCIES);
   const contenders: Contender[] = [];
   for (const [name, make] of run.contenders) {
-    contenders.push(await make(await connect(), { keyPrefix: `${prefix}:${name}`, ttlMs: TTL_MS }, maxWorkers));
+    contenders.push(await make(await connect(url), { keyPrefix: `${prefix}:${name}`, ttlMs: TTL_MS }, maxWorkers));
   }
   for (const contender of contenders) {
     await Promise.all(Array.from({ length: maxWorkers }, (_, worker) => contender.holdElsewhere(worker, holder)));
@@ -110,16 +150,26 @@ async function contendersOf(run: Run, prefix: string, holder: Redis): Promise<Co
   return contenders;
 }
 
-function pairedCase(label: string, contenders: readonly Contender[], concurrency: number, op: (c: Contender, worker: number) => Promise<void>): PairedCase {
+function pairedCase(
+  label: string,
+  contenders: readonly Contender[],
+  concurrency: number,
+  op: (c: Contender, worker: number) => Promise<void>,
+): PairedCase {
   return {
     label: caseLabel(label, concurrency),
-    entrants: contenders.map((c) => ({ label: c.label, measure: () => measureThroughput((worker) => op(c, worker), concurrency, SLICE_MS) })),
+    entrants: contenders.map((c) => ({
+      label: c.label,
+      measure: () => measureThroughput((worker) => op(c, worker), concurrency, SLICE_MS),
+    })),
   };
 }
 
 function cases(contenders: readonly Contender[]): PairedCase[] {
   return [
-    ...CONCURRENCIES.map((concurrency) => pairedCase(UNCONTENDED, contenders, concurrency, (c, worker) => c.cycle(worker))),
+    ...CONCURRENCIES.map((concurrency) =>
+      pairedCase(UNCONTENDED, contenders, concurrency, (c, worker) => c.cycle(worker)),
+    ),
     ...CONCURRENCIES.map((concurrency) =>
       pairedCase(SKIP, contenders, concurrency, (c, worker) => c.attemptHeld(worker)),
     ),
@@ -154,7 +204,8 @@ function throughputTable(run: Run, results: readonly PairedResult[]): string {
       ...(run.target ? [isTargetCell(r) && toFloor ? targetVerdict(median(toFloor)) : ''] : []),
     ];
   });
-  const headers = ['case', 'contender', 'ops/s (median)', '× raw (median of paired)', '× raw IQR'];
+  const baseline = run.baseline ?? 'raw';
+  const headers = ['case', 'contender', 'ops/s (median)', `× ${baseline} (median of paired)`, `× ${baseline} IQR`];
   const floorHeaders = hasFencedFloor ? ['× fenced floor (median of paired)'] : [];
   return markdownTable([...headers, ...floorHeaders, ...(run.target ? ['target'] : [])], rows);
 }
@@ -206,19 +257,36 @@ function targetSpread(runs: readonly (readonly TargetCell[])[]): string {
 }
 
 function usageTable(usage: ReadonlyMap<Contender, CommandUsage>): string {
-  const rows = [...usage].map(([contender, u]) => [
-    contender.label,
-    String(u.acquire),
-    String(u.release),
-    String(u.failedAttempt),
-    u.names.join(', '),
-    isOurs(contender.label) ? (meetsExpectedUsage(u) ? '1 / 1 / 1 met' : 'expected 1 / 1 / 1: MISSED') : '',
-  ]);
-  return markdownTable(['contender', 'cmds/acquire', 'cmds/release', 'cmds/failed attempt', 'commands', 'target'], rows);
+  const rows = [...usage].map(([contender, u]) => {
+    const expected = expectedUsage(contender.label);
+    const counts = expected && `${expected.acquire} / ${expected.release} / ${expected.failedAttempt}`;
+    return [
+      contender.label,
+      String(u.acquire),
+      String(u.release),
+      String(u.failedAttempt),
+      u.names.join(', '),
+      counts ? (meetsExpectedUsage(contender.label, u) ? `${counts} met` : `expected ${counts}: MISSED`) : '',
+    ];
+  });
+  return markdownTable(
+    ['contender', 'cmds/acquire', 'cmds/release', 'cmds/failed attempt', 'commands', 'target'],
+    rows,
+  );
 }
 
-function meetsExpectedUsage(usage: CommandUsage): boolean {
-  return (Object.keys(EXPECTED_OURS_USAGE) as (keyof typeof EXPECTED_OURS_USAGE)[]).every((op) => usage[op] === EXPECTED_OURS_USAGE[op]);
+/** What our contender `label` must send per operation; `undefined` for the others. */
+function expectedUsage(label: string): typeof EXPECTED_OURS_USAGE | undefined {
+  if (!isOurs(label)) return undefined;
+  return label.includes('minReplicasToAck') ? EXPECTED_REPLICA_ACKED_USAGE : EXPECTED_OURS_USAGE;
+}
+
+function meetsExpectedUsage(label: string, usage: CommandUsage): boolean {
+  const expected = expectedUsage(label);
+  return (
+    !expected ||
+    (Object.keys(expected) as (keyof typeof EXPECTED_OURS_USAGE)[]).every((op) => usage[op] === expected[op])
+  );
 }
 
 function isOurs(label: string): boolean {
@@ -233,12 +301,15 @@ function isFencedFloor(label: string): boolean {
 async function measure(runName: RunName): Promise<void> {
   const run: Run = RUNS[runName];
   const prefix = uniquePrefix(`bench-${runName}`);
-  const admin = await connect();
-  const holder = await connect();
+  const servers = run.withReplica ? await startPrimaryWithReplica() : [];
+  const url = servers[0]?.url ?? SHARED_REDIS_URL;
+  const admin = await connect(url);
+  const holder = await connect(url);
   let contenders: Contender[] = [];
   try {
-    const environment = `${await describeEnvironment(admin)} · ${loadAverage()} at the start`;
-    contenders = await contendersOf(run, prefix, holder);
+    const topology = run.withReplica ? ' · a private primary and 1 replica on loopback' : '';
+    const environment = `${await describeEnvironment(admin)}${topology} · ${loadAverage()} at the start`;
+    contenders = await contendersOf(run, url, prefix, holder);
     // Outside the timed part; in the module run, the executor's first run turns the promise hooks on here.
     const usage = new Map<Contender, CommandUsage>();
     for (const contender of contenders) usage.set(contender, await measureCommandUsage(contender, COUNT_SAMPLES));
@@ -249,12 +320,16 @@ async function measure(runName: RunName): Promise<void> {
     const block = williamsBlockLength(contenders.length);
     const affordable = Math.floor((BENCH_SECONDS * 1000) / (slicesPerRound * SLICE_MS)) - WARMUP_ROUNDS;
     const rounds = Math.max(block, affordable - (affordable % block));
-    console.error(`${runName}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up) of ${slicesPerRound} slices of ${SLICE_MS} ms`);
+    console.error(
+      `${runName}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up) of ${slicesPerRound} slices of ${SLICE_MS} ms`,
+    );
     const results = await runPairedRounds(benchCases, rounds, WARMUP_ROUNDS, (round) => {
       if (round >= 0 && (round + 1) % 5 === 0) console.error(`${runName}: round ${round + 1}/${rounds} done`);
     });
 
-    console.log(`\n## ${run.title}\n\n${environment}; ${rounds} paired rounds of ${SLICE_MS} ms slices, TTL ${TTL_MS} ms\n`);
+    console.log(
+      `\n## ${run.title}\n\n${environment}; ${rounds} paired rounds of ${SLICE_MS} ms slices, TTL ${TTL_MS} ms\n`,
+    );
     console.log(throughputTable(run, results));
     if (run.target) {
       const cells = targetCells(results);
@@ -265,11 +340,12 @@ async function measure(runName: RunName): Promise<void> {
     console.log(`\n${loadAverage()} at the end of the run`);
     console.log("\nRedis commands per operation (counted on each contender's client, sequential)\n");
     console.log(usageTable(usage));
-    if (![...usage].every(([c, u]) => !isOurs(c.label) || meetsExpectedUsage(u))) process.exitCode = 1;
+    if (![...usage].every(([c, u]) => meetsExpectedUsage(c.label, u))) process.exitCode = 1;
   } finally {
     await deleteKeys(admin, prefix);
     await deleteKeys(admin, peerKeyPrefix(prefix));
     await Promise.all([admin, holder, ...contenders.map((c) => c.client)].map((client) => client.quit()));
+    await Promise.all(servers.map((server) => server.stop()));
   }
 }
 

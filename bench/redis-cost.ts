@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import type { Contender } from './contenders/contender.js';
 import { fencedFloorContender } from './contenders/fenced-floor.js';
 import { oursContender } from './contenders/ours.js';
+import { RedisLockProvider } from 'nest-scheduler-lock';
 import { peerContender } from './contenders/peer.js';
 import { rawContender } from './contenders/raw.js';
 import { startCallgrindRedis, type CallgrindRedis } from './support/callgrind-redis.js';
@@ -28,6 +29,43 @@ async function instructionsPerOp(server: CallgrindRedis, op: () => Promise<unkno
   await server.zero();
   for (let i = 0; i < OPS; i++) await op();
   return (await server.read()) / OPS;
+}
+
+/**
+ * What a scheduled job's lock costs Redis per run with the operator features (pause check, run history, in
+ * `acquire-job.lua` / `claim-occurrence.lua` and `finish.lua`), against the same run without them: a plain
+ * `lock()` + `unlock()`, and an occurrence claim released without a history entry (the release of before).
+ */
+async function jobRunCosts(): Promise<string[][]> {
+  const provider = new RedisLockProvider(connect(), { keyPrefix: 'jobs', lockedBy: 'bench' });
+  const config = { name: 'job', lockAtMostFor: TTL_MS, lockAtLeastFor: 0 };
+  const report = { startedAt: Date.now(), durationMs: 12, attempt: 1 };
+  let occurrence = 0;
+  const taken = <L>(claim: { lock: L } | { refused: string }): L => {
+    if (!('lock' in claim)) throw new Error(`not taken: ${claim.refused}`);
+    return claim.lock;
+  };
+  const plain = await instructionsPerOp(server, async () => (await provider.lock(config))!.unlock());
+  const job = await instructionsPerOp(server, async () =>
+    taken(await provider.lockJob(config, false)).finish!('succeeded', report),
+  );
+  const claimOnly = await instructionsPerOp(server, async () =>
+    taken(await provider.lockOccurrence(config, ++occurrence)).finish!('succeeded'),
+  );
+  const claimWithHistory = await instructionsPerOp(server, async () =>
+    taken(await provider.lockOccurrence(config, ++occurrence)).finish!('succeeded', { ...report, occurrence }),
+  );
+  const count = (instructions: number) => Math.round(instructions).toLocaleString('en-US');
+  return [
+    ['interval / timeout: lock() + unlock(), no pause check, no history', count(plain), '1.00'],
+    ['interval / timeout: lockJob() + finish() with history', count(job), (job / plain).toFixed(2)],
+    ['cron occurrence: claim + release with the record only', count(claimOnly), '1.00'],
+    [
+      'cron occurrence: claim + finish() with history',
+      count(claimWithHistory),
+      (claimWithHistory / claimOnly).toFixed(2),
+    ],
+  ];
 }
 
 const server = await startCallgrindRedis();
@@ -67,11 +105,16 @@ try {
     (attempt / raw.attempt).toFixed(2),
     (attempt / floor.attempt).toFixed(3),
   ]);
-  console.log(`${await describeEnvironment(holder)}; redis-server under callgrind, ${OPS} sequential operations per figure\n`);
+  console.log(
+    `${await describeEnvironment(holder)}; redis-server under callgrind, ${OPS} sequential operations per figure\n`,
+  );
   const perCycle = ['Redis instructions / cycle', '× raw', '× fenced floor'];
   const perAttempt = ['Redis instructions / failed attempt', '× raw', '× fenced floor'];
   console.log(markdownTable(['contender', ...perCycle, ...perAttempt], rows));
   console.log(`\nFor scale: one PING round trip costs Redis ${Math.round(ping).toLocaleString('en-US')} instructions.`);
+  console.log(
+    `\n${markdownTable(["a scheduled job's run", 'Redis instructions / run', '× without history'], await jobRunCosts())}`,
+  );
 } finally {
   for (const client of clients) client.disconnect();
   await server.kill();

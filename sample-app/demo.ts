@@ -15,16 +15,21 @@ const INSTANCE_COUNT = 3;
 async function main(): Promise<number> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const seconds = Number(process.env.DEMO_SECONDS ?? 30);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`DEMO_SECONDS must be a positive number of seconds, got "${process.env.DEMO_SECONDS}"`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new Error(`DEMO_SECONDS must be a positive number of seconds, got "${process.env.DEMO_SECONDS}"`);
 
   if (!(await redisIsReachable(redisUrl))) {
-    console.error(`Redis is not reachable at ${redisUrl}. Start one, for example:\n\n  redis-server --port 6379 --save '' --daemonize yes\n\nor point REDIS_URL at another server.`);
+    console.error(
+      `Redis is not reachable at ${redisUrl}. Start one, for example:\n\n  redis-server --port 6379 --save '' --daemonize yes\n\nor point REDIS_URL at another server.`,
+    );
     return 1;
   }
 
   // A prefix of its own, so locks left over by an earlier, interrupted demo cannot skew this one.
   const keyPrefix = `sample-app-demo-${process.pid}-${Date.now()}`;
-  console.log(`Running ${INSTANCE_COUNT} instances of the sample app for ${seconds} s (Redis ${redisUrl}, key prefix "${keyPrefix}")\n`);
+  console.log(
+    `Running ${INSTANCE_COUNT} instances of the sample app for ${seconds} s (Redis ${redisUrl}, key prefix "${keyPrefix}")\n`,
+  );
 
   const ticks: TickLine[] = [];
   const instances = Array.from({ length: INSTANCE_COUNT }, (_, i) =>

@@ -13,7 +13,9 @@ async function bootstrap(): Promise<void> {
   app.enableShutdownHooks();
   // Tells a parent process, when there is one (the cluster demo), that the jobs are scheduled.
   process.send?.('ready');
-  new Logger('SampleApp').log(`Instance "${config.instanceId}" is running its jobs (Redis ${config.redisUrl}, key prefix "${config.keyPrefix}")`);
+  new Logger('SampleApp').log(
+    `Instance "${config.instanceId}" is running its jobs (Redis ${config.redisUrl}, key prefix "${config.keyPrefix}")`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

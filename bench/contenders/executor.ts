@@ -26,7 +26,8 @@ export function executorContender(client: Redis, { keyPrefix, ttlMs }: Contender
     holdElsewhere: (worker, holder) => holdWithProvider(holder, keyPrefix, heldLockName(worker), LABEL),
     async attemptHeld(worker) {
       const outcome = await executor.executeWithLock(nothing, { name: heldLockName(worker) });
-      if (outcome.executed || outcome.reason !== 'locked') throw unexpected(LABEL, 'a lock held elsewhere was not skipped as locked');
+      if (outcome.executed || outcome.reason !== 'locked')
+        throw unexpected(LABEL, 'a lock held elsewhere was not skipped as locked');
     },
   };
 }

@@ -6,7 +6,8 @@ import { compareAndDeleteContender } from './raw.js';
  * The least a fenced acquire can ask of Redis 7.0: no native command takes a lock and draws a token
  * only when the lock was taken, so it is a script, here the smallest one.
  */
-export const FENCED_SET = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return 0";
+export const FENCED_SET =
+  "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return 0";
 
 /**
  * The floor of any lock that hands out fencing tokens in its acquire round trip: `EVALSHA` of

@@ -1,6 +1,13 @@
 import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
-import { freeLockName, heldLockName, HOLD_ELSEWHERE_MS, unexpected, type Contender, type ContenderSettings } from './contender.js';
+import {
+  freeLockName,
+  heldLockName,
+  HOLD_ELSEWHERE_MS,
+  unexpected,
+  type Contender,
+  type ContenderSettings,
+} from './contender.js';
 
 const LABEL = 'peer redis-semaphore Mutex';
 
@@ -22,7 +29,10 @@ export function peerContender(client: Redis, { keyPrefix, ttlMs }: ContenderSett
       await mutex.release();
     },
     async holdElsewhere(worker, holder) {
-      const mutex = new Mutex(holder, key(heldLockName(worker)), { lockTimeout: HOLD_ELSEWHERE_MS, refreshInterval: 0 });
+      const mutex = new Mutex(holder, key(heldLockName(worker)), {
+        lockTimeout: HOLD_ELSEWHERE_MS,
+        refreshInterval: 0,
+      });
       if (!(await mutex.tryAcquire())) throw unexpected(LABEL, 'the holder could not take its lock');
     },
     async attemptHeld(worker) {

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { freeLockName, heldLockName, HOLD_ELSEWHERE_MS, unexpected, type Contender, type ContenderSettings } from './contender.js';
+import {
+  freeLockName,
+  heldLockName,
+  HOLD_ELSEWHERE_MS,
+  unexpected,
+  type Contender,
+  type ContenderSettings,
+} from './contender.js';
 
 /** The smallest correct release: delete only if the token is still ours. */
-export const COMPARE_AND_DELETE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+export const COMPARE_AND_DELETE =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 const LABEL = 'raw SET NX PX + EVALSHA';
 
@@ -31,13 +39,15 @@ export async function compareAndDeleteContender(client: Redis, keyPrefix: string
       const token = randomUUID();
       if (!take.taken(await take.send(lockKey, token))) throw unexpected(take.label, 'a free lock was not taken');
       whileHeld?.();
-      if ((await client.evalsha(releaseSha, 1, lockKey, token)) !== 1) throw unexpected(take.label, 'a held lock was not released');
+      if ((await client.evalsha(releaseSha, 1, lockKey, token)) !== 1)
+        throw unexpected(take.label, 'a held lock was not released');
     },
     async holdElsewhere(worker, holder) {
       await holder.set(key(heldLockName(worker)), 'holder', 'PX', HOLD_ELSEWHERE_MS, 'NX');
     },
     async attemptHeld(worker) {
-      if (take.taken(await take.send(key(heldLockName(worker)), randomUUID()))) throw unexpected(take.label, 'a lock held elsewhere was taken');
+      if (take.taken(await take.send(key(heldLockName(worker)), randomUUID())))
+        throw unexpected(take.label, 'a lock held elsewhere was taken');
     },
   };
 }

@@ -26,3 +26,14 @@ export function loadAverage(): string {
   const [one, five, fifteen] = loadavg().map((load) => load.toFixed(2));
   return `load average ${one} / ${five} / ${fifteen} (1 / 5 / 15 min)`;
 }
+
+/** A comma-separated list of positive numbers from the environment, or `fallback` when unset. */
+export function numberListFromEnv(name: string, fallback: readonly number[]): number[] {
+  const text = process.env[name];
+  if (text === undefined || text === '') return [...fallback];
+  const values = text.split(',').map(Number);
+  if (!values.every((value) => Number.isFinite(value) && value > 0)) {
+    throw new Error(`${name} must be a comma-separated list of positive numbers (got "${text}")`);
+  }
+  return values;
+}

@@ -33,7 +33,9 @@ export function startInstance(id: string, env: NodeJS.ProcessEnv, onTick: (tick:
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
-    child.once('exit', (code, signal) => reject(new Error(`${id} exited before it was ready (code ${code}, signal ${signal})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${id} exited before it was ready (code ${code}, signal ${signal})`)),
+    );
   });
 
   return {
@@ -53,7 +55,9 @@ export function startInstance(id: string, env: NodeJS.ProcessEnv, onTick: (tick:
 function parseTickLine(line: string): TickLine | undefined {
   try {
     const value = JSON.parse(line) as Partial<TickLine>;
-    return typeof value.instance === 'string' && typeof value.job === 'string' && typeof value.tick === 'string' ? (value as TickLine) : undefined;
+    return typeof value.instance === 'string' && typeof value.job === 'string' && typeof value.tick === 'string'
+      ? (value as TickLine)
+      : undefined;
   } catch {
     return undefined;
   }

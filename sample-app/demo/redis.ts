@@ -2,7 +2,12 @@ import { Redis } from 'ioredis';
 
 /** Whether a Redis server answers PING at `url` within a second. */
 export async function redisIsReachable(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => {}); // the failed connection is the answer, not an error to report
   try {
     await client.connect();

@@ -30,7 +30,10 @@ export function renderTickTable(ticks: TickLine[]): string {
 export function summarizeInstances(ticks: TickLine[]): string {
   const counts = new Map<string, number>();
   for (const { instance } of ticks) counts.set(instance, (counts.get(instance) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([instance, count]) => `${instance}: ${count}`).join(', ');
+  return [...counts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([instance, count]) => `${instance}: ${count}`)
+    .join(', ');
 }
 
 function groupRuns(ticks: TickLine[]): RunsByTick {
@@ -55,5 +58,12 @@ function timeOfDay(tick: string): string {
 
 function formatColumns(rows: string[][]): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((text, column) => text.padEnd(widths[column])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((text, column) => text.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

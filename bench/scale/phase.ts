@@ -1,0 +1,224 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { sampleCpu } from '../../test/chaos/cpu-sampler.js';
+import type { MemorySample, NodeMode, ReportMessage, SecondSample } from './node-messages.js';
+import type { RedisMeter, RedisUsage } from './redis-meter.js';
+import { ScaleFleet } from './scale-fleet.js';
+
+/** After the last node started its jobs: JIT, script caches and the first claims settle. */
+const WARMUP_MS = 5_000;
+/**
+ * After the window, before the reports: runs of the window's last occurrences that start late are still
+ * counted. Longer than the lock module's default attempt timeout (2 s), after which a tick is skipped.
+ */
+const DRAIN_MS = 4_000;
+
+/** One phase: P nodes in one mode, each running J jobs every second, measured over a window of whole seconds. */
+export interface PhaseOptions {
+  readonly mode: NodeMode;
+  readonly nodes: number;
+  readonly jobs: number;
+  /** Length of the measured window. */
+  readonly seconds: number;
+  /** The private server the nodes use; it is flushed before the phase. */
+  readonly redisUrl: string;
+  readonly admin: Redis;
+  readonly meter: RedisMeter;
+}
+
+/** How often each occurrence ran: per job and second (locked), or per job, second and node (unlocked). */
+export interface RunCounts {
+  readonly expected: number;
+  readonly once: number;
+  readonly twiceOrMore: number;
+  readonly never: number;
+}
+
+/** What one phase measured over its window; {@link combinePhases} adds phases of the same setup up. */
+export interface PhaseResult {
+  readonly mode: NodeMode;
+  readonly nodes: number;
+  readonly jobs: number;
+  readonly seconds: number;
+  readonly counts: RunCounts;
+  /** Tick-to-handler delay (ms) → runs, every node's runs of the window's occurrences. */
+  readonly delays: ReadonlyMap<number, number>;
+  /** Node CPU over the window, summed over the nodes, µs. */
+  readonly nodeCpuMicros: number;
+  /** Redis round trips and commands the nodes' clients sent over the window, summed over the nodes. */
+  readonly roundTrips: number;
+  readonly commandsSent: number;
+  readonly redis: RedisUsage;
+  /** Per node: memory before adding the jobs, and after the phase. */
+  readonly emptyMemory: readonly MemorySample[];
+  readonly memory: readonly MemorySample[];
+  readonly runsWithoutLock: number;
+  /** Ticks cron ran at once, late, because their timer was already due (over the whole phase). */
+  readonly lateTicks: number;
+  /** Locked runs of the window's occurrences that claimed them from an earlier tick. */
+  readonly earlyClaims: number;
+  readonly warnings: number;
+  readonly firstWarnings: readonly string[];
+  /** Whole machine (every process), mean over the window's one-second samples, %. */
+  readonly machineBusyPercent: number;
+}
+
+/**
+ * Runs one phase on a fresh fleet: starts the nodes, waits for the warm-up, measures a window of whole
+ * seconds [first, first + seconds) — the nodes' totals and the Redis meter are read at half past the
+ * second before each end, between two bursts of ticks — lets late runs finish, then collects and stops.
+ */
+export async function runPhase(options: PhaseOptions): Promise<PhaseResult> {
+  await options.admin.flushall(); // the private server: the phase's job records start from nothing
+  const { fleet, emptyMemory } = await ScaleFleet.start({
+    mode: options.mode,
+    nodes: options.nodes,
+    jobs: options.jobs,
+    redisUrl: options.redisUrl,
+    keyPrefix: 'scale',
+  });
+  try {
+    const firstSecond = Math.ceil((Date.now() + WARMUP_MS) / 1_000);
+    const endSecond = firstSecond + options.seconds;
+    await sleepUntil(firstSecond * 1_000 - 500);
+    await options.meter.begin();
+    const busy: number[] = [];
+    const stopSampling = sampleCpu(1_000, (percent) => busy.push(percent));
+    await sleepUntil(endSecond * 1_000 - 500);
+    stopSampling();
+    const redis = await options.meter.end();
+    await sleepUntil(endSecond * 1_000 + DRAIN_MS);
+    const reports = await fleet.reports();
+    return summarize(options, firstSecond, endSecond, reports, emptyMemory, redis, busy);
+  } finally {
+    await fleet.stop();
+  }
+}
+
+function summarize(
+  options: PhaseOptions,
+  firstSecond: number,
+  endSecond: number,
+  reports: readonly ReportMessage[],
+  emptyMemory: MemorySample[],
+  redis: RedisUsage,
+  busy: readonly number[],
+): PhaseResult {
+  const seconds = Array.from({ length: endSecond - firstSecond }, (_, i) => firstSecond + i);
+  const runs = reports.map((report) => seconds.map((second) => runsOf(report, second, options.jobs)));
+  const counts = { expected: 0, once: 0, twiceOrMore: 0, never: 0 };
+  const count = (n: number) => {
+    counts.expected += 1;
+    if (n === 0) counts.never += 1;
+    else if (n === 1) counts.once += 1;
+    else counts.twiceOrMore += 1;
+  };
+  for (const [s] of seconds.entries()) {
+    for (let job = 0; job < options.jobs; job++) {
+      // Locked: once across the cluster. Unlocked: once on every node (cron's own record, the baseline).
+      if (options.mode === 'locked') count(runs.reduce((sum, node) => sum + node[s][job], 0));
+      else for (const node of runs) count(node[s][job]);
+    }
+  }
+  const delays = new Map<number, number>();
+  for (const report of reports) {
+    for (const second of seconds) {
+      for (const [delay, n] of report.delays[second] ?? []) delays.set(delay, (delays.get(delay) ?? 0) + n);
+    }
+  }
+  // Totals read at half past the second before the window and before its end: the window's ticks exactly.
+  // A node whose event loop was busy read them later (or skipped a second): its difference is scaled to
+  // the window's length.
+  const delta = (field: Exclude<keyof SecondSample, 'at'>) =>
+    reports.reduce((sum, report, node) => {
+      const start = sampleNear(report, firstSecond - 1, node);
+      const end = sampleNear(report, endSecond - 1, node);
+      return sum + ((end[field] - start[field]) * options.seconds * 1_000) / (end.at - start.at);
+    }, 0);
+  return {
+    mode: options.mode,
+    nodes: options.nodes,
+    jobs: options.jobs,
+    seconds: options.seconds,
+    counts,
+    delays,
+    nodeCpuMicros: delta('cpuMicros'),
+    roundTrips: delta('roundTrips'),
+    commandsSent: delta('commands'),
+    redis,
+    emptyMemory,
+    memory: reports.map((report) => report.memory),
+    runsWithoutLock: reports.reduce((sum, report) => sum + report.runsWithoutLock, 0),
+    lateTicks: reports.reduce((sum, report) => sum + report.lateTicks, 0),
+    earlyClaims: reports.reduce(
+      (sum, report) => sum + seconds.reduce((inWindow, second) => inWindow + (report.earlyClaims[second] ?? 0), 0),
+      0,
+    ),
+    warnings: reports.reduce((sum, report) => sum + report.warnings.count, 0),
+    firstWarnings: reports.flatMap((report) => report.warnings.first).slice(0, 5),
+    machineBusyPercent: busy.length ? busy.reduce((a, b) => a + b, 0) / busy.length : Number.NaN,
+  };
+}
+
+function runsOf(report: ReportMessage, second: number, jobs: number): Uint8Array {
+  const encoded = report.runs[second];
+  return encoded === undefined ? new Uint8Array(jobs) : new Uint8Array(Buffer.from(encoded, 'base64'));
+}
+
+/** How far from a window's end a node's reading may be: a saturated node's loop misses seconds. */
+const SAMPLE_REACH_SECONDS = 3;
+
+/** The node's totals read at half past `second`, else the nearest reading within {@link SAMPLE_REACH_SECONDS}. */
+function sampleNear(report: ReportMessage, second: number, node: number): SecondSample {
+  for (let distance = 0; distance <= SAMPLE_REACH_SECONDS; distance++) {
+    const sample = report.samples[second + distance] ?? report.samples[second - distance];
+    if (sample) return sample;
+  }
+  throw new Error(
+    `node ${node + 1} read no totals within ${SAMPLE_REACH_SECONDS} s of ${second}.5 (its event loop was blocked that long)`,
+  );
+}
+
+/** Adds up phases of the same mode, node count and job count (the rounds of one setup). */
+export function combinePhases(phases: readonly PhaseResult[]): PhaseResult {
+  const [first] = phases;
+  if (!first) throw new Error('combinePhases: no phases');
+  const sum = (read: (phase: PhaseResult) => number) => phases.reduce((total, phase) => total + read(phase), 0);
+  const sumOptional = (read: (usage: RedisUsage) => number | undefined) =>
+    phases.every((phase) => read(phase.redis) !== undefined) ? sum((phase) => read(phase.redis)!) : undefined;
+  const delays = new Map<number, number>();
+  for (const phase of phases) for (const [delay, n] of phase.delays) delays.set(delay, (delays.get(delay) ?? 0) + n);
+  const seconds = sum((phase) => phase.seconds);
+  return {
+    ...first,
+    seconds,
+    counts: {
+      expected: sum((p) => p.counts.expected),
+      once: sum((p) => p.counts.once),
+      twiceOrMore: sum((p) => p.counts.twiceOrMore),
+      never: sum((p) => p.counts.never),
+    },
+    delays,
+    nodeCpuMicros: sum((p) => p.nodeCpuMicros),
+    roundTrips: sum((p) => p.roundTrips),
+    commandsSent: sum((p) => p.commandsSent),
+    redis: {
+      cpuMicros: sumOptional((usage) => usage.cpuMicros),
+      commandsExecuted: sumOptional((usage) => usage.commandsExecuted),
+      instructions: sumOptional((usage) => usage.instructions),
+    },
+    emptyMemory: phases.flatMap((p) => p.emptyMemory),
+    memory: phases.flatMap((p) => p.memory),
+    runsWithoutLock: sum((p) => p.runsWithoutLock),
+    lateTicks: sum((p) => p.lateTicks),
+    earlyClaims: sum((p) => p.earlyClaims),
+    warnings: sum((p) => p.warnings),
+    firstWarnings: phases.flatMap((p) => p.firstWarnings).slice(0, 5),
+    machineBusyPercent: sum((p) => p.machineBusyPercent * p.seconds) / seconds,
+  };
+}
+
+async function sleepUntil(epochMs: number): Promise<void> {
+  const wait = epochMs - Date.now();
+  if (wait > 0) await sleep(wait);
+}

@@ -100,7 +100,7 @@ export function checkCronJob(job: LockedJob, cron: CronJobParts, provider: LockP
     );
   }
   if (!Array.isArray(cron._callbacks)) throw unlockable(job, 'this version of "cron" keeps its callbacks elsewhere');
-  const { minGap } = new CronSchedule(cron.cronTime);
+  const { minGap } = CronSchedule.of(cron.cronTime);
   warnIfLockOutlasts(
     job,
     minGap,

@@ -43,7 +43,7 @@ export class OccurrenceJob {
     cronTime: CronTimeLike,
     private readonly services: OccurrenceServices,
   ) {
-    this.schedule = new CronSchedule(cronTime);
+    this.schedule = CronSchedule.of(cronTime);
     this.maxClockSkew = clockSkewFor(policy, this.schedule, job.source, String(cronTime.source));
   }
 

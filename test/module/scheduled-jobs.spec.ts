@@ -353,6 +353,23 @@ describe('jobs added to SchedulerRegistry at runtime', () => {
     await expectLockedRun(app, { method: 'runtime-cron', jobName: 'runtime-cron', lockName: 'runtime-cron' });
   });
 
+  it('locks a one-shot cron job scheduled at a date, claiming that date as its occurrence', async () => {
+    const app = await startJobs(NoJobs);
+
+    app.get(LockedJobRegistry).declare('one-shot', { lockAtMostFor: '5s' });
+    const fireAt = new Date(Date.now() + 1_500);
+    let occurrence: Date | undefined;
+    const job = new CronJob(fireAt, () => {
+      occurrence = currentLock()?.occurrence;
+      return recorder.record('one-shot');
+    });
+    app.registry.addCronJob('one-shot', job);
+    job.start();
+
+    await expectLockedRun(app, { method: 'one-shot', jobName: 'one-shot', lockName: 'one-shot' });
+    expect(occurrence).toEqual(fireAt);
+  });
+
   it('locks declared intervals and timeouts, under the declared lock name, and leaves undeclared ones alone', async () => {
     const app = await startJobs(NoJobs);
     const locks = app.get(LockedJobRegistry);

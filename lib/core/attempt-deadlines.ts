@@ -55,10 +55,12 @@ export class AttemptDeadlines {
 
   private sweep(): void {
     const now = performance.now();
-    for (const entry of this.pending) {
-      if (now >= entry.deadline && this.settle(entry)) entry.expire();
-    }
-    if (this.pending.size === 0) {
+    const overdue = [...this.pending].filter((entry) => now >= entry.deadline);
+    // Timers run before Node reads its sockets: after the event loop was blocked past a deadline, the
+    // answer may be waiting unread. It is read before setImmediate's callback runs, so only an attempt
+    // Redis really left unanswered times out, not one the node was too busy to look at.
+    if (overdue.length > 0) setImmediate(() => overdue.forEach((entry) => this.settle(entry) && entry.expire()));
+    if (this.pending.size === overdue.length) {
       clearInterval(this.timer);
       this.timer = undefined;
     }

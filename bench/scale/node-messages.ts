@@ -24,6 +24,8 @@ export interface SecondSample {
   readonly roundTrips: number;
   /** Redis commands the node's client sent so far. */
   readonly commands: number;
+  /** Lua script calls among them (`EVALSHA`, `EVAL`): the tick path's claims, releases and lease renewals. */
+  readonly scriptCalls: number;
 }
 
 export interface ReadyMessage {

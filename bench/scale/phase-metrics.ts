@@ -9,6 +9,8 @@ export interface PhaseMetrics {
   readonly delayMax: number;
   readonly roundTripsPerNodeSecond: number;
   readonly commandsSentPerNodeSecond: number;
+  /** Script calls (claims, releases, renewals) per node per second; each is a round trip of its own. */
+  readonly scriptCallsPerNodeSecond: number;
   readonly redisCpuMsPerSecond?: number;
   readonly redisCpuMicrosPerJobTick?: number;
   /** Commands Redis executed per job-tick, those inside scripts included. */
@@ -39,6 +41,7 @@ export function phaseMetrics(phase: PhaseResult): PhaseMetrics {
     delayMax: Math.max(...phase.delays.keys()),
     roundTripsPerNodeSecond: phase.roundTrips / nodeSeconds,
     commandsSentPerNodeSecond: phase.commandsSent / nodeSeconds,
+    scriptCallsPerNodeSecond: phase.scriptCalls / nodeSeconds,
     redisCpuMsPerSecond:
       phase.redis.cpuMicros === undefined ? undefined : phase.redis.cpuMicros / 1_000 / phase.seconds,
     redisCpuMicrosPerJobTick: perJobTick(phase.redis.cpuMicros),

@@ -48,6 +48,8 @@ export interface PhaseResult {
   /** Redis round trips and commands the nodes' clients sent over the window, summed over the nodes. */
   readonly roundTrips: number;
   readonly commandsSent: number;
+  /** Script calls among them: claims, releases and renewals; the rest is the nodes' presence. */
+  readonly scriptCalls: number;
   readonly redis: RedisUsage;
   /** Per node: memory before adding the jobs, and after the phase. */
   readonly emptyMemory: readonly MemorySample[];
@@ -145,6 +147,7 @@ function summarize(
     nodeCpuMicros: delta('cpuMicros'),
     roundTrips: delta('roundTrips'),
     commandsSent: delta('commands'),
+    scriptCalls: delta('scriptCalls'),
     redis,
     emptyMemory,
     memory: reports.map((report) => report.memory),
@@ -202,6 +205,7 @@ export function combinePhases(phases: readonly PhaseResult[]): PhaseResult {
     nodeCpuMicros: sum((p) => p.nodeCpuMicros),
     roundTrips: sum((p) => p.roundTrips),
     commandsSent: sum((p) => p.commandsSent),
+    scriptCalls: sum((p) => p.scriptCalls),
     redis: {
       cpuMicros: sumOptional((usage) => usage.cpuMicros),
       commandsExecuted: sumOptional((usage) => usage.commandsExecuted),

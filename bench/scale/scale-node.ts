@@ -72,6 +72,7 @@ function sampleEverySecond(recorder: TickRecorder, counter: CommandCounter | und
       cpuMicros: user + system,
       roundTrips: counter?.roundTrips ?? 0,
       commands: counter?.total ?? 0,
+      scriptCalls: (counter?.byName.get('evalsha') ?? 0) + (counter?.byName.get('eval') ?? 0),
     };
   };
   const scheduleNext = () => {
@@ -130,8 +131,8 @@ async function main(): Promise<void> {
   // belongs to the latest whole second (exact while cron is less than a second late; a tick a second late
   // or more means cron skipped a fire time, and the counts show one occurrence missed either way). The
   // unlocked handler runs inside that callback; a locked one after its claim, so its tick is when the lock
-  // was asked for. A locked run is counted for the occurrence the lock module claimed for it, which is the
-  // fire time nearest to the tick: a tick more than half a second late claims the next one, early.
+  // was asked for. A locked run is counted for the occurrence the lock module claimed for it; a claim of a
+  // fire time after the tick's (an early claim) is counted apart, and must not happen.
   const firedAt = (tickMs: number) => Math.floor(tickMs / 1_000) * 1_000;
   const handler = locked
     ? (job: number) => () => {

@@ -54,6 +54,12 @@ export function mainTable(unlocked: PhaseResult, locked: PhaseResult, instructio
     ['runs that claimed the next occurrence, early', '—', count(locked.earlyClaims), ''],
     ['Redis round trips / node / s', fixed(u.roundTripsPerNodeSecond, 1), fixed(l.roundTripsPerNodeSecond, 1), ''],
     [
+      '… of which script calls: claims, releases, renewals',
+      '0',
+      fixed(l.scriptCallsPerNodeSecond, 1),
+      `the rest is presence: ${fixed(l.roundTripsPerNodeSecond - l.scriptCallsPerNodeSecond, 1)}`,
+    ],
+    [
       'Redis commands sent / node / s',
       fixed(u.commandsSentPerNodeSecond, 1),
       fixed(l.commandsSentPerNodeSecond, 1),
@@ -137,7 +143,9 @@ export function targetLines(
           `${fixed(burstMs, 0)} ms more CPU per burst of ${count(locked.jobs)} jobs on each node, on ${cores} cores shared by ${locked.nodes} nodes, Redis and other work ` +
           `(machine ${locked.machineBusyPercent.toFixed(0)} % busy)`
         : ''),
-    `- Redis round trips / node / s ≤ 2 for ${count(locked.jobs)} jobs due in the same second: ${fixed(l.roundTripsPerNodeSecond, 1)}: ${verdict(l.roundTripsPerNodeSecond <= 2)}`,
+    `- Redis round trips / node / s ≤ 2 for ${count(locked.jobs)} jobs due in the same second (claims + releases): ` +
+      `${fixed(l.scriptCallsPerNodeSecond, 1)}: ${verdict(l.scriptCallsPerNodeSecond <= 2)}; with the node's presence ` +
+      `(heartbeat, trigger poll): ${fixed(l.roundTripsPerNodeSecond, 1)}`,
     `- Redis CPU per job-tick (${setup}): ${fixed(l.redisCpuMicrosPerJobTick! - u.redisCpuMicrosPerJobTick!, 2)} µs over the idle server, ` +
       `${fixed(l.redisCommandsPerJobTick, 2)} commands executed` +
       ('phase' in instructions

@@ -20,6 +20,8 @@ export const LOCK_USER_COMMANDS = [
   'hset',
   'exists',
   'time',
+  // A job's lock and its pause marker, read together when a job's lock is taken.
+  'mget',
   // Runs history and crash recovery in the scripts (finish, recover, force-unlock).
   'hmget',
   'lpush',

@@ -9,11 +9,9 @@
 -- @include job-lock.include.lua
 
 local function acquire(lockKey, fenceKey, pausedKey, owner, ttl, manual)
-  if not lockIsFree(lockKey) then
-    return 0
-  end
-  if not manual and isPaused(pausedKey) then
-    return -1
+  local refusal = jobLockRefusal(lockKey, pausedKey, manual)
+  if refusal then
+    return refusal == 'held' and 0 or -1
   end
   redis.call('SET', lockKey, owner, 'PX', ttl)
   return redis.call('INCR', fenceKey)

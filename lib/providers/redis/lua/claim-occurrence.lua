@@ -14,9 +14,11 @@ local time = redis.call('TIME')
 local now = time[1] * 1000 + math.floor(time[2] / 1000)
 
 local function claim(lockKey, fenceKey, recordKey, pausedKey, owner, ttl, lockedBy, occurrence)
-  local last = tonumber(redis.call('HGET', recordKey, 'occurrence'))
+  -- One read for the skip of every node but the claimer: the occurrence recorded, and how its run stands.
+  local record = redis.call('HMGET', recordKey, 'occurrence', 'state')
+  local last = tonumber(record[1])
   if last and last >= occurrence then
-    return {-1, last == occurrence and redis.call('HGET', recordKey, 'state') or ''}
+    return {-1, last == occurrence and record[2] or ''}
   end
   local refusal = occurrenceRefusal(lockKey, pausedKey)
   if refusal then

@@ -1,25 +1,25 @@
 -- Shared by the scripts that take a job's lock; the loader (redis-scripts.ts) puts it where a script says
 -- `-- @include job-lock.include.lua`.
 
--- Whether a job's lock can be taken: it has no value, or one an operator force-released ('unlocked|…', kept
--- until the old lock would have expired so that its holder learns it lost it).
-local function lockIsFree(lockKey)
-  local holder = redis.call('GET', lockKey)
-  return not holder or string.sub(holder, 1, 9) == 'unlocked|'
-end
-
--- Whether an operator has paused the job.
-local function isPaused(pausedKey)
-  return redis.call('EXISTS', pausedKey) == 1
-end
-
--- Why an occurrence script may not take the job's lock now: {0} a run holds it, {-2} the job is paused; nil
--- when it may.
-local function occurrenceRefusal(lockKey, pausedKey)
-  if not lockIsFree(lockKey) then
-    return {0}
+-- Why a job's lock may not be taken now: 'held' (a run holds it) or 'paused' (an operator paused the job,
+-- which a run the operator asked for ignores); nil when it may. One MGET reads the lock and the pause marker,
+-- which share the lock's Cluster slot. A lock an operator force-released ('unlocked|…', kept until the old
+-- lock would have expired, so that its holder learns it lost it) counts as free.
+local function jobLockRefusal(lockKey, pausedKey, manual)
+  local values = redis.call('MGET', lockKey, pausedKey)
+  local holder = values[1]
+  if holder and string.sub(holder, 1, 9) ~= 'unlocked|' then
+    return 'held'
   end
-  if isPaused(pausedKey) then
-    return {-2}
+  if values[2] and not manual then
+    return 'paused'
+  end
+end
+
+-- The same for an occurrence script, as its reply: {0} a run holds the lock, {-2} the job is paused.
+local function occurrenceRefusal(lockKey, pausedKey)
+  local refusal = jobLockRefusal(lockKey, pausedKey, false)
+  if refusal then
+    return refusal == 'held' and {0} or {-2}
   end
 end

@@ -9,9 +9,11 @@ import { ScaleFleet } from './scale-fleet.js';
 const WARMUP_MS = 5_000;
 /**
  * After the window, before the reports: runs of the window's last occurrences that start late are still
- * counted. Longer than the lock module's default attempt timeout (2 s), after which a tick is skipped.
+ * counted. Longer than the lock module's default attempt timeout (2 s), after which a tick is skipped. Not
+ * a whole number of seconds: the nodes measure their memory when asked, and at a whole second a locked
+ * node is in the middle of its burst of claims (a thousand runs in flight), an unlocked one is not.
  */
-const DRAIN_MS = 4_000;
+const DRAIN_MS = 4_750;
 
 /** One phase: P nodes in one mode, each running J jobs every second, measured over a window of whole seconds. */
 export interface PhaseOptions {

@@ -73,13 +73,17 @@ export class CronSchedule {
   occurrenceAt(now: number): number {
     const known = this.latest;
     if (known && known.at <= now && now < known.next) return known.at;
-    let at = known && known.next <= now ? known.next : undefined;
-    let next = at === undefined ? 0 : this.nextAfter(at);
-    if (at === undefined || next <= now) {
-      // No tick since start, or this one is late by more than a gap: search back from now.
-      at = this.latestWithin(now, GAP_HORIZON_MS) ?? this.nextAfter(now);
-      next = this.nextAfter(at);
+    if (known && known.next <= now) {
+      // The usual case: the first tick of the fire time after the one last attributed.
+      const next = this.nextAfter(known.next);
+      if (next > now) return this.remember(known.next, next);
     }
+    // No tick since start, a tick late by more than a gap, or a clock stepped back: search back from now.
+    const at = this.latestWithin(now, GAP_HORIZON_MS) ?? this.nextAfter(now);
+    return this.remember(at, this.nextAfter(at));
+  }
+
+  private remember(at: number, next: number): number {
     this.latest = { at, next };
     return at;
   }

@@ -83,6 +83,8 @@ export class RedisLockProvider
   private readonly jobScripts: JobScripts;
   /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
   private readonly ownerId = randomUUID().slice(0, 13);
+  /** By lock name: those of the jobs the app runs and operators look at, as few as its job list. */
+  private readonly keysByLockName = new Map<string, JobKeys>();
   private acquisitions = 0;
   /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
   private readonly replicaAck: ReplicaAck | undefined;
@@ -102,11 +104,15 @@ export class RedisLockProvider
     return `${this.keyPrefix}:{${name}}`;
   }
 
-  /** @internal The keys of the job that locks `name`. */
+  /** @internal The keys of the job that locks `name`, built once per name: every tick of the job asks for them. */
   jobKeys(name: string): JobKeys {
-    const lock = this.lockKey(name);
-    const [fence, record, paused, history] = [`${lock}:fence`, `${lock}:record`, `${lock}:paused`, `${lock}:history`];
-    return { lock, fence, record, paused, history };
+    let keys = this.keysByLockName.get(name);
+    if (!keys) {
+      const lock = this.lockKey(name);
+      const [fence, record, paused, history] = [`${lock}:fence`, `${lock}:record`, `${lock}:paused`, `${lock}:history`];
+      this.keysByLockName.set(name, (keys = { lock, fence, record, paused, history }));
+    }
+    return keys;
   }
 
   async lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { sampleCpu } from '../../test/chaos/cpu-sampler.js';
 import type { MemorySample, NodeMode, ReportMessage, SecondSample } from './node-messages.js';
 import type { RedisMeter, RedisUsage } from './redis-meter.js';
-import { ScaleFleet } from './scale-fleet.js';
+import { ScaleFleet, type FleetOptions } from './scale-fleet.js';
 
 /** After the last node started its jobs: JIT, script caches and the first claims settle. */
 const WARMUP_MS = 5_000;
@@ -16,14 +16,10 @@ const WARMUP_MS = 5_000;
 const DRAIN_MS = 4_750;
 
 /** One phase: P nodes in one mode, each running J jobs every second, measured over a window of whole seconds. */
-export interface PhaseOptions {
-  readonly mode: NodeMode;
-  readonly nodes: number;
-  readonly jobs: number;
+export interface PhaseOptions extends Omit<FleetOptions, 'keyPrefix'> {
   /** Length of the measured window. */
   readonly seconds: number;
-  /** The private server the nodes use; it is flushed before the phase. */
-  readonly redisUrl: string;
+  /** The private server the nodes use (`redisUrl`), through which it is flushed before the phase. */
   readonly admin: Redis;
   readonly meter: RedisMeter;
 }

@@ -1,6 +1,7 @@
 import { ActiveLock, type ActiveLockListener } from './active-lock.js';
 import { AttemptDeadlines } from './attempt-deadlines.js';
 import { FaultLog } from './fault-log.js';
+import { HeldRuns } from './held-runs.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import type { AcquiredLock, LockAcquisition, SkippedRun } from './lock-acquisition.js';
 import {
@@ -9,7 +10,7 @@ import {
   type LockDefaults,
   type RunLockConfiguration,
 } from './lock-configuration.js';
-import { heldLocks, holdsLock } from './lock-context.js';
+import { holdsLock } from './lock-context.js';
 import { LockEvents, type LockLostReason } from './lock-events.js';
 import type { LockProvider, SimpleLock } from './lock-provider.js';
 import type { ExecuteWithLockOptions, LockingTaskExecutorSettings } from './executor-settings.js';
@@ -18,10 +19,9 @@ import { consoleLogger, type SchedulerLockLogger } from './logger.js';
 import { describeError, jobLabel } from './messages.js';
 import { assertCanRenewLeases, awaitProviderCall, describeProvider, usableLock } from './provider-contract.js';
 import { RunEvents } from './run-events.js';
-import { describeRun, type RunInProgress } from './run-health.js';
-import { leaseRenewer, type RunInstrumentation } from './run-instrumentation.js';
+import type { RunInProgress } from './run-health.js';
+import { leaseRenewer } from './run-instrumentation.js';
 import { RunRelease } from './run-release.js';
-import { settledWithin } from './settled-within.js';
 import type { SkipReason, TaskResult } from './task-result.js';
 
 /** Descriptive fields a locked job adds to its events. */
@@ -31,9 +31,6 @@ interface RunLabels {
 
 const DEFAULTS: LockDefaults = { lockAtMostFor: 60_000, lockAtLeastFor: 0 };
 const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
-
-/** After `shutdown`'s timeout, runs whose signal was aborted get this long to wind down. */
-const SHUTDOWN_GRACE_MS = 1_000;
 
 /**
  * Runs tasks under a lock, ShedLock's `LockingTaskExecutor`: the task runs only if the lock is free
@@ -54,11 +51,10 @@ export class LockingTaskExecutor {
   private readonly releases: RunRelease;
   private readonly deadlines: AttemptDeadlines;
   private readonly outages: StoreOutageReport | undefined;
-  private readonly instrumentation: RunInstrumentation | undefined;
   /** A plain lock from the provider: how a run is locked unless it is handed another {@link LockAcquisition}. */
   private readonly plainLock: LockAcquisition;
-  /** Runs in progress, each with the promise that settles once its lock is released. */
-  private readonly running = new Map<ActiveLock, Promise<unknown>>();
+  /** The runs that hold their lock. */
+  private readonly held: HeldRuns;
   private closing = false;
   /** The provider's class, for messages about what it lacks or returned. */
   private readonly providerName: string;
@@ -75,12 +71,13 @@ export class LockingTaskExecutor {
     this.faults = new FaultLog(this.logger);
     const events = settings.events ?? new LockEvents();
     this.events = new RunEvents(events, this.lockedBy);
-    this.instrumentation = settings.instrumentation;
-    this.instrumentation?.attach?.(events);
+    const { instrumentation } = settings;
+    instrumentation?.attach?.(events);
     this.deadlines = new AttemptDeadlines(settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT);
     this.outages = settings.outages;
-    this.keeper = new LeaseKeeper(leaseRenewer(provider, this.instrumentation), this.faults);
+    this.keeper = new LeaseKeeper(leaseRenewer(provider, instrumentation), this.faults);
     this.releases = new RunRelease(this.keeper, this.events, this.logger);
+    this.held = new HeldRuns(this.keeper, this.events, this.releases, instrumentation);
     this.providerName = describeProvider(provider);
     this.plainLock = { acquire: (configuration) => this.lockPlain(configuration) };
     this.listener = {
@@ -105,8 +102,12 @@ export class LockingTaskExecutor {
   /**
    * @internal {@link executeWithLock} for a configuration validated at startup, the lock taken the way
    * `acquisition` says (a plain `lock()` by default).
+   *
+   * Not `async`, and the run's own part ({@link runHeld}) apart: every node attempts every tick, and a
+   * tick holds what it allocated here while its claim waits for Redis with the node's whole burst of
+   * ticks. Only the node that takes the lock goes on to the async part.
    */
-  async run<T>(
+  run<T>(
     task: () => T | Promise<T>,
     configuration: RunLockConfiguration,
     labels: RunLabels = {},
@@ -114,27 +115,53 @@ export class LockingTaskExecutor {
   ): Promise<TaskResult<T>> {
     const { name } = configuration;
     const { jobName } = labels;
-    if (holdsLock(name)) return { executed: true, result: await task() };
-    if (this.closing) return this.events.skipped({ executed: false, reason: 'shutdown' }, name, jobName);
+    if (holdsLock(name)) return this.reentered(task);
+    if (this.closing)
+      return Promise.resolve(this.events.skipped({ executed: false, reason: 'shutdown' }, name, jobName));
 
     this.events.attempt(name, jobName);
     const requestedAt = performance.now();
-    let taken: AcquiredLock | SkippedRun;
+    let answer: Promise<AcquiredLock | SkippedRun>;
     try {
       const attempt = acquisition.acquire(firstTake(configuration));
-      taken = await this.deadlines.within(
+      answer = this.deadlines.within(
         attempt,
         (late) => 'lock' in late && this.abandon(name, late.lock, 'its attempt timed out'),
       );
     } catch (error) {
-      if (!this.outages?.covers(error)) {
-        this.faults.error(
-          name,
-          `Could not take lock "${name}"${jobLabel(jobName)}, skipping this run: ${describeError(error)}`,
-        );
-      }
-      return this.events.skipped({ executed: false, reason: 'store-error', error }, name, jobName);
+      answer = Promise.reject(error); // a provider that threw instead of rejecting: a store error all the same
     }
+    return answer.then(
+      (taken) => this.answered(taken, task, configuration, jobName, requestedAt),
+      (error: unknown) => this.notTaken(error, name, jobName),
+    );
+  }
+
+  /** A run inside a run that holds the same lock: it runs as part of that run (reentrancy). */
+  private async reentered<T>(task: () => T | Promise<T>): Promise<TaskResult<T>> {
+    return { executed: true, result: await task() };
+  }
+
+  /** The store did not answer the attempt, or failed: the run is skipped, the fault logged once per streak. */
+  private notTaken(error: unknown, name: string, jobName: string | undefined): SkippedRun {
+    if (!this.outages?.covers(error)) {
+      this.faults.error(
+        name,
+        `Could not take lock "${name}"${jobLabel(jobName)}, skipping this run: ${describeError(error)}`,
+      );
+    }
+    return this.events.skipped({ executed: false, reason: 'store-error', error }, name, jobName);
+  }
+
+  /** The store answered: the run starts under its lock, or is skipped for the reason the store gave. */
+  private answered<T>(
+    taken: AcquiredLock | SkippedRun,
+    task: () => T | Promise<T>,
+    configuration: RunLockConfiguration,
+    jobName: string | undefined,
+    requestedAt: number,
+  ): SkippedRun | Promise<TaskResult<T>> {
+    const { name } = configuration;
     this.outages?.answered();
     this.faults.clear(name);
     if ('lock' in taken && this.closing) {
@@ -146,16 +173,10 @@ export class LockingTaskExecutor {
       this.logger.debug(`Lock "${name}"${jobLabel(jobName)}: skipping this run (${taken.reason})`);
       return this.events.skipped(taken, name, jobName);
     }
-
-    const active = new ActiveLock(taken, configuration, requestedAt, this.lockedBy, jobName, this.listener);
-    this.events.ofRun(active, () => ({ type: 'acquired', lockedUntil: active.lockedUntil.getTime() }));
-    const outcome = this.hold(active, task);
-    this.running.set(active, outcome);
-    try {
-      return { executed: true, result: await outcome };
-    } finally {
-      this.running.delete(active);
-    }
+    return this.held.start(
+      new ActiveLock(taken, configuration, requestedAt, this.lockedBy, jobName, this.listener),
+      task,
+    );
   }
 
   /** @internal The skips counted since the last call, by lock name and reason (for the cluster view). */
@@ -165,23 +186,19 @@ export class LockingTaskExecutor {
 
   /**
    * Stops taking locks, waits up to `timeoutMs` for runs in progress, then aborts the signal of those
-   * still going (reason `shutdown`) and waits {@link SHUTDOWN_GRACE_MS} more. A lock whose run is still
-   * going is not released: renewal stops, so it expires on its lease.
+   * still going (reason `shutdown`) and waits a second more ({@link HeldRuns.windDown}). A lock whose run
+   * is still going is not released: renewal stops, so it expires on its lease.
    */
   async shutdown(timeoutMs: number): Promise<void> {
     this.closing = true;
-    if (!(await settledWithin(this.running.values(), timeoutMs))) {
-      for (const active of this.running.keys()) active.markLost('shutdown');
-      await settledWithin(this.running.values(), SHUTDOWN_GRACE_MS);
-    }
+    await this.held.windDown(timeoutMs);
     this.releases.stop();
     this.keeper.stop();
   }
 
   /** @internal The runs in progress on this node, for a health check. */
   runsInProgress(): RunInProgress[] {
-    const now = performance.now();
-    return [...this.running.keys()].map((active) => describeRun(active, now));
+    return this.held.describe();
   }
 
   private extended(active: ActiveLock): void {
@@ -220,31 +237,5 @@ export class LockingTaskExecutor {
           `Could not release the late lock "${name}"; it expires on its own: ${describeError(error)}`,
         ),
       );
-  }
-
-  /** Runs the task with its lock as the async context's innermost lock, then releases it. */
-  private async hold<T>(active: ActiveLock, task: () => T | Promise<T>): Promise<T> {
-    this.keeper.track(active);
-    this.events.ofRun(active, () => ({ type: 'started' }));
-    const startedAt = performance.now();
-    const frame = { name: active.name, context: active, parent: heldLocks.getStore(), ended: false };
-    let failed = true;
-    let failure: unknown;
-    try {
-      // Without an instrumentation, `?.` makes no closure: the run costs what it did.
-      const around = this.instrumentation?.around(active, () => heldLocks.run(frame, task));
-      const result = await (around ?? heldLocks.run(frame, task));
-      failed = false;
-      this.events.ofRun(active, () => ({ type: 'finished', durationMs: performance.now() - startedAt }));
-      return result;
-    } catch (error) {
-      failure = error;
-      this.events.ofRun(active, () => ({ type: 'finished', durationMs: performance.now() - startedAt, error }));
-      throw error;
-    } finally {
-      frame.ended = true;
-      this.keeper.untrack(active);
-      await this.releases.release(active, startedAt, failed, failure);
-    }
   }
 }

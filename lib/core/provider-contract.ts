@@ -79,11 +79,11 @@ export function usableLock(value: unknown, provider: string, source: string): Si
 }
 
 /**
- * What `lockOccurrence()` / `recoverOccurrence()` returned, awaited: a claim object, with a usable lock
- * if it says it has one.
+ * What `lockOccurrence()` / `recoverOccurrence()` resolved to, checked: a claim object, with a usable lock
+ * if it says it has one. Synchronous, for a `then` after {@link awaitProviderCall}: a claim is on every
+ * tick's path, and each promise a tick holds while Redis answers is memory a node holds per job.
  */
-export async function checkedClaim<C extends object>(result: Promise<C>, provider: string, source: string): Promise<C> {
-  const value = await awaitProviderCall(result, provider, source);
+export function checkedClaim<C extends object>(value: C, provider: string, source: string): C {
   if (typeof value !== 'object' || value === null) {
     throw contractError(provider, `${source} resolved to ${describeValue(value)}, not a claim object`);
   }

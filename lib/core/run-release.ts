@@ -21,38 +21,57 @@ export class RunRelease {
     private readonly logger: SchedulerLockLogger,
   ) {}
 
-  /** `failure`: what the task threw, `undefined` when it succeeded. */
-  async release(active: ActiveLock, startedAt: number, failed: boolean, failure?: unknown): Promise<void> {
-    const { name, jobName, lock } = active;
+  /**
+   * `failure`: what the task threw, `undefined` when it succeeded. Not `async`: a node's runs that end
+   * together wait for Redis together, and each promise layer a run holds meanwhile is memory per job.
+   */
+  release(active: ActiveLock, startedAt: number, failed: boolean, failure?: unknown): Promise<void> {
+    const { jobName, lock } = active;
     const outcome: RunOutcome = failed ? 'failed' : 'succeeded';
     // A job's run goes into its history, and an occurrence's into its job record, in the release's round trip.
     const report = jobName === undefined ? undefined : runReport(active, startedAt, failed ? failure : undefined);
-    const finishes = lock.finish !== undefined && (active.recordsOutcome || report !== undefined);
+    const records = lock.finish !== undefined && (active.recordsOutcome || report !== undefined);
+    const finish = records ? () => lock.finish!(outcome, report) : undefined;
+    let releasing: Promise<void>;
     try {
-      if (finishes) await lock.finish!(outcome, report);
-      else await lock.unlock();
-      this.events.ofRun(active, () => ({ type: 'released', heldForMs: performance.now() - startedAt }));
+      releasing = finish ? finish() : lock.unlock();
     } catch (error) {
-      if (error instanceof LockNotHeldError) {
-        this.logger.warn(
-          `Lock "${name}"${jobLabel(jobName)} was lost before its run ended (${error.reason}); ` +
-            'another node may have run the job meanwhile',
-        );
-        this.events.ofRun(active, () => ({ type: 'release-failed', reason: error.reason, error }));
-      } else if (finishes && active.recordsOutcome) {
-        this.logger.error(
-          `Could not record how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}): ` +
-            `${describeError(error)}; ` +
-            'retrying until Redis answers, keeping its lease meanwhile',
-        );
-        this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
-        this.recordLater(active, () => lock.finish!(outcome, report), outcome, startedAt);
-      } else {
-        this.logger.error(
-          `Could not release lock "${name}"${jobLabel(jobName)}; it expires on its own: ${describeError(error)}`,
-        );
-        this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
-      }
+      releasing = Promise.reject(error); // a provider's lock that threw instead of rejecting
+    }
+    return releasing.then(
+      () => this.events.ofRun(active, () => ({ type: 'released', heldForMs: performance.now() - startedAt })),
+      (error: unknown) => this.releaseFailed(active, error, outcome, finish, startedAt),
+    );
+  }
+
+  /** Logs and emits a release that failed; an occurrence's outcome (`finish`) is retried until Redis answers. */
+  private releaseFailed(
+    active: ActiveLock,
+    error: unknown,
+    outcome: RunOutcome,
+    finish: (() => Promise<void>) | undefined,
+    startedAt: number,
+  ): void {
+    const { name, jobName } = active;
+    if (error instanceof LockNotHeldError) {
+      this.logger.warn(
+        `Lock "${name}"${jobLabel(jobName)} was lost before its run ended (${error.reason}); ` +
+          'another node may have run the job meanwhile',
+      );
+      this.events.ofRun(active, () => ({ type: 'release-failed', reason: error.reason, error }));
+    } else if (finish && active.recordsOutcome) {
+      this.logger.error(
+        `Could not record how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}): ` +
+          `${describeError(error)}; ` +
+          'retrying until Redis answers, keeping its lease meanwhile',
+      );
+      this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
+      this.recordLater(active, finish, outcome, startedAt);
+    } else {
+      this.logger.error(
+        `Could not release lock "${name}"${jobLabel(jobName)}; it expires on its own: ${describeError(error)}`,
+      );
+      this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
     }
   }
 

@@ -83,21 +83,16 @@ export class SchedulerRegistryInterceptor {
     const cron = job as unknown as CronCallbacks;
     const store = checkCronJob(locked, cron, this.settings.provider);
     const callbacks = cron._callbacks!; // an array: checkCronJob refuses a job without one
-    const original = callbacks.splice(0);
-    const handlerFor = (args: unknown[]) =>
-      locked.handler ??
-      (async () => {
-        for (const callback of original) await callback.apply(cron.context, args);
-      });
-    this.handlers.set(locked.jobName, handlerFor([]));
+    const handlerFor = cronHandlers(locked, cron, callbacks.splice(0));
+    this.handlers.set(locked.jobName, handlerFor());
     if (!locked.occurrence || !store) {
-      callbacks.push((...args) => this.runTick(locked, handlerFor(args)));
+      callbacks.push((onComplete) => this.runTick(locked, handlerFor(onComplete)));
       return;
     }
     const occurrences = new OccurrenceJob(locked, locked.occurrence, store, cron.cronTime, this.occurrenceServices);
-    callbacks.push((...args) => occurrences.tick(handlerFor(args)));
+    callbacks.push((onComplete) => occurrences.tick(handlerFor(onComplete)));
     if (locked.occurrence.catchUpWindow !== undefined)
-      catchUpWhenStarted(cron, () => void occurrences.catchUp(handlerFor([])));
+      catchUpWhenStarted(cron, () => void occurrences.catchUp(handlerFor()));
   }
 
   /**
@@ -144,6 +139,24 @@ export class SchedulerRegistryInterceptor {
   get registeredJobs(): IterableIterator<string> {
     return this.handlers.keys();
   }
+}
+
+/**
+ * What a tick of `locked` runs: its decorated method, or (a runtime job) the callbacks cron held, called
+ * as cron calls them, with the job's `onComplete`. That argument is the same on every tick, so the handler
+ * is made once, not once per tick: a tick holds it while its claim waits for Redis.
+ */
+function cronHandlers(locked: LockedJob, cron: CronCallbacks, original: Callback[]) {
+  let made: { readonly args: unknown[]; readonly handler: () => unknown } | undefined;
+  return (...args: unknown[]): (() => unknown) => {
+    if (locked.handler) return locked.handler;
+    if (made && made.args.length === args.length && made.args.every((arg, i) => arg === args[i])) return made.handler;
+    const handler = async () => {
+      for (const callback of original) await callback.apply(cron.context, args);
+    };
+    made = { args, handler };
+    return handler;
+  };
 }
 
 /**

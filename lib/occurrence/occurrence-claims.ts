@@ -1,6 +1,6 @@
 import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/lock-acquisition.js';
 import { SchedulerLockConfigurationError, type LockConfiguration } from '../core/lock-configuration.js';
-import type { LockProvider } from '../core/lock-provider.js';
+import type { LockProvider, OccurrenceClaim as OccurrenceClaimResult } from '../core/lock-provider.js';
 import {
   canClaimOccurrences,
   canReadJobRecords,
@@ -9,7 +9,7 @@ import {
   type OccurrenceLockProvider,
   type RecoveringLockProvider,
 } from '../core/provider-abilities.js';
-import { checkedClaim, describeProvider } from '../core/provider-contract.js';
+import { awaitProviderCall, checkedClaim, describeProvider } from '../core/provider-contract.js';
 import type { OccurrencePolicy } from './occurrence-policy.js';
 
 /** What a once-per-occurrence job needs of its provider, found (or refused) at startup. */
@@ -55,9 +55,16 @@ export class OccurrenceClaim implements LockAcquisition {
     private readonly catchUp = false,
   ) {}
 
-  async acquire(configuration: LockConfiguration): Promise<AcquiredLock | SkippedRun> {
-    const claiming = this.store.claims.lockOccurrence(configuration, this.occurrence);
-    const claimed = await checkedClaim(claiming, this.store.providerName, 'lockOccurrence()');
+  // Not `async`: a tick's claim waits for Redis with the node's whole burst of ticks, and every promise
+  // layer it holds meanwhile is memory per job (see bench/README.md, Scale).
+  acquire(configuration: LockConfiguration): Promise<AcquiredLock | SkippedRun> {
+    const { claims, providerName } = this.store;
+    const source = 'lockOccurrence()';
+    const claiming = awaitProviderCall(claims.lockOccurrence(configuration, this.occurrence), providerName, source);
+    return claiming.then((claim) => this.taken(checkedClaim(claim, providerName, source)));
+  }
+
+  private taken(claimed: OccurrenceClaimResult): AcquiredLock | SkippedRun {
     if ('lock' in claimed) {
       return { lock: claimed.lock, run: { occurrence: this.occurrence, catchUp: this.catchUp }, recordsOutcome: true };
     }
@@ -79,7 +86,12 @@ export class OccurrenceRecovery implements LockAcquisition {
 
   async acquire(configuration: LockConfiguration): Promise<AcquiredLock | SkippedRun> {
     const recovering = this.provider.recoverOccurrence(configuration, this.occurrence, this.maxAttempts, this.grace);
-    const recovered = await checkedClaim(recovering, this.providerName, 'recoverOccurrence()');
+    const source = 'recoverOccurrence()';
+    const recovered = checkedClaim(
+      await awaitProviderCall(recovering, this.providerName, source),
+      this.providerName,
+      source,
+    );
     if ('lock' in recovered) {
       const recovery = { attempt: recovered.attempt, previousHolder: recovered.previousHolder };
       return { lock: recovered.lock, run: { occurrence: this.occurrence, recovery }, recordsOutcome: true };

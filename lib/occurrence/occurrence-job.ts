@@ -47,32 +47,35 @@ export class OccurrenceJob {
     this.maxClockSkew = clockSkewFor(policy, this.schedule, job.source, String(cronTime.source));
   }
 
-  /** The cron callback: runs `handler` under the claim of the occurrence this tick belongs to. */
-  async tick(handler: () => unknown): Promise<void> {
+  /**
+   * The cron callback: runs `handler` under the claim of the occurrence this tick belongs to. Not `async`:
+   * the tick waits for Redis with the node's whole burst of ticks, and each promise layer it holds
+   * meanwhile is memory per job.
+   */
+  tick(handler: () => unknown): Promise<void> {
     const occurrence = this.schedule.occurrenceAt(Date.now());
     const { executor, handlerFailed } = this.services;
     const claim = new OccurrenceClaim(this.store, occurrence);
-    const result = await executor.run(handler, this.job.configuration, this.job, claim).catch(handlerFailed);
+    return executor
+      .run(handler, this.job.configuration, this.job, claim)
+      .then((result) => this.watchIfRunningElsewhere(result, handler, occurrence), handlerFailed);
+  }
+
+  /** A tick that found its occurrence running on another node watches it for a crash (`onCrash: 'rerun'`). */
+  private watchIfRunningElsewhere(result: TaskResult<unknown>, handler: () => unknown, occurrence: number): void {
     const recovery = this.store.recovery;
-    if (recovery && result?.executed === false && result.reason === 'already-ran' && result.running) {
-      // A re-run must not overlap the next occurrence, even on the node whose clock is furthest ahead.
-      const deadline = this.schedule.nextAfter(occurrence) - this.maxClockSkew;
-      const grace = recoveryGraceFor(this.policy, this.job.configuration.lease);
-      const reRun = new OccurrenceRecovery(
-        recovery,
-        this.store.providerName,
-        occurrence,
-        this.policy.maxRecoveries + 1,
-        grace,
-      );
-      this.services.watcher.watch(
-        this.job.jobName,
-        occurrence,
-        () => this.run(handler, reRun),
-        this.pollEvery,
-        deadline,
-      );
-    }
+    if (!recovery || result.executed || result.reason !== 'already-ran' || !result.running) return;
+    // A re-run must not overlap the next occurrence, even on the node whose clock is furthest ahead.
+    const deadline = this.schedule.nextAfter(occurrence) - this.maxClockSkew;
+    const grace = recoveryGraceFor(this.policy, this.job.configuration.lease);
+    const reRun = new OccurrenceRecovery(
+      recovery,
+      this.store.providerName,
+      occurrence,
+      this.policy.maxRecoveries + 1,
+      grace,
+    );
+    this.services.watcher.watch(this.job.jobName, occurrence, () => this.run(handler, reRun), this.pollEvery, deadline);
   }
 
   /** Runs the latest occurrence within the catch-up window if the job has a record and no node ran it. */

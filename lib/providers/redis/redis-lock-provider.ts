@@ -20,16 +20,8 @@ import type {
 } from '../../core/provider-abilities.js';
 import { redisFailure } from './redis-failures.js';
 import { JobScripts } from './job-scripts.js';
-import {
-  acquireLock,
-  OwnerCheck,
-  recoverOccurrence,
-  renewLocks,
-  type JobKeys,
-  type LockOwner,
-  type RedisClient,
-} from './redis-scripts.js';
-import { acquiredAt, notHeldReason, RedisSimpleLock, type RunRecording } from './redis-simple-lock.js';
+import { acquireLock, recoverOccurrence, type JobKeys, type LockOwner, type RedisClient } from './redis-scripts.js';
+import { acquiredAt, RedisSimpleLock, renewLeasesOf, type RunRecording } from './redis-simple-lock.js';
 import { DEFAULT_REPLICA_ACK_TIMEOUT, ReplicaAck } from './replica-ack.js';
 
 /** Options of {@link RedisLockProvider}. */
@@ -142,14 +134,22 @@ export class RedisLockProvider
     return this.replicaAck ? locking.then((lock) => lock && this.replicated(lock)) : locking;
   }
 
-  async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+  // Not `async`, like lock(): a tick's claim waits for Redis with the node's whole burst of ticks, and each
+  // promise layer it holds meanwhile is memory per job.
+  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
     const keys = this.jobKeys(configuration.name);
     const owner = this.newOwner(configuration);
-    const [fence, state] = await this.jobScripts.claimOccurrence(keys, owner, occurrence);
-    if (fence === 0) return { refused: 'locked' };
-    if (fence === -2) return { refused: 'paused' };
-    if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
-    return { lock: await this.replicated(this.jobLock(configuration, keys, owner.owner, fence, true)) };
+    return this.jobScripts
+      .claimOccurrence(keys, owner, occurrence)
+      .then(([fence, state]): OccurrenceClaim | Promise<OccurrenceClaim> => {
+        if (fence === 0) return { refused: 'locked' };
+        if (fence === -2) return { refused: 'paused' };
+        if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
+        const lock = this.jobLock(configuration, keys, owner.owner, fence, true);
+        return this.replicaAck
+          ? this.replicaAck.confirm(lock, configuration.name).then((confirmed) => ({ lock: confirmed }))
+          : { lock };
+      });
   }
 
   async recoverOccurrence(
@@ -226,23 +226,7 @@ export class RedisLockProvider
     return `${this.lockedBy}|${Date.now()}|${this.ownerId}-${++this.acquisitions}`;
   }
 
-  async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
-    const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
-    const ttls = renewals.map(({ ttl }) => ttlMillis(ttl));
-    let outcomes: OwnerCheck[];
-    if (this.client.isCluster) {
-      const renewOne = (lock: RedisSimpleLock, i: number) =>
-        renewLocks(this.client, [lock.key], [lock.token], [ttls[i]]);
-      const replies = await Promise.all(locks.map(renewOne));
-      outcomes = replies.map(([outcome]) => outcome);
-    } else {
-      outcomes = await renewLocks(
-        this.client,
-        locks.map((lock) => lock.key),
-        locks.map((lock) => lock.token),
-        ttls,
-      );
-    }
-    return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
+  renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
+    return renewLeasesOf(this.client, renewals);
   }
 }

@@ -2,6 +2,8 @@ import { AbstractSimpleLock, ttlMillis } from '../../core/abstract-simple-lock.j
 import type { LockConfiguration } from '../../core/lock-configuration.js';
 import {
   LockNotHeldError,
+  type LeaseRenewal,
+  type LeaseRenewalOutcome,
   type LockNotHeldReason,
   type RunOutcome,
   type SimpleLock,
@@ -74,6 +76,32 @@ export function acquiredAt(configuration: LockConfiguration): number {
   return configuration.lockAtLeastFor > 0 ? performance.now() : 0;
 }
 
-export function notHeldReason(outcome: OwnerCheck): LockNotHeldReason {
+/**
+ * Renews the leases of `renewals`' locks (each a {@link RedisSimpleLock}) in one script call on a single node;
+ * on a Cluster, where keys live in different slots, one call per lock, sent together.
+ */
+export async function renewLeasesOf(
+  client: RedisClient,
+  renewals: readonly LeaseRenewal[],
+): Promise<LeaseRenewalOutcome[]> {
+  const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
+  const ttls = renewals.map(({ ttl }) => ttlMillis(ttl));
+  let outcomes: OwnerCheck[];
+  if (client.isCluster) {
+    const renewOne = (lock: RedisSimpleLock, i: number) => renewLocks(client, [lock.key], [lock.token], [ttls[i]]);
+    const replies = await Promise.all(locks.map(renewOne));
+    outcomes = replies.map(([outcome]) => outcome);
+  } else {
+    outcomes = await renewLocks(
+      client,
+      locks.map((lock) => lock.key),
+      locks.map((lock) => lock.token),
+      ttls,
+    );
+  }
+  return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
+}
+
+function notHeldReason(outcome: OwnerCheck): LockNotHeldReason {
   return outcome === OwnerCheck.Expired ? 'expired' : 'not-owner';
 }

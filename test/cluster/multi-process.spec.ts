@@ -30,12 +30,15 @@ describe('three worker processes on one Redis', () => {
     const secondsRunMoreThanOnce = [...bySecond].filter(([, runs]) => runs.length > 1);
     expect(secondsRunMoreThanOnce).toEqual([]);
     expect(bySecond.size).toBeGreaterThanOrEqual(8);
-    // All three really competed for the lock: each one ran the job or found it held by another.
+    // All three really competed for each occurrence: each one ran the job, or found the occurrence claimed by
+    // another node (or its lock held). Which node wins is whose claim reaches Redis first, not a turn: a node
+    // on a busy machine may lose ten seconds in a row.
+    const lost = (reason: string) => reason === 'already-ran' || reason === 'locked';
     const contenders = workers
       .lockEvents(job.name)
       .filter(
         ({ event }) =>
-          inWindow(event.at) && (event.type === 'acquired' || (event.type === 'skipped' && event.reason === 'locked')),
+          inWindow(event.at) && (event.type === 'acquired' || (event.type === 'skipped' && lost(event.reason))),
       )
       .map(({ instance }) => instance);
     expect(new Set(contenders)).toEqual(new Set(INSTANCES));

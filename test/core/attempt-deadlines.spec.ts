@@ -3,12 +3,7 @@ import type { Redis } from 'ioredis';
 import { AttemptDeadlines } from '../../lib/core/attempt-deadlines.js';
 import { LockStoreUnavailableError } from '../../lib/core/errors.js';
 import { sharedRedis } from '../support/shared-redis.js';
-
-/** Blocks the event loop, as a node busy with a thousand due ticks does. */
-function blockFor(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-}
+import { blockFor } from '../support/timing.js';
 
 describe('AttemptDeadlines', () => {
   let redis: Redis;

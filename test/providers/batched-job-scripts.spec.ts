@@ -1,8 +1,15 @@
 import { Redis } from 'ioredis';
-import { RedisLockProvider, RedisOperatorStore, type LockConfiguration, type SimpleLock } from '../../lib/index.js';
+import {
+  RedisLockProvider,
+  RedisOperatorStore,
+  type LockConfiguration,
+  type OccurrenceClaim,
+  type SimpleLock,
+} from '../../lib/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
 import { uniquePrefix } from '../support/shared-redis.js';
+import { blockFor } from '../support/timing.js';
 
 const JOBS = 50;
 const OCCURRENCE = 1_700_000_000_000;
@@ -80,6 +87,37 @@ describe('job scripts batched per turn of the event loop', () => {
     await scriptCalls();
     await provider.lockJob(job(0), false);
     await provider.lockJob(job(1), false);
+    expect(await scriptCalls()).toBe(2);
+  });
+
+  it('claims a burst that cron fires over two timers phases in one script call', async () => {
+    await scriptCalls();
+    // Half the burst fires in a timers phase that runs 20 ms (hundreds of ticks); the other half's timers
+    // come due meanwhile and fire in the next phase.
+    const claims = await new Promise<OccurrenceClaim[]>((resolve) => {
+      setTimeout(() => {
+        const first = names.slice(0, JOBS / 2).map((i) => provider.lockOccurrence(job(i), OCCURRENCE));
+        blockFor(20);
+        setTimeout(() => {
+          const rest = names.slice(JOBS / 2).map((i) => provider.lockOccurrence(job(i), OCCURRENCE));
+          resolve(Promise.all([...first, ...rest]));
+        }, 10);
+      }, 0);
+    });
+
+    expect(await scriptCalls()).toBe(1);
+    expect(claims.filter((claim) => 'lock' in claim)).toHaveLength(JOBS);
+  });
+
+  it('sends the claims of a quick turn of the event loop at its end, without waiting for more', async () => {
+    await scriptCalls();
+    const first = provider.lockOccurrence(job(0), OCCURRENCE);
+    // Two turns later: had the first claim waited for more of its burst, this one would have joined it.
+    const second = await new Promise<Promise<OccurrenceClaim>>((resolve) =>
+      setImmediate(() => setImmediate(() => resolve(provider.lockOccurrence(job(1), OCCURRENCE)))),
+    );
+
+    expect(await Promise.all([first, second])).toMatchObject([{ lock: {} }, { lock: {} }]);
     expect(await scriptCalls()).toBe(2);
   });
 });

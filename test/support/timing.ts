@@ -9,6 +9,12 @@ export async function sleepUntil(target: number): Promise<void> {
   if (wait > 0) await sleep(Math.ceil(wait));
 }
 
+/** Blocks the event loop, as a node busy with a thousand due ticks does. */
+export function blockFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
 /** What {@link pollUntil} found, and when (`performance.now()` right after the successful probe). */
 export interface Polled<T> {
   readonly value: T;

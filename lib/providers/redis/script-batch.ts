@@ -8,15 +8,29 @@ interface Call<Reply> {
   readonly onFailure?: (failure: unknown) => void;
 }
 
+/** A turn of the event loop shorter than this held a whole burst: its batch goes at once, adding no wait. */
+const QUICK_PHASE_MS = 5;
+/** The longest a batch waits for the rest of its burst. */
+const MAX_BURST_WAIT_MS = 100;
+
 /**
  * Calls of a script that takes one or more jobs (`claim-occurrence.lua`, `acquire-job.lua`, `finish.lua`),
- * gathered for one turn of the event loop and sent as one script call: cron fires the jobs due in the same
- * second in one timers phase, so a node with a thousand of them claims them in one round trip, not a
- * thousand. Each call gets its own reply. On a Cluster each call goes alone: a script cannot reach keys of
- * several slots.
+ * gathered and sent as one script call: a node with a thousand jobs due in the same second claims them in
+ * one round trip, not a thousand. Each call gets its own reply. On a Cluster each call goes alone: a
+ * script cannot reach keys of several slots.
+ *
+ * A batch goes at the end of the turn of the event loop its first call was made in (`setImmediate`), when
+ * that turn was quick. cron fires the jobs due together in the timers phase that starts at their fire
+ * time; when that phase runs long (hundreds of ticks), the timers of the rest of the burst come due
+ * meanwhile and fire in the phases that follow, a few to tens of ms later, and their calls would make a
+ * second and a third round trip. So a batch whose turn ran `t` ms waits `t` ms more (at most
+ * {@link MAX_BURST_WAIT_MS}), to the end of the timers phase then: the first ticks of a burst wait about
+ * as long as its last ones did.
  */
 export class ScriptBatch<Reply> {
   private pending: Call<Reply>[] = [];
+  /** When the pending batch's first call was made (`performance.now()`). */
+  private firstCallAt = 0;
 
   constructor(
     private readonly script: LuaScript,
@@ -29,9 +43,16 @@ export class ScriptBatch<Reply> {
       const call = { keys, args, resolve, reject, onFailure };
       if (this.client.isCluster) return this.send([call]);
       this.pending.push(call);
-      // After the timers phase: every job cron fires in it joins the batch.
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      if (this.pending.length > 1) return;
+      this.firstCallAt = performance.now();
+      setImmediate(() => this.flushAfterBurst());
     });
+  }
+
+  private flushAfterBurst(): void {
+    const phase = performance.now() - this.firstCallAt;
+    if (phase < QUICK_PHASE_MS) return this.flush();
+    setTimeout(() => setImmediate(() => this.flush()), Math.min(phase, MAX_BURST_WAIT_MS));
   }
 
   private flush(): void {

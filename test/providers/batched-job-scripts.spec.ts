@@ -97,11 +97,11 @@ describe('job scripts batched per turn of the event loop', () => {
     const claims = await new Promise<OccurrenceClaim[]>((resolve) => {
       setTimeout(() => {
         const first = names.slice(0, JOBS / 2).map((i) => provider.lockOccurrence(job(i), OCCURRENCE));
-        blockFor(20);
         setTimeout(() => {
           const rest = names.slice(JOBS / 2).map((i) => provider.lockOccurrence(job(i), OCCURRENCE));
           resolve(Promise.all([...first, ...rest]));
         }, 10);
+        blockFor(20);
       }, 0);
     });
 

@@ -9,8 +9,10 @@ interface Call<Reply> {
 }
 
 /** A turn of the event loop shorter than this held a whole burst: its batch goes at once, adding no wait. */
-const QUICK_PHASE_MS = 5;
-/** The longest a batch waits for the rest of its burst. */
+const QUICK_TURN_MS = 5;
+/** A burst is over once this long passes without a new call. */
+const QUIET_MS = 5;
+/** The longest a batch waits for the rest of its burst, after the turn of its first call. */
 const MAX_BURST_WAIT_MS = 100;
 
 /**
@@ -22,10 +24,9 @@ const MAX_BURST_WAIT_MS = 100;
  * A batch goes at the end of the turn of the event loop its first call was made in (`setImmediate`), when
  * that turn was quick. cron fires the jobs due together in the timers phase that starts at their fire
  * time; when that phase runs long (hundreds of ticks), the timers of the rest of the burst come due
- * meanwhile and fire in the phases that follow, a few to tens of ms later, and their calls would make a
- * second and a third round trip. So a batch whose turn ran `t` ms waits `t` ms more (at most
- * {@link MAX_BURST_WAIT_MS}), to the end of the timers phase then: the first ticks of a burst wait about
- * as long as its last ones did.
+ * meanwhile and fire in the phases that follow, a few ms apart, and their calls would make a second and a
+ * third round trip. So after a long turn the batch waits until {@link QUIET_MS} pass without a new call
+ * (at most {@link MAX_BURST_WAIT_MS}), to the end of a timers phase each time.
  */
 export class ScriptBatch<Reply> {
   private pending: Call<Reply>[] = [];
@@ -50,9 +51,21 @@ export class ScriptBatch<Reply> {
   }
 
   private flushAfterBurst(): void {
-    const phase = performance.now() - this.firstCallAt;
-    if (phase < QUICK_PHASE_MS) return this.flush();
-    setTimeout(() => setImmediate(() => this.flush()), Math.min(phase, MAX_BURST_WAIT_MS));
+    if (performance.now() - this.firstCallAt < QUICK_TURN_MS) return this.flush();
+    this.flushWhenQuiet(this.pending.length, performance.now());
+  }
+
+  /**
+   * Flushes once {@link QUIET_MS} pass with no call after the first `calls`, or {@link MAX_BURST_WAIT_MS}
+   * after `since`.
+   */
+  private flushWhenQuiet(calls: number, since: number): void {
+    const look = () => {
+      const more = this.pending.length > calls;
+      if (more && performance.now() - since < MAX_BURST_WAIT_MS) this.flushWhenQuiet(this.pending.length, since);
+      else this.flush();
+    };
+    setTimeout(() => setImmediate(look), QUIET_MS);
   }
 
   private flush(): void {

@@ -143,19 +143,22 @@ export class SchedulerRegistryInterceptor {
 
 /**
  * What a tick of `locked` runs: its decorated method, or (a runtime job) the callbacks cron held, called
- * as cron calls them, with the job's `onComplete`. That argument is the same on every tick, so the handler
- * is made once, not once per tick: a tick holds it while its claim waits for Redis.
+ * as cron calls them, with the job's `onComplete` (`handlerFor()`, without it, for a run an operator asks
+ * for and a catch-up). That argument is the same on every tick, so a tick's handler is made once, not once
+ * per tick: a tick holds it while its claim waits for Redis.
  */
 function cronHandlers(locked: LockedJob, cron: CronCallbacks, original: Callback[]) {
-  let made: { readonly args: unknown[]; readonly handler: () => unknown } | undefined;
-  return (...args: unknown[]): (() => unknown) => {
-    if (locked.handler) return locked.handler;
-    if (made && made.args.length === args.length && made.args.every((arg, i) => arg === args[i])) return made.handler;
-    const handler = async () => {
+  const handlerWith = (args: unknown[]): (() => unknown) =>
+    locked.handler ??
+    (async () => {
       for (const callback of original) await callback.apply(cron.context, args);
-    };
-    made = { args, handler };
-    return handler;
+    });
+  let tickHandler: { readonly onComplete: unknown; readonly handler: () => unknown } | undefined;
+  return (...args: [onComplete?: unknown]): (() => unknown) => {
+    if (args.length === 0) return handlerWith([]);
+    const [onComplete] = args;
+    if (!tickHandler || tickHandler.onComplete !== onComplete) tickHandler = { onComplete, handler: handlerWith(args) };
+    return tickHandler.handler;
   };
 }
 

@@ -145,10 +145,8 @@ export class RedisLockProvider
         if (fence === 0) return { refused: 'locked' };
         if (fence === -2) return { refused: 'paused' };
         if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
-        const lock = this.jobLock(configuration, keys, owner.owner, fence, true);
-        return this.replicaAck
-          ? this.replicaAck.confirm(lock, configuration.name).then((confirmed) => ({ lock: confirmed }))
-          : { lock };
+        const lock = this.replicated(this.jobLock(configuration, keys, owner.owner, fence, true));
+        return lock instanceof RedisSimpleLock ? { lock } : lock.then((confirmed) => ({ lock: confirmed }));
       });
   }
 

@@ -92,10 +92,13 @@ export class ClusterPresence {
       for (const { id, jobName, actor } of requests) {
         const node = this.settings.lockedBy;
         const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
+        const skipped = (reason: string) =>
+          void store.reportTrigger(id, { node, state: 'skipped', reason }).catch(() => undefined);
         const run = this.interceptor.runManually(jobName, { actor, triggerId: id }, started);
+        // Every trigger taken is answered: its operator is told whether it ran, never left to guess.
+        if (!run) skipped('not-registered');
         void run?.then((result) => {
-          if (result && !result.executed)
-            void store.reportTrigger(id, { node, state: 'skipped', reason: result.reason });
+          if (result && !result.executed) skipped(result.reason);
         });
       }
     } catch (error) {

@@ -10,7 +10,7 @@ import type {
 import type { SkipReason } from '../../core/task-result.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisLockProvider } from './redis-lock-provider.js';
-import { forceUnlock, type RedisClient } from './redis-scripts.js';
+import { forceUnlock, LuaScript, type RedisClient } from './redis-scripts.js';
 
 /** A trigger an operator asked for, waiting for a node that runs the job. */
 export interface TriggerRequest {
@@ -23,6 +23,9 @@ export interface TriggerRequest {
 
 /** How long a trigger's result is kept for the operator who asked (s). */
 const TRIGGER_RESULT_TTL_S = 300;
+
+const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
+const WITHDRAW_TRIGGER = new LuaScript('withdraw-trigger.lua');
 
 /**
  * What operators see of the cluster's locked jobs, and how they steer them, in Redis under the lock
@@ -161,8 +164,15 @@ export class RedisOperatorStore {
     return true;
   }
 
-  /** Asks a node that runs `jobName` to run it once now; resolves to the request's id. */
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
+  /**
+   * Asks a node that runs `jobName` to run it once now: resolves to the request queued, or, while another is
+   * pending for the job, to that one (this one is dropped and not recorded): one pending trigger per job.
+   */
+  async requestTrigger(
+    jobName: string,
+    lockName: string,
+    note: SteeringNote,
+  ): Promise<{ readonly request: TriggerRequest; readonly queued: boolean }> {
     const request: TriggerRequest = {
       id: randomUUID(),
       jobName,
@@ -170,9 +180,16 @@ export class RedisOperatorStore {
       reason: note.reason,
       at: Date.now(),
     };
-    await this.send(this.client.hset(this.key('triggers'), jobName, JSON.stringify(request)));
+    const json = JSON.stringify(request);
+    const pending = await REQUEST_TRIGGER.call<string | null>(this.client, 1, [this.key('triggers'), jobName, json]);
+    if (pending !== null) return { request: JSON.parse(pending) as TriggerRequest, queued: false };
     await this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
-    return request.id;
+    return { request, queued: true };
+  }
+
+  /** Withdraws trigger `id` of `jobName` if no node has taken it yet; `false` when one has. */
+  async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
+    return (await WITHDRAW_TRIGGER.call<number>(this.client, 1, [this.key('triggers'), jobName, id])) === 1;
   }
 
   /** What became of a trigger, once a node has taken it. */

@@ -146,3 +146,22 @@ export function durationOption(value: Duration | undefined, fallback: number, op
     throw new SchedulerLockConfigurationError(`${subject}: ${option}: ${(error as Error).message}`);
   }
 }
+
+/**
+ * Throws for the first key of `options` that is not one of `known`: a typo would otherwise be ignored (for a
+ * security option, silently). The message names it, with the closest option or `hint(key)` when it has one.
+ */
+export function assertKnownOptions(
+  options: object,
+  known: readonly string[],
+  subject: string,
+  hint: (key: string) => string | undefined = () => undefined,
+): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const lower = key.toLowerCase();
+    const match = known.find((option) => option.toLowerCase().startsWith(lower));
+    const closest = match ? `; did you mean "${match}"?` : `; the options are ${known.join(', ')}`;
+    throw new SchedulerLockConfigurationError(`${subject}: unknown option "${key}"${hint(key) ?? closest}`);
+  }
+}

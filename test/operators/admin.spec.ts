@@ -249,8 +249,20 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
   it('trigger: withdrawn when no node takes it in time, so it cannot run after the operator was told it did not', async () => {
     // A job a live node publishes but whose triggers nobody takes (no app runs it).
     const store = new RedisOperatorStore(new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }));
-    const node = { lockedBy: 'silent-node', version: '1', startedAt: Date.now(), lastSeen: Date.now(), jobs: ['ghost'] };
-    const ghost = { jobName: 'ghost', lockName: 'ghost', kind: 'interval', schedule: '1000', occurrence: false } as const;
+    const node = {
+      lockedBy: 'silent-node',
+      version: '1',
+      startedAt: Date.now(),
+      lastSeen: Date.now(),
+      jobs: ['ghost'],
+    };
+    const ghost = {
+      jobName: 'ghost',
+      lockName: 'ghost',
+      kind: 'interval',
+      schedule: '1000',
+      occurrence: false,
+    } as const;
     await store.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }]);
     const admin = new RedisClusterAdmin(store, 60_000);
 

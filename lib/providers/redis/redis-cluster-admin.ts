@@ -119,7 +119,7 @@ export class RedisClusterAdmin {
 
   /** Trigger `id`'s result, looked for every {@link TRIGGER_POLL_MS} for up to `waitMs`. */
   private async triggerResult(id: string, waitMs: number): Promise<TriggerResult | undefined> {
-    for (const until = Date.now() + waitMs; ; ) {
+    for (const until = Date.now() + waitMs; ;) {
       const result = await this.store.triggerResult(id);
       if (result || Date.now() >= until) return result;
       await new Promise((resolve) => setTimeout(resolve, TRIGGER_POLL_MS));

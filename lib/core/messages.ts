@@ -13,5 +13,6 @@ export function describeError(error: unknown): string {
  * of one without a scheme (`:s3cret@cache:6379`): for a message that quotes what a user typed or configured.
  */
 export function withoutCredentials(text: string): string {
-  return text.replace(/(^|[\s"'(=,]|:\/\/)([^\s"'(=,:@/]*):[^\s"'@/]*@/g, '$1$2:***@');
+  // Up to the last `@` before the host, as URL parsers read it: a password may hold an `@` of its own.
+  return text.replace(/(^|[\s"'(=,]|:\/\/)([^\s"'(=,:@/]*):[^\s"'/]*@/g, '$1$2:***@');
 }

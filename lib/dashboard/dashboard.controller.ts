@@ -13,7 +13,14 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { LockStoreUnavailableError } from '../core/errors.js';
-import type { ClusterNode, HistoryEntry, HistoryOutcome, JobOverview, SteeringAction } from '../core/operations.js';
+import {
+  REASON_MAX_LENGTH,
+  type ClusterNode,
+  type HistoryEntry,
+  type HistoryOutcome,
+  type JobOverview,
+  type SteeringAction,
+} from '../core/operations.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { UnknownJobError } from '../providers/redis/redis-cluster-admin.js';
 import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard } from './dashboard-access.guard.js';
@@ -22,8 +29,6 @@ import { DASHBOARD_PAGE } from './dashboard-page.js';
 
 /** How many recent runs of each job `GET api/jobs` sends, for the page's run-time chart. */
 const CHART_RUNS = 30;
-/** The longest `reason` a steering request may give. */
-const REASON_MAX_LENGTH = 500;
 const STEERING_ACTIONS: readonly SteeringAction[] = ['pause', 'resume', 'trigger', 'unlock'];
 
 /** A finished (or crashed) run, as the run-time chart draws it. */

@@ -148,7 +148,7 @@ function checkedOrigins(origins: unknown): URL[] {
   if (!Array.isArray(origins)) {
     throw new SchedulerLockConfigurationError(
       `${SUBJECT}: trustedOrigins must be an array of origins such as ['https://ops.example.com'], ` +
-        `got ${quoted(origins)}`,
+        `got ${withoutCredentials(quoted(origins))}`,
     );
   }
   return origins.map((origin: unknown) => {

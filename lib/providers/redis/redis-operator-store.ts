@@ -10,7 +10,7 @@ import type {
 import type { SkipReason } from '../../core/task-result.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisLockProvider } from './redis-lock-provider.js';
-import { forceUnlock, LuaScript, type RedisClient } from './redis-scripts.js';
+import { forceUnlock, queueTrigger, withdrawTrigger, type RedisClient } from './redis-scripts.js';
 
 /** A trigger an operator asked for, waiting for a node that runs the job. */
 export interface TriggerRequest {
@@ -23,9 +23,6 @@ export interface TriggerRequest {
 
 /** How long a trigger's result is kept for the operator who asked (s). */
 const TRIGGER_RESULT_TTL_S = 300;
-
-const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
-const WITHDRAW_TRIGGER = new LuaScript('withdraw-trigger.lua');
 
 /**
  * What operators see of the cluster's locked jobs, and how they steer them, in Redis under the lock
@@ -181,7 +178,7 @@ export class RedisOperatorStore {
       at: Date.now(),
     };
     const json = JSON.stringify(request);
-    const pending = await REQUEST_TRIGGER.call<string | null>(this.client, 1, [this.key('triggers'), jobName, json]);
+    const pending = await queueTrigger(this.client, this.key('triggers'), jobName, json);
     if (pending !== null) return { request: JSON.parse(pending) as TriggerRequest, queued: false };
     await this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
     return { request, queued: true };
@@ -189,7 +186,7 @@ export class RedisOperatorStore {
 
   /** Withdraws trigger `id` of `jobName` if no node has taken it yet; `false` when one has. */
   async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
-    return (await WITHDRAW_TRIGGER.call<number>(this.client, 1, [this.key('triggers'), jobName, id])) === 1;
+    return withdrawTrigger(this.client, this.key('triggers'), jobName, id);
   }
 
   /** What became of a trigger, once a node has taken it. */

@@ -109,6 +109,8 @@ const RECOVER = new LuaScript('recover.lua');
 export const ACQUIRE_JOB = new LuaScript('acquire-job.lua');
 export const FINISH = new LuaScript('finish.lua');
 const FORCE_UNLOCK = new LuaScript('force-unlock.lua');
+const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
+const WITHDRAW_TRIGGER = new LuaScript('withdraw-trigger.lua');
 
 /**
  * acquire.lua: takes `lockKey` for `owner` for `ttl` ms if it is free, and draws the next fencing token from
@@ -183,4 +185,14 @@ export function recoverOccurrence(
 /** force-unlock.lua: the former holder's owner value, or `null` when the lock was free. */
 export function forceUnlock(client: RedisClient, keys: JobKeys, entry: string, historyLimit: number, marker: string) {
   return FORCE_UNLOCK.call<string | null>(client, 2, [keys.lock, keys.history, entry, historyLimit, marker]);
+}
+
+/** request-trigger.lua: queues `request` (JSON) for `jobName`; resolves to the pending request instead, if any. */
+export function queueTrigger(client: RedisClient, triggersKey: string, jobName: string, request: string) {
+  return REQUEST_TRIGGER.call<string | null>(client, 1, [triggersKey, jobName, request]);
+}
+
+/** withdraw-trigger.lua: removes trigger `id` of `jobName` if no node has taken it; `true` when it did. */
+export async function withdrawTrigger(client: RedisClient, triggersKey: string, jobName: string, id: string) {
+  return (await WITHDRAW_TRIGGER.call<number>(client, 1, [triggersKey, jobName, id])) === 1;
 }

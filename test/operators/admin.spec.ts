@@ -271,6 +271,15 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     expect(await redis.client.hlen(`${redis.prefix}:triggers`)).toBe(0);
     // The next trigger is queued afresh, not refused as pending behind the withdrawn one.
     expect(await admin.trigger('ghost', { actor: 'carol' }, 300)).toMatchObject({ reason: 'not-taken' });
+
+    // Taking and withdrawing remove a trigger by its id: whoever is first has it, and a node that read a trigger
+    // before its operator withdrew it cannot take (delete) the next one in its place.
+    const { request: withdrawn } = await store.requestTrigger('ghost', 'ghost', { actor: 'dave' });
+    expect(await store.withdrawTrigger('ghost', withdrawn.id)).toBe(true);
+    const { request: next } = await store.requestTrigger('ghost', 'ghost', { actor: 'erin' });
+    expect(await store.withdrawTrigger('ghost', withdrawn.id)).toBe(false);
+    expect(await store.takeTriggers(new Set(['ghost']))).toEqual([next]);
+    expect(await store.withdrawTrigger('ghost', next.id)).toBe(false);
   });
 
   it('trigger is refused while a run holds the lock; unlock frees it and the run sees its lock lost (not-owner)', async () => {

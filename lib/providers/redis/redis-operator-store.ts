@@ -10,7 +10,7 @@ import type {
 import type { SkipReason } from '../../core/task-result.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisLockProvider } from './redis-lock-provider.js';
-import { forceUnlock, queueTrigger, withdrawTrigger, type RedisClient } from './redis-scripts.js';
+import { forceUnlock, queueTrigger, removeTrigger, type RedisClient } from './redis-scripts.js';
 
 /** A trigger an operator asked for, waiting for a node that runs the job. */
 export interface TriggerRequest {
@@ -62,14 +62,15 @@ export class RedisOperatorStore {
     await this.send(writing.exec());
   }
 
-  /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node. */
+  /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node, and none once withdrawn. */
   async takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]> {
     const pending = await this.send(this.client.hgetall(this.key('triggers')));
     const mine = Object.entries(pending).filter(([jobName]) => jobNames.has(jobName));
     const taken: TriggerRequest[] = [];
-    for (const [jobName, request] of mine) {
-      // HDEL answers 1 to one node only.
-      if ((await this.send(this.client.hdel(this.key('triggers'), jobName))) === 1) taken.push(JSON.parse(request));
+    for (const [jobName, json] of mine) {
+      const request = JSON.parse(json) as TriggerRequest;
+      // Removed by id: one node has it, and none if its operator withdrew it since it was read.
+      if (await removeTrigger(this.client, this.key('triggers'), jobName, request.id)) taken.push(request);
     }
     return taken;
   }
@@ -186,7 +187,7 @@ export class RedisOperatorStore {
 
   /** Withdraws trigger `id` of `jobName` if no node has taken it yet; `false` when one has. */
   async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
-    return withdrawTrigger(this.client, this.key('triggers'), jobName, id);
+    return removeTrigger(this.client, this.key('triggers'), jobName, id);
   }
 
   /** What became of a trigger, once a node has taken it. */

@@ -110,7 +110,7 @@ export const ACQUIRE_JOB = new LuaScript('acquire-job.lua');
 export const FINISH = new LuaScript('finish.lua');
 const FORCE_UNLOCK = new LuaScript('force-unlock.lua');
 const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
-const WITHDRAW_TRIGGER = new LuaScript('withdraw-trigger.lua');
+const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
 
 /**
  * acquire.lua: takes `lockKey` for `owner` for `ttl` ms if it is free, and draws the next fencing token from
@@ -192,7 +192,10 @@ export function queueTrigger(client: RedisClient, triggersKey: string, jobName: 
   return REQUEST_TRIGGER.call<string | null>(client, 1, [triggersKey, jobName, request]);
 }
 
-/** withdraw-trigger.lua: removes trigger `id` of `jobName` if no node has taken it; `true` when it did. */
-export async function withdrawTrigger(client: RedisClient, triggersKey: string, jobName: string, id: string) {
-  return (await WITHDRAW_TRIGGER.call<number>(client, 1, [triggersKey, jobName, id])) === 1;
+/**
+ * remove-trigger.lua: removes trigger `id` of `jobName` if it is still pending; `true` when it did (a node takes
+ * it, or its operator withdraws it: the first one has it).
+ */
+export async function removeTrigger(client: RedisClient, triggersKey: string, jobName: string, id: string) {
+  return (await REMOVE_TRIGGER.call<number>(client, 1, [triggersKey, jobName, id])) === 1;
 }

@@ -167,7 +167,7 @@ describe('Redis outages: one error line per outage, one line when Redis is back'
 
     // After startup a refused password is an outage: the app keeps going, its ticks skipped.
     await admin.config('SET', 'requirepass', 'rotated-secret');
-    await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
 
     await expectTicksSkippedWhileDown(app, outageLine(server.port, 'authentication failed: WRONGPASS'));
     await expectRunsAgainOnceRedisIsBack(app, server.port, async () => {

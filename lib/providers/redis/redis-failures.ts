@@ -212,12 +212,14 @@ function isCertificateFailure(error: Error): boolean {
  * anything that may pass (refused connection, timeout, failover).
  */
 export function misconfiguration(error: unknown, client: RedisClient): string | undefined {
-  if (!(error instanceof Error)) return undefined;
+  // Not `instanceof Error`: a socket's errors may come from another realm (a test runner's VM context).
+  if (typeof (error as Error | undefined)?.message !== 'string') return undefined;
   if (error instanceof RedisCommandRefusedError) return error.reason;
   // A Cluster that reached no node says why in its last node's error.
   const nodeError = (error as { lastNodeError?: unknown }).lastNodeError;
-  if (nodeError instanceof Error) return misconfiguration(nodeError, client);
-  const cause = error instanceof LockStoreUnavailableError && error.cause instanceof Error ? error.cause : error;
+  if (nodeError) return misconfiguration(nodeError, client);
+  const cause = (error instanceof LockStoreUnavailableError && (error.cause as Error | undefined)) || (error as Error);
+  if (typeof cause.message !== 'string') return undefined;
   return isAuthFailure(cause) || isCertificateFailure(cause) ? connectionFailure(cause, client) : undefined;
 }
 

@@ -1,5 +1,5 @@
 import { LockStoreMisconfiguredError } from '../../core/errors.js';
-import { describeRedisEndpoint, misconfiguration, redisFailure, redisUser } from './redis-failures.js';
+import { describeRedisEndpoint, misconfiguration, redisUser } from './redis-failures.js';
 import { LuaScript, type RedisClient } from './redis-scripts.js';
 
 /** How long the check waits for Redis's first answer; a Redis that takes longer is an outage, not a mistake. */
@@ -35,41 +35,60 @@ function moduleCommands(key: string): string[][] {
   ];
 }
 
+/** A check call that could not reach Redis: whether it is a mistake, the next connection attempt says. */
+const UNREACHABLE = Symbol('unreachable');
+
+/** What a check call found: a mistake's cause, nothing wrong, or {@link UNREACHABLE}. */
+type Finding = string | undefined | typeof UNREACHABLE;
+
 /**
  * Checks once, at startup, that `client` may work for the module: Redis accepts its credentials and TLS
- * certificate (learnt from the first connection), and its ACL allows every command the module sends on
- * `key` (one `redis.acl_check_cmd` script call, which runs none of them; `extraCommands` beside them).
- * Rejects with a {@link LockStoreMisconfiguredError} naming the endpoint and the cause. Resolves when
- * Redis is unreachable (refused, timed out): that is an outage, which the app must survive.
+ * certificate, and its ACL allows every command the module sends on `key` (one `redis.acl_check_cmd`
+ * script call, which runs none of them; `extraCommands` beside them). Rejects with a
+ * {@link LockStoreMisconfiguredError} naming the endpoint and the cause. Resolves when Redis is
+ * unreachable (refused, timed out): that is an outage, which the app must survive.
  */
 export async function checkRedisStore(
   client: RedisClient,
   key: string,
   extraCommands: readonly string[][] = [],
 ): Promise<void> {
-  const endpoint = describeRedisEndpoint(client);
   const commands = [...moduleCommands(key), ...extraCommands];
   const args = commands.flatMap((command) => [command.length, ...command]);
-  let onError: ((error: Error) => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const answered = CHECK_ACL.call<string[] | number>(client, 0, args).then(
-    (refused) => (Array.isArray(refused) && refused.length > 0 ? refusal(client, refused, key) : undefined),
-    (error: unknown) => misconfiguration(redisFailure(client, error), client),
-  );
-  // A connection that fails reconnects forever: its first error says whether waiting could help.
+  const ask = () =>
+    CHECK_ACL.call<string[] | number>(client, 0, args).then(
+      (refused): Finding => (Array.isArray(refused) && refused.length > 0 ? refusal(client, refused, key) : undefined),
+      // Already said in terms of Redis (redisFailure): a refusal, or the cause of an unreachable Redis.
+      (failure: unknown): Finding => misconfiguration(failure, client) ?? UNREACHABLE,
+    );
+  const stops: (() => void)[] = [];
+  // A connection that fails reconnects forever: its next error says whether waiting could help.
   const connectionFailed = new Promise<string | undefined>((resolve) => {
-    onError = (error) => resolve(misconfiguration(error, client));
+    const onError = (error: Error) => resolve(misconfiguration(error, client));
     client.once('error', onError);
+    stops.push(() => client.off('error', onError));
   });
-  const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CHECK_TIMEOUT_MS)));
+  const timedOut = new Promise<undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), CHECK_TIMEOUT_MS);
+    stops.push(() => clearTimeout(timer));
+  });
   try {
-    const cause = await Promise.race([answered, connectionFailed, timedOut]);
-    if (cause === undefined) return;
+    let cause = await Promise.race([ask(), connectionFailed, timedOut]);
+    if (cause === UNREACHABLE) {
+      // The connection failed before the check began (its error already emitted): ask again once it is back.
+      const reconnected = new Promise<Finding>((resolve) => {
+        const onReady = () => resolve(ask());
+        client.once('ready', onReady);
+        stops.push(() => client.off('ready', onReady));
+      });
+      cause = await Promise.race([reconnected, connectionFailed, timedOut]);
+    }
+    if (cause === undefined || cause === UNREACHABLE) return;
+    const endpoint = describeRedisEndpoint(client);
     const message = `Redis ${endpoint} cannot serve the locks (${cause}): fix the configuration`;
     throw new LockStoreMisconfiguredError(message, cause);
   } finally {
-    client.off('error', onError!);
-    clearTimeout(timer);
+    for (const stop of stops) stop();
   }
 }
 

@@ -111,15 +111,21 @@ function commandRefusal(
   error: Error,
   script: ScriptCommands | undefined,
 ): RedisCommandRefusedError | undefined {
-  // A transaction (MULTI … EXEC) fails as a whole: EXECABORT, with the queued commands' own errors beside it.
+  // A transaction (MULTI … EXEC) fails as a whole: EXECABORT, with the queued commands' own errors beside it,
+  // or with the reply EXEC itself got after "because of:".
   const previous = (error as { previousErrors?: unknown[] }).previousErrors ?? [];
   const noPerm = [error, ...previous].find((candidate): candidate is Error => replyCode(candidate) === 'NOPERM');
+  const execRefusal =
+    replyCode(error) === 'EXECABORT' ? /because of: (NOPERM .*)$/.exec(error.message)?.[1] : undefined;
   let refused: string;
   let reply: string;
   if (noPerm) {
     reply = noPerm.message;
     // Redis names the command it refused; a refused key is the sent command's.
     refused = (namedCommand(reply) ?? sentCommand(noPerm))?.toUpperCase() ?? 'a command';
+  } else if (execRefusal) {
+    reply = execRefusal;
+    refused = namedCommand(reply)?.toUpperCase() ?? 'EXEC';
   } else if (SCRIPT_REFUSAL.test(error.message)) {
     reply = error.message;
     const named = namedCommand(reply)?.toUpperCase();

@@ -12,9 +12,8 @@ const IOREDIS_FAILURES: readonly [wording: RegExp, meaning: string][] = [
 ];
 
 /**
- * What a reply with one of these codes says about Redis: it answers, but cannot serve the module now
- * (a replica during a failover, a dataset still loading, a script running too long, a Cluster's slot
- * elsewhere). Matched by the code that starts the reply: Redis and Valkey word the rest differently.
+ * Replies of a Redis that answers but cannot serve the module now, by the code they start with (Redis and
+ * Valkey word the rest differently): an outage, like no answer at all.
  */
 const UNAVAILABLE_REPLIES: Readonly<Record<string, string>> = {
   READONLY: 'a read-only replica answered (failover in progress?)',

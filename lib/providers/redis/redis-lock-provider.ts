@@ -98,7 +98,7 @@ export class RedisLockProvider
     if (minReplicasToAck) this.replicaAck = new ReplicaAck(client, minReplicasToAck, replicaAckTimeout);
   }
 
-  /** Checks once that Redis accepts the client's credentials, certificate and every command sent: {@link checkRedisStore}. */
+  /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */
   checkStore(): Promise<void> {
     const replicaAck = this.replicaAck ? [['wait', '0', '0']] : [];
     return checkRedisStore(this.client, this.lockKey('startup-check'), replicaAck);

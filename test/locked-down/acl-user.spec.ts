@@ -316,7 +316,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
       // A command a script runs is named among the script's commands: Redis's reply does not say which.
       const named = withheld.toUpperCase();
       const runs = '[\\w-]+\\.lua runs';
-      const refused = `(${named}|${named}, which ${runs}|a command ${runs} \\(one of ([A-Z]+, )*${named}(, [A-Z]+)*\\))`;
+      const refused = `(${named}|${named} \\(run by [\\w-]+\\.lua\\)|a command ${runs} \\(one of ([A-Z]+, )*${named}(, [A-Z]+)*\\))`;
       expect(failure.message).toMatch(
         new RegExp(`^Redis 127\\.0\\.0\\.1:${redis.server.port} refused ${refused} for user "locks": (NOPERM|ERR) `),
       );
@@ -363,7 +363,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
           prefix,
           LOCK_USER_COMMANDS.filter((command) => command !== 'set'),
         ),
-      'refused (SET, which acquire-job\\.lua runs|a command acquire-job\\.lua runs \\(one of MGET, SET, INCR\\)) for user "locks": ERR ',
+      'refused (SET \\(run by acquire-job\\.lua\\)|a command acquire-job\\.lua runs \\(one of MGET, SET, INCR\\)) for user "locks": ERR ',
     ],
   ])(
     "with startupCheck 'warn', an app whose user is %s logs one line naming the endpoint and what was refused, and runs once allowed",

@@ -21,7 +21,7 @@ class Ticking {
 /** An app whose job's lock another node holds: every tick is skipped (`locked`). */
 async function skippedTicksLogged(logSkips: boolean | undefined): Promise<string[]> {
   const provider = new InMemoryLockProvider();
-  const held: LockConfiguration = { name: LOCK, lockAtMostFor: 60_000, lockAtLeastFor: 0, createdAt: new Date() };
+  const held: LockConfiguration = { name: LOCK, lockAtMostFor: 60_000, lockAtLeastFor: 0 };
   expect(await provider.lock(held)).toBeDefined();
   const app = await startSchedulerApp({
     lock: { provider, defaultLockAtMostFor: '1m', logSkips },

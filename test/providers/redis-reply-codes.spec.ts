@@ -64,7 +64,7 @@ describe('a refused command (NOPERM), in either wording', () => {
     [
       'Valkey 8 / Redis 7.2',
       "ERR ACL failure in script: User locks has no permissions to run the 'set' command script: 5e4f, on @user_script:7.",
-      'SET, which acquire-job.lua runs',
+      'SET (run by acquire-job.lua)',
     ],
   ])('inside a script, in the wording of %s', (_, message, refused) => {
     const failure = redisFailure(client, reply(message), SCRIPT);

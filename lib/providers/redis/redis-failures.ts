@@ -63,7 +63,7 @@ export class RedisCommandRefusedError extends LockStoreUnavailableError {
   constructor(
     message: string,
     reason: string,
-    /** What was refused: `EVALSHA`, or `a command acquire.lua runs (one of SET, INCR)`. */
+    /** What was refused: `EVALSHA`, `SET (run by acquire.lua)`, or `a command acquire.lua runs (one of SET, INCR)`. */
     readonly refused: string,
     /** The ACL user the client authenticates as (`default` without a user name). */
     readonly user: string,
@@ -130,7 +130,7 @@ function commandRefusal(
     const named = namedCommand(reply)?.toUpperCase();
     const runs = script ? `${script.file} runs` : 'the script runs';
     refused = named
-      ? `${named}, which ${runs}`
+      ? `${named} (run by ${script?.file ?? 'a script'})`
       : `a command ${runs}${script ? ` (one of ${script.commands.join(', ')})` : ''}`;
   } else {
     return undefined;

@@ -1,4 +1,5 @@
 import { parseDuration, type Duration } from './duration.js';
+import { quoted } from './messages.js';
 
 /** What a {@link LockProvider} is asked to lock: durations already in milliseconds. */
 export interface LockConfiguration {
@@ -145,6 +146,16 @@ export function durationOption(value: Duration | undefined, fallback: number, op
   } catch (error) {
     throw new SchedulerLockConfigurationError(`${subject}: ${option}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * A boolean option: `true` or `false`, `fallback` when absent. Anything else (`'true'`, `1`) fails the startup
+ * naming it: for a security switch, a truthy string must not count as on, nor `'false'` as off.
+ */
+export function booleanOption(value: unknown, fallback: boolean, option: string, subject: string): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  throw new SchedulerLockConfigurationError(`${subject}: ${option} must be true or false (got ${quoted(value)})`);
 }
 
 /**

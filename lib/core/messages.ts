@@ -16,3 +16,8 @@ export function withoutCredentials(text: string): string {
   // Up to the last `@` before the host, as URL parsers read it: a password may hold an `@` of its own.
   return text.replace(/(^|[\s"'(=,]|:\/\/)([^\s"'(=,:@/]*):[^\s"'/]*@/g, '$1$2:***@');
 }
+
+/** A value as a message quotes it: JSON, or its type when JSON has none (`undefined`, a function). */
+export function quoted(value: unknown): string {
+  return JSON.stringify(value) ?? typeof value;
+}

@@ -1,5 +1,5 @@
-import { SchedulerLockConfigurationError, assertKnownOptions } from '../core/lock-configuration.js';
-import { withoutCredentials } from '../core/messages.js';
+import { SchedulerLockConfigurationError, assertKnownOptions, booleanOption } from '../core/lock-configuration.js';
+import { quoted, withoutCredentials } from '../core/messages.js';
 
 /** Who is looking at the status page, as `authorize` says. */
 export interface DashboardAccess {
@@ -93,7 +93,12 @@ export function createDashboardSettings<TRequest>(
   }
   assertKnownOptions(options, DASHBOARD_OPTIONS, SUBJECT);
   const { authorize } = options;
-  const dangerouslyAllowEveryone = booleanOption(options, 'dangerouslyAllowEveryone');
+  const dangerouslyAllowEveryone = booleanOption(
+    options.dangerouslyAllowEveryone,
+    false,
+    'dangerouslyAllowEveryone',
+    SUBJECT,
+  );
   if (authorize !== undefined && typeof authorize !== 'function') {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: authorize must be a function, got ${typeof authorize}`);
   }
@@ -120,17 +125,10 @@ export function createDashboardSettings<TRequest>(
     path: checkedPath(options.path ?? DEFAULT_DASHBOARD_PATH),
     authorize: (authorize as DashboardAuthorize | undefined) ?? (() => ({ actor: ANONYMOUS_ACTOR })),
     open: !authorize,
-    readOnly: booleanOption(options, 'readOnly'),
+    readOnly: booleanOption(options.readOnly, false, 'readOnly', SUBJECT),
     trustedOrigins: new Set(trustedOrigins.map((origin) => origin.origin)),
     trustedHosts: new Set(trustedOrigins.map((origin) => origin.host)),
   };
-}
-
-/** A security switch: `true` or `false` (or absent: `false`); anything else fails closed, at startup. */
-function booleanOption(options: SchedulerLockDashboardOptions<never>, option: 'readOnly' | 'dangerouslyAllowEveryone') {
-  const value: unknown = options[option];
-  if (value === undefined || typeof value === 'boolean') return value === true;
-  throw new SchedulerLockConfigurationError(`${SUBJECT}: ${option} must be true or false, got ${quoted(value)}`);
 }
 
 function checkedPath(path: string): string {
@@ -162,9 +160,4 @@ function checkedOrigins(origins: unknown): URL[] {
     }
     return url;
   });
-}
-
-/** A value as a message quotes it: JSON where it has one. */
-function quoted(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
 }

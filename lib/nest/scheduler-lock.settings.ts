@@ -3,6 +3,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import {
   SchedulerLockConfigurationError,
   assertKnownOptions,
+  booleanOption,
   durationOption,
   lockDurations,
   positiveDurationOption,
@@ -10,7 +11,7 @@ import {
   type LockDefaults,
 } from '../core/lock-configuration.js';
 import { defaultLockedBy } from '../core/locked-by.js';
-import { withoutCredentials } from '../core/messages.js';
+import { quoted, withoutCredentials } from '../core/messages.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import type { RunInstrumentation } from '../core/run-instrumentation.js';
 import { assertLockProvider } from '../core/provider-contract.js';
@@ -103,10 +104,8 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
       `${SUBJECT}: defaultLockAtMostFor is required (for example '10m')${unset}`,
     );
   }
-  const { logSkips = false, startupCheck = 'fail' } = options;
-  if (typeof logSkips !== 'boolean') {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: logSkips must be true or false (got ${quoted(logSkips)})`);
-  }
+  const { startupCheck = 'fail' } = options;
+  const logSkips = booleanOption(options.logSkips, false, 'logSkips', SUBJECT);
   if (!STARTUP_CHECKS.includes(startupCheck)) {
     throw new SchedulerLockConfigurationError(
       `${SUBJECT}: startupCheck must be 'fail' or 'warn' (got ${quoted(startupCheck)})`,
@@ -177,11 +176,6 @@ function givenAsUndefined(options: object, ...keys: (keyof SchedulerLockModuleOp
   if (given.length === 0) return '';
   const names = given.map((key) => `"${key}"`).join(' and ');
   return `; ${names} ${given.length === 1 ? 'was' : 'were'} given as undefined (an unset environment variable?)`;
-}
-
-/** A value as a message quotes it: JSON, or its type when JSON has none (`undefined`, a function). */
-function quoted(value: unknown): string {
-  return JSON.stringify(value) ?? typeof value;
 }
 
 function isRedisClient(value: unknown): value is RedisClient {

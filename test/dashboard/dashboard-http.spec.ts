@@ -93,11 +93,11 @@ describe('SchedulerLockDashboardModule.forRoot: closed by default', () => {
       [null, 'null'],
     ] as const) {
       expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, readOnly: value as never })).toThrow(
-        new SchedulerLockConfigurationError(`Status page: readOnly must be true or false, got ${shown}`),
+        new SchedulerLockConfigurationError(`Status page: readOnly must be true or false (got ${shown})`),
       );
     }
     expect(() => SchedulerLockDashboardModule.forRoot({ dangerouslyAllowEveryone: 'yes' as never })).toThrow(
-      'Status page: dangerouslyAllowEveryone must be true or false, got "yes"',
+      'Status page: dangerouslyAllowEveryone must be true or false (got "yes")',
     );
   });
 

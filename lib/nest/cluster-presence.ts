@@ -135,4 +135,3 @@ export class ClusterPresence {
 interface CronJobParts {
   readonly cronTime: { readonly source: unknown; readonly timeZone?: string | null };
 }
-

@@ -41,7 +41,7 @@ export const TESTED_APPS: TestedApp[] = [
   {
     name: 'nest12-jest',
     description:
-      "`nest new` of @nestjs/schematics 12, its CommonJS option: jest.config.ts, Jest 30 with --experimental-vm-modules",
+      '`nest new` of @nestjs/schematics 12, its CommonJS option: jest.config.ts, Jest 30 with --experimental-vm-modules',
     scripts: ['test', 'test:e2e'],
     // Jest's CommonJS runtime loads the ESM-only @nestjs/common 12 only on Node 24.9+ (require of ES modules).
     minimumNode: 24,

@@ -21,35 +21,44 @@ export interface TestedApp {
   /** Its fixture directory, and its name in the output. */
   name: string;
   description: string;
-  /** The npm scripts that must pass, in order. */
-  scripts: string[];
+  /**
+   * The npm scripts that must pass, in order, each with a text its output must show (the added spec's file, so
+   * a run that skipped it does not pass).
+   */
+  scripts: Array<{ script: string; shows: string }>;
   /** The lowest Node major the app's test runner loads it on (Nest 12's ESM-only packages in Jest's CommonJS). */
   minimumNode?: number;
 }
+
+/** `npm test` runs the unit spec, `npm run test:e2e` the e2e spec, as the scaffold's configs have it. */
+const UNIT_AND_E2E = [
+  { script: 'test', shows: 'report.job.spec.ts' },
+  { script: 'test:e2e', shows: 'report.e2e-spec.ts' },
+];
 
 export const TESTED_APPS: TestedApp[] = [
   {
     name: 'nest11-jest',
     description: '`nest new` of @nestjs/schematics 11: CommonJS, Jest + ts-jest, `npm test` and `npm run test:e2e`',
-    scripts: ['test', 'test:e2e'],
+    scripts: UNIT_AND_E2E,
   },
   {
     name: 'nest12-vitest',
     description: '`nest new` of @nestjs/schematics 12 (its default): ESM, Vitest, `npm test` and `npm run test:e2e`',
-    scripts: ['test', 'test:e2e'],
+    scripts: UNIT_AND_E2E,
   },
   {
     name: 'nest12-jest',
     description:
       '`nest new` of @nestjs/schematics 12, its CommonJS option: jest.config.ts, Jest 30 with --experimental-vm-modules',
-    scripts: ['test', 'test:e2e'],
+    scripts: UNIT_AND_E2E,
     // Jest's CommonJS runtime loads the ESM-only @nestjs/common 12 only on Node 24.9+ (require of ES modules).
     minimumNode: 24,
   },
   {
     name: 'mixed-loading',
     description: 'imports the package in one file and requires it in another: one LockEvents, one identity per export',
-    scripts: ['test'],
+    scripts: [{ script: 'test', shows: 'one LockEvents' }],
   },
 ];
 
@@ -78,11 +87,16 @@ export async function checkTestedApp(
     const keyPrefix = uniquePrefix(`package-${app.name}`);
     const env = environmentFor(runtime, { ...process.env, REDIS_URL: SHARED_REDIS_URL, LOCK_KEY_PREFIX: keyPrefix });
     try {
-      for (const script of app.scripts) {
+      for (const { script, shows } of app.scripts) {
         startedAt = performance.now();
-        await step(`npm run ${script} on Node ${runtime.version} in ${dir}`, () =>
-          run('npm', ['run', script], { cwd: dir, env, maxBuffer: 16 << 20 }),
-        );
+        const what = `npm run ${script} on Node ${runtime.version} in ${dir}`;
+        let output = '';
+        await step(what, async () => {
+          const printed = await run('npm', ['run', script], { cwd: dir, env, maxBuffer: 16 << 20 });
+          output = printed.stdout + printed.stderr;
+          return printed;
+        });
+        if (!output.includes(shows)) throw new Error(`${what} passed without showing "${shows}":\n${output}`);
         log(`npm run ${script} on Node ${runtime.version}: ${seconds(startedAt)}`);
       }
       passed.push(runtime.version);
@@ -91,7 +105,7 @@ export async function checkTestedApp(
       await deleteKeys(redis, keyPrefix).finally(() => redis.quit());
     }
   }
-  return `${await installedVersions(dir)}; ${app.scripts.map((s) => `npm run ${s}`).join(', ')} pass on Node ${passed.join(', ')}`;
+  return `${await installedVersions(dir)}; ${app.scripts.map(({ script }) => `npm run ${script}`).join(', ')} pass on Node ${passed.join(', ')}`;
 }
 
 /** `name version` of the packages that tell the app's kind, as installed. */

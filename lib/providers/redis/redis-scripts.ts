@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { LUA_SCRIPTS } from './lua-scripts.generated.js';
-import { redisFailure, type ScriptCommands } from './redis-failures.js';
+import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.js';
 
 /** A Redis client the provider can use: a single node (also behind Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -89,7 +89,7 @@ export class LuaScript {
 }
 
 function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+  return replyCode(error) === 'NOSCRIPT';
 }
 
 function same<T>(reply: T): T {

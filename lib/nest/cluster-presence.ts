@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { FaultLog } from '../core/fault-log.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
 import type { CatalogueJob } from '../core/operations.js';
+import { PACKAGE_VERSION } from '../core/package-version.generated.js';
 import type { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
@@ -72,7 +72,7 @@ export class ClusterPresence {
       .filter(({ entry, json }) => this.published.get(entry.jobName) !== json);
     const jobs = entries.map((entry) => entry.jobName);
     const { lockedBy } = this.settings;
-    const node = { lockedBy, version: VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
+    const node = { lockedBy, version: PACKAGE_VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
     try {
       await store.publish(
         node,
@@ -143,16 +143,4 @@ export class ClusterPresence {
 
 interface CronJobParts {
   readonly cronTime: { readonly source: unknown; readonly timeZone?: string | null };
-}
-
-/** This package's version, for the node's heartbeat. */
-const VERSION = readVersion();
-
-function readVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-      .version;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -30,7 +30,12 @@ interface Finished {
 function runInNamespace(command: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
   const { REDIS_URL: _unset, ...inherited } = process.env;
   const started = Date.now();
-  const child = spawn(ipCommand, ['netns', 'exec', NAMESPACE, ...command], { env: { ...inherited, ...env } });
+  // A run that never ends (a private server left running keeps its parent up) fails here, not at Jest's timeout.
+  const child = spawn(ipCommand, ['netns', 'exec', NAMESPACE, ...command], {
+    env: { ...inherited, ...env },
+    timeout: 20_000,
+    killSignal: 'SIGKILL',
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -240,5 +240,14 @@ describe('nest-scheduler-lock unlock', () => {
       formerHolder: null,
       actor: 'ops:alice',
     });
+    // Already free: said so, and the history keeps its one unlock entry.
+    expect(await cluster.operator.run('unlock', 'noon', '--actor', 'ops:alice')).toMatchObject({
+      code: 0,
+      stdout: 'noon was not locked.\n',
+    });
+    const unlocks = (await cluster.operator.json<HistoryEntry[]>('history', 'noon')).filter(
+      (entry) => entry.type === 'unlock',
+    );
+    expect(unlocks).toHaveLength(1);
   });
 });

@@ -274,6 +274,9 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
   it('triggers a run, and unlocks a held lock after showing its holder and fencing token', async () => {
     const app = await start(alice);
     app.job.hold = deferred();
+    // Free: nothing to unlock, said so, nothing in the history.
+    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerHolder: null } });
+    expect((await app.admin.history(REPORT_JOB)).filter((entry) => entry.type === 'unlock')).toEqual([]);
     const triggered = await steer(app, 'trigger');
     expect(triggered.status).toBe(200);
     expect(await triggered.json()).toMatchObject({
@@ -299,6 +302,10 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     });
     expect((await app.admin.getJob(REPORT_JOB)).holder).toBeNull();
     expect((await app.admin.history(REPORT_JOB, 1))[0]).toMatchObject({ type: 'unlock', actor: 'alice@example.com' });
+    // Unlocked already: said so, and still one unlock entry.
+    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerHolder: null } });
+    const unlocks = (await app.admin.history(REPORT_JOB)).filter((entry) => entry.type === 'unlock');
+    expect(unlocks).toHaveLength(1);
     app.job.hold.resolve();
   });
 

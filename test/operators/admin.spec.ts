@@ -282,6 +282,18 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     expect(await store.withdrawTrigger('ghost', next.id)).toBe(false);
   });
 
+  it('unlock of a free lock releases nothing, says so (formerHolder null) and writes no history entry', async () => {
+    const [a] = await cluster(Jobs);
+    const admin = a.get(SchedulerLockAdmin);
+    await until(
+      () => admin.listJobs(),
+      (jobs) => jobs.some((job) => job.name === 'hourly'),
+    );
+
+    expect(await admin.unlock('hourly', { actor: 'carol', reason: 'just in case' })).toEqual({ formerHolder: null });
+    expect((await admin.history('hourly')).filter((entry) => entry.type === 'unlock')).toEqual([]);
+  });
+
   it('trigger is refused while a run holds the lock; unlock frees it and the run sees its lock lost (not-owner)', async () => {
     const [a, b] = await cluster(LongRun);
     const admin = a.get(SchedulerLockAdmin);

@@ -111,7 +111,10 @@ export class RedisClusterAdmin {
       : { triggered: false, reason: 'skipped', id, result };
   }
 
-  /** Force-releases the job's lock; its holder's run sees the lock lost (not-owner) at its next renewal or release. */
+  /**
+   * Force-releases the job's lock; its holder's run sees the lock lost (not-owner) at its next renewal or release.
+   * `formerHolder: null`: the lock was free, and nothing was written to the job's history.
+   */
   async unlock(jobName: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
     const holder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked(note));
     return { formerHolder: holder ? lockedBy(holder) : null };

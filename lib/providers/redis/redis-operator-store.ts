@@ -196,7 +196,10 @@ export class RedisOperatorStore {
     return result === null ? undefined : (JSON.parse(result) as TriggerResult);
   }
 
-  /** Force-releases the job's lock whoever holds it; resolves to the former holder, if any. */
+  /**
+   * Force-releases the job's lock whoever holds it; resolves to the former holder, or to undefined when the lock
+   * was free, and then records nothing.
+   */
   async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
     const keys = this.provider.jobKeys(lockName);
     const at = Date.now();

@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The layers of lib/ and the direction of their imports: nest → occurrence → core ← providers; the optional
- * status page (lib/dashboard, its own package entry) builds on them all, and nothing imports it.
+ * status page (lib/dashboard, its own package entry) builds on them all, and nothing imports it. The provider
+ * conformance kit (lib/provider-tests, its own entry) checks a provider through lib/core's contract alone.
  * Each entry forbids a folder's files to import what sits above it (or beside it, for the providers).
  */
 const layer = (files, forbidden, why) => ({
@@ -20,8 +21,8 @@ const layer = (files, forbidden, why) => ({
 const NEST = '^@nestjs/';
 const ours = (folder) => `^\\.\\.?/(\\.\\./)*${folder}/`;
 /**
- * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard) and the optional peers only they
- * load: nothing the main entry loads may import them.
+ * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/provider-tests) and the optional
+ * peers only they load: nothing the main entry loads may import them.
  */
 const INTEGRATIONS = [
   '^@nestjs/terminus',
@@ -29,7 +30,10 @@ const INTEGRATIONS = [
   ours('terminus'),
   ours('opentelemetry'),
   ours('dashboard'),
+  ours('provider-tests'),
 ];
+/** Test runners: the conformance kit runs under any of them, so it imports none (node:assert instead). */
+const TEST_RUNNERS = ['^jest$', '^@jest/', '^vitest', '^@vitest/', '^node:test$', '^mocha$'];
 
 export default tseslint.config(
   // *.generated.ts: string modules written by scripts/embed-assets.mjs from the .lua / .html sources.
@@ -97,6 +101,20 @@ export default tseslint.config(
     ['lib/providers/in-memory/**'],
     [NEST, '^ioredis$', ours('nest'), ours('occurrence'), '^\\.\\./redis/', ...INTEGRATIONS],
     'the in-memory provider implements lib/core interfaces and needs no Redis',
+  ),
+  layer(
+    ['lib/provider-tests/**'],
+    [
+      NEST,
+      '^ioredis$',
+      ours('nest'),
+      ours('occurrence'),
+      ours('providers'),
+      ours('cli'),
+      ...INTEGRATIONS,
+      ...TEST_RUNNERS,
+    ],
+    'the provider conformance kit checks any store through the lib/core contract, under any test runner',
   ),
   layer(
     ['lib/cli/**'],

@@ -14,7 +14,7 @@ import {
   type LockProvider,
   type TaskResult,
 } from '../../lib/index.js';
-import { isLocked, lockConfig, lockWhenFree, mustLock, uniqueLockName } from '../providers/lock-probes.js';
+import { isLocked, lockConfig, lockWhenFree, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import {

@@ -8,7 +8,14 @@ import { ESLint, type Linter } from 'eslint';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The folders of the layers, each with files to lint. */
-const LAYERS = ['lib/core/', 'lib/occurrence/', 'lib/providers/redis/', 'lib/providers/in-memory/', 'lib/nest/'];
+const LAYERS = [
+  'lib/core/',
+  'lib/occurrence/',
+  'lib/providers/redis/',
+  'lib/providers/in-memory/',
+  'lib/nest/',
+  'lib/provider-tests/',
+];
 
 /** What every layer-rule message ends with: where the layers are explained. */
 const WHY = '(README, Architecture)';
@@ -37,6 +44,12 @@ describe('the layer rule of lib/', () => {
     ['lib/providers/in-memory/probe.ts', '../redis/x.js'],
     ['lib/providers/in-memory/probe.ts', 'ioredis'],
     ['lib/providers/redis/probe.ts', '../../occurrence/x.js'],
+    ['lib/nest/probe.ts', '../provider-tests/index.js'],
+    ['lib/index.ts', './provider-tests/index.js'],
+    ['lib/provider-tests/probe.ts', '../providers/in-memory/x.js'],
+    ['lib/provider-tests/probe.ts', '@nestjs/common'],
+    ['lib/provider-tests/probe.ts', 'vitest'],
+    ['lib/provider-tests/probe.ts', 'node:test'],
   ])('fails the lint when %s imports %s', async (path, specifier) => {
     const messages = await lintImport(path, specifier);
 
@@ -56,6 +69,8 @@ describe('the layer rule of lib/', () => {
     ['lib/occurrence/probe.ts', '../core/x.js'],
     ['lib/providers/redis/probe.ts', '../../core/x.js'],
     ['lib/providers/redis/probe.ts', 'ioredis'],
+    ['lib/provider-tests/probe.ts', '../core/x.js'],
+    ['lib/provider-tests/probe.ts', 'node:assert'],
   ])('lets %s import %s', async (path, specifier) => {
     expect(await lintImport(path, specifier)).toEqual([]);
   });

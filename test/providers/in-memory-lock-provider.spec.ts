@@ -1,12 +1,16 @@
 import { InMemoryLockProvider } from '../../lib/index.js';
+import { describeLockProvider, type LockProviderSubject } from '../../lib/provider-tests/index.js';
 import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
-import { describeLockProvider, type LockProviderFixture } from './lock-provider.acceptance.js';
 
-// The store of an InMemoryLockProvider is the instance itself, so every "node" shares the one instance.
-function inMemoryFixture(): LockProviderFixture {
-  const store = new InMemoryLockProvider();
-  return { connect: () => store, close: async () => undefined };
-}
+// The store of an InMemoryLockProvider is the instance itself, so every "node" is the one instance.
+const store = new InMemoryLockProvider();
+const subject: LockProviderSubject<InMemoryLockProvider> = {
+  name: 'InMemoryLockProvider',
+  provider: InMemoryLockProvider,
+  create: () => store,
+  fencingTokens: true,
+  singleUseLocks: true,
+};
 
-describeLockProvider('InMemoryLockProvider', inMemoryFixture);
-describeLockProviderInModule('InMemoryLockProvider', inMemoryFixture);
+describeLockProvider(subject, { describe, it });
+describeLockProviderInModule(subject);

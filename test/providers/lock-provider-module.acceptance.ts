@@ -1,11 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import { currentLock, LockingTaskExecutor, SchedulerLock, type LockProvider } from '../../lib/index.js';
+import {
+  isLocked,
+  lockConfig,
+  mustLock,
+  uniqueLockName,
+  type LockProviderSubject,
+} from '../../lib/provider-tests/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import { useLockProviderNodes, type LockProviderFixture } from './lock-provider.acceptance.js';
-import { isLocked, lockConfig, mustLock, uniqueLockName } from './lock-probes.js';
 
 /** Another node on the provider's store, for the jobs to look at their own lock from outside. */
 const OTHER_NODE = Symbol('OTHER_NODE');
@@ -60,19 +65,24 @@ class ContractJobs {
  * its locks, skip while another node holds them, and release them — with nothing logged as an error or
  * a warning. Needs only the provider contract the README states (`lock()`, `unlock()`, `extend()`).
  */
-export function describeLockProviderInModule(
-  label: string,
-  setup: () => LockProviderFixture | Promise<LockProviderFixture>,
-): void {
-  describe(`${label} through the module (LockProvider acceptance)`, () => {
-    const nodes = useLockProviderNodes(setup, closeSchedulerApps);
+export function describeLockProviderInModule<P extends LockProvider>(subject: LockProviderSubject<P>): void {
+  describe(`${subject.name} through the module (LockProvider acceptance)`, () => {
+    /** Two nodes on the subject's store: the app's, and one to look at its locks from outside. */
+    const nodes: P[] = [];
+    let other: P;
     let app: SchedulerApp;
 
     beforeAll(async () => {
+      nodes.push(await subject.create(), await subject.create());
+      other = nodes[1];
       app = await startSchedulerApp({
-        lock: { provider: nodes.provider, defaultLockAtMostFor: '10s' },
-        providers: [ContractJobs, { provide: OTHER_NODE, useValue: nodes.other }],
+        lock: { provider: nodes[0], defaultLockAtMostFor: '10s' },
+        providers: [ContractJobs, { provide: OTHER_NODE, useValue: other }],
       });
+    });
+    afterAll(async () => {
+      await closeSchedulerApps();
+      for (const node of nodes) await subject.cleanup?.(node);
     });
 
     afterEach(() => {
@@ -94,11 +104,11 @@ export function describeLockProviderInModule(
       await nextEvent(app.history$, jobEvent('released', TIMEOUT));
 
       expect(app.get(ContractJobs).runs.get(TIMEOUT)).toEqual([{ lockName: TIMEOUT, heldElsewhere: true }]);
-      expect(await isLocked(nodes.other, TIMEOUT)).toBe(false);
+      expect(await isLocked(other, TIMEOUT)).toBe(false);
     });
 
     it('skips ticks while another node holds the lock, and runs again once it is released', async () => {
-      const held = await mustLock(nodes.other, lockConfig(INTERVAL));
+      const held = await mustLock(other, lockConfig(INTERVAL));
       const skipped = await nextEvent(app.events$, jobEvent('skipped', INTERVAL));
       await held.unlock();
       await nextEvent(app.events$, jobEvent('released', INTERVAL));
@@ -113,16 +123,16 @@ export function describeLockProviderInModule(
       const outcome = await executor.executeWithLock(
         async () => {
           const lock = currentLock()!;
-          const heldBefore = await isLocked(nodes.other, name);
+          const heldBefore = await isLocked(other, name);
           await lock.extend('20s');
-          return { lockName: lock.name, heldBefore, heldAfterExtend: await isLocked(nodes.other, name) };
+          return { lockName: lock.name, heldBefore, heldAfterExtend: await isLocked(other, name) };
         },
         { name, lockAtMostFor: '5s' },
       );
 
       expect(outcome).toEqual({ executed: true, result: { lockName: name, heldBefore: true, heldAfterExtend: true } });
-      expect(await isLocked(nodes.other, name)).toBe(false);
-      const held = await mustLock(nodes.other, lockConfig(name));
+      expect(await isLocked(other, name)).toBe(false);
+      const held = await mustLock(other, lockConfig(name));
       const skipped = await executor.executeWithLock(() => 'ran', { name });
       expect(skipped).toEqual({ executed: false, reason: 'locked' });
       await held.unlock();

@@ -7,18 +7,21 @@ import { usePrivateRedisServer } from '../support/private-redis.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil, settleWithin } from '../support/timing.js';
+import {
+  describeLockProvider,
+  isLocked,
+  lockConfig,
+  mustLock,
+  uniqueLockName,
+} from '../../lib/provider-tests/index.js';
 import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
-import { describeLockProvider } from './lock-provider.acceptance.js';
-import { sharedRedisFixture } from './shared-redis-fixture.js';
-import { isLocked, lockConfig, mustLock, uniqueLockName } from './lock-probes.js';
+import { redisLockProviderSubject, SHARED_REDIS } from './redis-subject.js';
 
-const redisProviderFixture = () =>
-  sharedRedisFixture('provider', (client, keyPrefix, node) => {
-    return new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${node}` });
-  });
+const subject = redisLockProviderSubject('RedisLockProvider', SHARED_REDIS);
+afterAll(() => subject.close());
 
-describeLockProvider('RedisLockProvider', redisProviderFixture);
-describeLockProviderInModule('RedisLockProvider', redisProviderFixture);
+describeLockProvider(subject, { describe, it });
+describeLockProviderInModule(subject);
 
 describe('RedisLockProvider on the shared Redis', () => {
   const shared = useSharedRedisPrefix('provider-layout');

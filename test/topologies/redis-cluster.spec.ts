@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Cron, Interval } from '@nestjs/schedule';
 import type { Cluster } from 'ioredis';
 import { LockEvents, LockingTaskExecutor, RedisLockProvider, SchedulerLock, type LockEvent } from '../../lib/index.js';
-import { describeLockProvider } from '../providers/lock-provider.acceptance.js';
-import { isLocked, lockConfig, mustLock } from '../providers/lock-probes.js';
+import { describeLockProvider, isLocked, lockConfig, mustLock } from '../../lib/provider-tests/index.js';
+import { redisLockProviderSubject } from '../providers/redis-subject.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { deleteClusterKeys, startPrivateRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';
@@ -11,7 +11,6 @@ import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.
 import { uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil } from '../support/timing.js';
 import { masterConnection, mastersInSlotOrder, namesAcrossMasters, placementOf } from './cluster-placement.js';
-import { redisTopologyFixture } from './redis-client-fixture.js';
 
 let redisCluster: PrivateRedisCluster;
 
@@ -20,9 +19,13 @@ beforeAll(async () => {
 });
 afterAll(() => redisCluster?.stop());
 
-describeLockProvider('RedisLockProvider on a 3-master Redis Cluster', () =>
-  redisTopologyFixture({ label: 'cluster', openClient: () => redisCluster.connect(), deleteKeys: deleteClusterKeys }),
-);
+const subject = redisLockProviderSubject('RedisLockProvider on a 3-master Redis Cluster', {
+  label: 'cluster',
+  openClient: () => redisCluster.connect(),
+  deleteKeys: deleteClusterKeys,
+});
+afterAll(() => subject.close());
+describeLockProvider(subject, { describe, it });
 
 /** An occurrence (epoch ms) for claims made outside a scheduler. */
 const OCCURRENCE = Date.parse('2026-01-01T00:00:00.000Z');

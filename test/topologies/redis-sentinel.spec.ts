@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis } from 'ioredis';
 import { RedisLockProvider, SchedulerLock } from '../../lib/index.js';
-import { describeLockProvider } from '../providers/lock-provider.acceptance.js';
-import { lockConfig, mustLock, uniqueLockName } from '../providers/lock-probes.js';
+import { describeLockProvider, lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
+import { redisLockProviderSubject } from '../providers/redis-subject.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
@@ -11,7 +11,6 @@ import { startPrivateSentinel, type PrivateSentinel } from '../support/redis-sen
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { deleteKeys, uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
-import { redisTopologyFixture } from './redis-client-fixture.js';
 
 /** Its admin is a direct connection to the master, to see where the clients that go through Sentinel landed. */
 const master = usePrivateRedisServer();
@@ -27,9 +26,13 @@ function sentinelClient(): Redis {
   return new Redis({ ...sentinel.clientOptions, maxRetriesPerRequest: 1 });
 }
 
-describeLockProvider('RedisLockProvider through Redis Sentinel', () =>
-  redisTopologyFixture({ label: 'sentinel', openClient: sentinelClient, deleteKeys }),
-);
+const subject = redisLockProviderSubject('RedisLockProvider through Redis Sentinel', {
+  label: 'sentinel',
+  openClient: sentinelClient,
+  deleteKeys,
+});
+afterAll(() => subject.close());
+describeLockProvider(subject, { describe, it });
 
 describe('RedisLockProvider through Redis Sentinel', () => {
   it('takes its locks on the master the Sentinel names', async () => {

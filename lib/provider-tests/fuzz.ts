@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import type { LockProvider } from '../../lib/index.js';
+import type { LockProvider } from '../core/lock-provider.js';
 import { lockConfig } from './lock-probes.js';
 
 /** The shape of ShedLock's `FuzzTester`: workers alternate between two names; worker 0 does few iterations. */
@@ -28,11 +28,10 @@ export async function fuzzLockProvider(
   names: readonly [string, string],
   plan: FuzzPlan = SHEDLOCK_FUZZ_PLAN,
 ): Promise<FuzzOutcome> {
-  const counted: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
-  const expected: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
-  const tokensInEntryOrder: Record<string, (number | undefined)[]> = Object.fromEntries(
-    names.map((name) => [name, []]),
-  );
+  const perName = <T>(value: () => T): Record<string, T> => Object.fromEntries(names.map((name) => [name, value()]));
+  const counted = perName(() => 0);
+  const expected = perName(() => 0);
+  const tokensInEntryOrder = perName((): (number | undefined)[] => []);
   const workers = Array.from({ length: plan.workers }, (_, index) => ({
     name: names[index % 2],
     iterations: index === 0 ? plan.shortIterations : plan.iterations,

@@ -1,11 +1,13 @@
+import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/index.js';
-import { pollUntil, type Polled } from '../support/timing.js';
+import type { LockConfiguration } from '../core/lock-configuration.js';
+import type { LockProvider, SimpleLock } from '../core/lock-provider.js';
+import { pollUntil, type Polled } from './timing.js';
 
-/** Long enough that no lock of a test expires unless the test means it to. */
+/** Long enough that no lock of a check expires unless the check means it to. */
 export const HELD_FOR_THE_TEST = 10_000;
 
-/** A lock name no other test uses, so tests sharing one store never meet. */
+/** A lock name no other check uses, so checks sharing one store never meet. */
 export function uniqueLockName(label = 'lock'): string {
   return `${label}-${randomUUID().slice(0, 8)}`;
 }
@@ -15,10 +17,11 @@ export function lockConfig(name: string, lockAtMostFor = HELD_FOR_THE_TEST, lock
   return { name, lockAtMostFor, lockAtLeastFor };
 }
 
-/** Takes a lock that the test needs to exist, failing clearly when the provider refuses it. */
+/** Takes a lock that the check needs to exist, failing clearly when the provider refuses it. */
 export async function mustLock(provider: LockProvider, configuration: LockConfiguration): Promise<SimpleLock> {
   const lock = await provider.lock(configuration);
-  if (!lock) throw new Error(`expected to take lock "${configuration.name}", but it was held`);
+  if (!lock)
+    throw new assert.AssertionError({ message: `expected to take lock "${configuration.name}", but it was held` });
   return lock;
 }
 
@@ -35,7 +38,7 @@ export async function isLocked(provider: LockProvider, name: string): Promise<bo
 
 /**
  * Takes `configuration`'s lock as soon as it is free, polling until `deadline` (`performance.now()`).
- * `at` tells when it was first found free, so a test can also show it was NOT free earlier.
+ * `at` tells when it was first found free, so a check can also show it was NOT free earlier.
  */
 export function lockWhenFree(
   provider: LockProvider,
@@ -45,9 +48,9 @@ export function lockWhenFree(
   return pollUntil(() => provider.lock(configuration), deadline, 10, `lock "${configuration.name}" free`);
 }
 
-/** Fails unless `tokens` are numbers, each greater than the one before. */
-export function expectStrictlyIncreasing(tokens: readonly (number | undefined)[]): void {
-  for (const token of tokens) expect(Number.isInteger(token)).toBe(true);
+/** Fails unless `tokens` are integers, each greater than the one before. */
+export function assertStrictlyIncreasing(tokens: readonly (number | undefined)[]): void {
+  for (const token of tokens) assert.ok(Number.isInteger(token), `fencing token ${token} is not an integer`);
   const increasing = [...new Set(tokens as number[])].sort((a, b) => a - b);
-  expect(tokens).toEqual(increasing);
+  assert.deepEqual(tokens, increasing, 'fencing tokens must increase strictly, in the order the locks were taken');
 }

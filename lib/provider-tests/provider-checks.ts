@@ -1,0 +1,90 @@
+import type { LockProvider } from '../core/lock-provider.js';
+import {
+  canCheckStore,
+  canClaimOccurrences,
+  canReadJobRecords,
+  canRecoverOccurrences,
+  canRenewLeases,
+  type JobRecordReader,
+  type OccurrenceLockProvider,
+} from '../core/provider-abilities.js';
+import { lockChecks } from './lock-checks.js';
+import { jobRecordChecks, occurrenceChecks } from './occurrence-checks.js';
+import { ownershipChecks } from './ownership-checks.js';
+import { runOnNodes, type CheckDefinition, type LockProviderSubject, type ProviderCheck } from './provider-subject.js';
+import { recoveryChecks } from './recovery-checks.js';
+import { renewalChecks, storeChecks } from './renewal-checks.js';
+
+/** A section of checks, run when the provider has its ability (`has`, one of the module's own ability guards). */
+interface Section<P extends LockProvider> {
+  readonly name: string;
+  readonly has: (provider: LockProvider) => provider is P;
+  readonly checks: readonly CheckDefinition<P>[];
+}
+
+const section = <P extends LockProvider>(name: string, has: Section<P>['has'], checks: Section<P>['checks']) =>
+  ({ name, has, checks }) as Section<LockProvider>;
+
+const everyProvider = (provider: LockProvider): provider is LockProvider => typeof provider.lock === 'function';
+const recordsOccurrences = (provider: LockProvider): provider is OccurrenceLockProvider & JobRecordReader =>
+  canClaimOccurrences(provider) && canReadJobRecords(provider);
+
+/**
+ * The conformance checks for `subject`: the `lock` section, which every provider must pass (ShedLock's
+ * `AbstractLockProviderIntegrationTest`, its fuzz test and the owner checks), then one section per ability
+ * the provider has, as the module detects it: `lockOccurrence`, `readJobRecord`, `recoverOccurrence`,
+ * `renewLeases`, `checkStore`. Each check makes its own nodes with `subject.create()`, uses lock names of
+ * its own, and closes its nodes with `subject.cleanup()`; checks may run one after the other or at once.
+ * Register them with your test runner (or call {@link describeLockProvider}); each one takes up to a few
+ * seconds, so give tests 30 s on a remote store.
+ */
+export function lockProviderChecks<P extends LockProvider>(subject: LockProviderSubject<P>): ProviderCheck[] {
+  const { provider } = subject;
+  const sample = (typeof provider === 'function' ? provider.prototype : provider) as LockProvider;
+  const [fencing, singleUse] = [subject.fencingTokens ?? false, subject.singleUseLocks ?? false];
+  const sections = [
+    section('lock', everyProvider, [...lockChecks(fencing), ...ownershipChecks(fencing, singleUse)]),
+    section('lockOccurrence', canClaimOccurrences, occurrenceChecks),
+    section('readJobRecord', recordsOccurrences, jobRecordChecks),
+    section('recoverOccurrence', canRecoverOccurrences, recoveryChecks),
+    section('renewLeases', canRenewLeases, renewalChecks),
+    section('checkStore', canCheckStore, storeChecks),
+  ];
+  return sections
+    .filter(({ has }) => has(sample))
+    .flatMap(({ name: sectionName, has, checks }) =>
+      checks.map((check) => ({
+        section: sectionName,
+        name: check.name,
+        run: () => runOnNodes(subject as LockProviderSubject, has, check),
+      })),
+    );
+}
+
+/**
+ * The `describe` and `it` of a test runner: Jest's and Vitest's globals (or imports), or `node:test`'s
+ * `describe` and `it`.
+ */
+export interface TestRunner {
+  describe(name: string, body: () => void): unknown;
+  it(name: string, check: () => Promise<void>): unknown;
+}
+
+/**
+ * Registers {@link lockProviderChecks} with a test runner: a `describe` block named after the subject,
+ * one nested block per section, one test per check. Call it where the runner collects tests (the top of a
+ * test file, or inside a `describe`).
+ */
+export function describeLockProvider<P extends LockProvider>(
+  subject: LockProviderSubject<P>,
+  { describe, it }: TestRunner,
+): void {
+  const checks = lockProviderChecks(subject);
+  describe(`${subject.name} (LockProvider conformance)`, () => {
+    for (const sectionName of new Set(checks.map((check) => check.section))) {
+      describe(sectionName, () => {
+        for (const check of checks.filter((each) => each.section === sectionName)) it(check.name, check.run);
+      });
+    }
+  });
+}

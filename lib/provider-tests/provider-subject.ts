@@ -1,0 +1,87 @@
+import type { LockProvider } from '../core/lock-provider.js';
+
+/**
+ * A store under test, as the conformance kit reaches it: nodes (providers) onto one shared store, made
+ * and closed by the kit, one set per check.
+ */
+export interface LockProviderSubject<P extends LockProvider = LockProvider> {
+  /** Names the store in the checks' names, e.g. `MongoLockProvider`. */
+  readonly name: string;
+  /**
+   * What the ability sections are chosen by: the provider's class (its prototype's methods tell its
+   * abilities) or one provider object. Nothing is called on it.
+   */
+  readonly provider: (abstract new (...args: never[]) => P) | P;
+  /**
+   * A node on the store under test, like a provider in another process: with its own connection
+   * where the store has connections. Every node of a check, two or nine, must reach the same store.
+   */
+  create(): P | Promise<P>;
+  /** Closes a node {@link create} made, after its check (e.g. quits its connection). */
+  cleanup?(provider: P): unknown;
+  /** The provider's locks carry a `fencingToken` that increases strictly per name: check it. */
+  readonly fencingTokens?: boolean;
+  /** A lock object refuses a second `unlock()` / `extend()`, as `AbstractSimpleLock` does: check it. */
+  readonly singleUseLocks?: boolean;
+  /**
+   * The lock, in ms, that checks watch expire; default 50. Make it longer for a store whose round trip
+   * is a sizeable part of 50 ms.
+   */
+  readonly shortLock?: number;
+  /**
+   * How much earlier than by this process's clock, in ms, an expiry may come (a store that keeps TTLs on
+   * its own clock, or rounds them); default 5.
+   */
+  readonly clockTolerance?: number;
+}
+
+/** One named check of the kit: `run()` resolves when the provider passed, and rejects with why not. */
+export interface ProviderCheck {
+  /** The section: `lock` (every provider), or the ability it checks, e.g. `renewLeases`. */
+  readonly section: string;
+  readonly name: string;
+  run(): Promise<void>;
+}
+
+/** What a check is given: two nodes on the store, a way to make more, and the subject's timing. */
+export interface CheckNodes<P extends LockProvider = LockProvider> {
+  /** The node under test. */
+  readonly provider: P;
+  /** Another node on the same store. */
+  readonly other: P;
+  /** One more node on the store, closed after the check like the first two. */
+  connect(): Promise<P>;
+  readonly shortLock: number;
+  readonly clockTolerance: number;
+}
+
+/** A check before it is given its nodes. */
+export interface CheckDefinition<P extends LockProvider = LockProvider> {
+  readonly name: string;
+  run(nodes: CheckNodes<P>): Promise<void>;
+}
+
+/**
+ * Runs `check` on fresh nodes of `subject`, narrowed to the ability `has` checks for, and closes every
+ * node it made afterwards, whether the check passed or not.
+ */
+export async function runOnNodes<P extends LockProvider>(
+  subject: LockProviderSubject,
+  has: (provider: LockProvider) => provider is P,
+  check: CheckDefinition<P>,
+): Promise<void> {
+  const made: LockProvider[] = [];
+  const connect = async (): Promise<P> => {
+    const node = await subject.create();
+    made.push(node);
+    if (!has(node)) throw new Error(`${subject.name}: a node create() made lacks the ability its class has`);
+    return node;
+  };
+  try {
+    const [provider, other] = [await connect(), await connect()];
+    const timing = { shortLock: subject.shortLock ?? 50, clockTolerance: subject.clockTolerance ?? 5 };
+    await check.run({ provider, other, connect, ...timing });
+  } finally {
+    await Promise.all(made.map(async (node) => subject.cleanup?.(node)));
+  }
+}

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { inspect } from 'node:util';
 import { LockNotHeldError, type LockProvider, type SimpleLock } from '../core/lock-provider.js';
 import { fuzzLockProvider } from './fuzz.js';
 import {
@@ -45,7 +46,7 @@ function failureOf(attempt: Promise<unknown>): Promise<unknown> {
 /** Fails unless `attempt` rejects by the single-use rule, not by a store check (which means it reached the store). */
 async function assertSpent(attempt: Promise<unknown>, name: string, call: string): Promise<void> {
   const failure = await failureOf(attempt);
-  assert.ok(failure instanceof Error, `${call} of a spent lock object did not reject: ${JSON.stringify(failure)}`);
+  assert.ok(failure instanceof Error, `${call} of a spent lock object did not reject: ${inspect(failure)}`);
   assert.ok(!(failure instanceof LockNotHeldError), `${call} of a spent lock object went to the store`);
   assert.ok(failure.message.includes(name), `the error of ${call} does not name the lock: ${failure.message}`);
 }
@@ -70,7 +71,7 @@ export function ownershipChecks(fencingTokens: boolean, singleUseLocks: boolean)
       async run(nodes) {
         const { lock } = await expiredLock(nodes);
         const failure = await failureOf(lock.unlock());
-        assert.ok(failure instanceof LockNotHeldError, `unlock() of an expired lock gave ${String(failure)}`);
+        assert.ok(failure instanceof LockNotHeldError, `unlock() of an expired lock gave ${inspect(failure)}`);
         assert.equal(failure.reason, 'expired');
       },
     },
@@ -79,7 +80,7 @@ export function ownershipChecks(fencingTokens: boolean, singleUseLocks: boolean)
       async run(nodes) {
         const { name, expired, current } = await expiredOwnerAndNewOwner(nodes);
         const failure = await failureOf(expired.unlock());
-        assert.ok(failure instanceof LockNotHeldError, `a stale unlock() gave ${String(failure)}`);
+        assert.ok(failure instanceof LockNotHeldError, `a stale unlock() gave ${inspect(failure)}`);
         assert.equal(failure.reason, 'not-owner');
         assert.equal(failure.lockName, name);
         assert.equal(await isLocked(nodes.provider, name), true, "a stale unlock() freed the new owner's lock");

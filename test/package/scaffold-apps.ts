@@ -23,9 +23,9 @@ export interface TestedApp {
   description: string;
   /**
    * The npm scripts that must pass, in order, each with a text its output must show (the added spec's file, so
-   * a run that skipped it does not pass).
+   * a run that skipped it does not pass), or several.
    */
-  scripts: Array<{ script: string; shows: string }>;
+  scripts: Array<{ script: string; shows: string | string[] }>;
   /** The lowest Node major the app's test runner loads it on (Nest 12's ESM-only packages in Jest's CommonJS). */
   minimumNode?: number;
 }
@@ -54,6 +54,18 @@ export const TESTED_APPS: TestedApp[] = [
     scripts: UNIT_AND_E2E,
     // Jest's CommonJS runtime loads the ESM-only @nestjs/common 12 only on Node 24.9+ (require of ES modules).
     minimumNode: 24,
+  },
+  {
+    name: 'provider-kit',
+    description:
+      "a third party's toy provider over a Map, checked by nest-scheduler-lock/provider-tests from node:test and Vitest; its owner-blind twin fails the owner checks",
+    scripts: [
+      {
+        script: 'test',
+        shows: ['MapLockProvider (LockProvider conformance)', 'the kit fails OwnerBlindMapLockProvider on its owner'],
+      },
+      { script: 'test:vitest', shows: 'map-lock-provider.spec.ts' },
+    ],
   },
   {
     name: 'mixed-loading',
@@ -96,7 +108,8 @@ export async function checkTestedApp(
           output = printed.stdout + printed.stderr;
           return printed;
         });
-        if (!output.includes(shows)) throw new Error(`${what} passed without showing "${shows}":\n${output}`);
+        const missing = [shows].flat().filter((text) => !output.includes(text));
+        if (missing.length > 0) throw new Error(`${what} passed without showing "${missing.join('", "')}":\n${output}`);
         log(`npm run ${script} on Node ${runtime.version}: ${seconds(startedAt)}`);
       }
       passed.push(runtime.version);

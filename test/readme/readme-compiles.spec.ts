@@ -92,6 +92,7 @@ const ASSUMED = new Map<string, Assumed>([
     },
   ],
   ["import { Controller, Get, Module } from '@nestjs/common';", { preamble: '' }],
+  ["import { randomUUID } from 'node:crypto';", { preamble: '' }],
   [
     "import { SchedulerLockTelemetry } from 'nest-scheduler-lock/opentelemetry';",
     { preamble: "import { SchedulerLockModule } from 'nest-scheduler-lock';" },
@@ -124,7 +125,15 @@ function typeScriptBlocks(markdown: string): Block[] {
  */
 function asModule(block: Block, assumed: Assumed): { source: string; blockStart: number } {
   const lines = block.code.split('\n');
-  const isImport = (line: string) => line.startsWith('import ');
+  // An import's lines: from `import ` to the line that ends it with its module's name (Prettier wraps long ones).
+  const importLines = new Set<number>();
+  lines.forEach((line, index) => {
+    if (!line.startsWith('import ')) return;
+    let last = index;
+    while (!/from '[^']+';$|^import '[^']+';$/.test(lines[last]) && last < lines.length - 1) last += 1;
+    for (let at = index; at <= last; at += 1) importLines.add(at);
+  });
+  const isImport = (_line: string, index: number) => importLines.has(index);
   const opening = {
     undefined: '',
     members: 'export class Snippet {',
@@ -136,7 +145,7 @@ function asModule(block: Block, assumed: Assumed): { source: string; blockStart:
     'method body': '\n}\n}',
   }[String(assumed.shape)];
   const head = `${assumed.preamble}\n${lines.filter(isImport).join('\n')}\n${opening}\n`;
-  const body = lines.map((line) => (isImport(line) ? '' : line)).join('\n');
+  const body = lines.map((line, index) => (isImport(line, index) ? '' : line)).join('\n');
   return { source: `${head}${body}${closing}\nexport {};\n`, blockStart: head.split('\n').length - 1 };
 }
 

@@ -117,6 +117,11 @@ export default tseslint.config(
     'the provider conformance kit checks any store through the lib/core contract, under any test runner',
   ),
   layer(
+    ['lib/provider-tests/module/**'],
+    ['^ioredis$', ours('occurrence'), ours('providers'), ours('cli'), ...INTEGRATIONS, ...TEST_RUNNERS],
+    "the kit's module checks run the provider under test in an app with the module, and know no store",
+  ),
+  layer(
     ['lib/cli/**'],
     [NEST, ours('nest'), ours('occurrence'), ...INTEGRATIONS],
     'the CLI reads the cluster through lib/core and lib/providers, without Nest or an app',

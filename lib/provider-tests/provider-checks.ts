@@ -9,6 +9,7 @@ import {
   type OccurrenceLockProvider,
 } from '../core/provider-abilities.js';
 import { lockChecks } from './lock-checks.js';
+import { moduleChecks } from './module-checks.js';
 import { jobRecordChecks, occurrenceChecks } from './occurrence-checks.js';
 import { ownershipChecks } from './ownership-checks.js';
 import { runOnNodes, type CheckDefinition, type LockProviderSubject, type ProviderCheck } from './provider-subject.js';
@@ -31,7 +32,8 @@ const recordsOccurrences = (provider: LockProvider): provider is OccurrenceLockP
 
 /**
  * The conformance checks for `subject`: the `lock` section, which every provider must pass (ShedLock's
- * `AbstractLockProviderIntegrationTest`, its fuzz test and the owner checks), then one section per ability
+ * `AbstractLockProviderIntegrationTest`, its fuzz test and the owner checks) and the `module` section (its
+ * locks under `SchedulerLockModule`: `@Cron`, `@Interval`, `@Timeout`, `executeWithLock`), then one section per ability
  * the provider has, as the module detects it: `lockOccurrence`, `readJobRecord`, `recoverOccurrence`,
  * `renewLeases`, `checkStore`. Each check makes its own nodes with `subject.create()`, uses lock names of
  * its own, and closes its nodes with `subject.cleanup()`; checks may run one after the other or at once.
@@ -44,6 +46,7 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
   const [fencing, singleUse] = [subject.fencingTokens ?? false, subject.singleUseLocks ?? false];
   const sections = [
     section('lock', everyProvider, [...lockChecks(fencing), ...ownershipChecks(fencing, singleUse)]),
+    section('module', everyProvider, moduleChecks),
     section('lockOccurrence', canClaimOccurrences, occurrenceChecks),
     section('readJobRecord', recordsOccurrences, jobRecordChecks),
     section('recoverOccurrence', canRecoverOccurrences, recoveryChecks),

@@ -1,6 +1,5 @@
 import { InMemoryLockProvider } from '../../lib/index.js';
 import { describeLockProvider, type LockProviderSubject } from '../../lib/provider-tests/index.js';
-import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
 
 // The store of an InMemoryLockProvider is the instance itself, so every "node" is the one instance.
 const store = new InMemoryLockProvider();
@@ -13,4 +12,3 @@ const subject: LockProviderSubject<InMemoryLockProvider> = {
 };
 
 describeLockProvider(subject, { describe, it });
-describeLockProviderInModule(subject);

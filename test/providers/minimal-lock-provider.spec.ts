@@ -1,5 +1,4 @@
 import { describeLockProvider, type LockProviderSubject } from '../../lib/provider-tests/index.js';
-import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
 import { MinimalRedisLockProvider } from './minimal-redis-lock-provider.js';
 import { redisNodes, SHARED_REDIS } from './redis-subject.js';
 
@@ -16,4 +15,3 @@ const subject: LockProviderSubject<MinimalRedisLockProvider> = {
 afterAll(() => nodes.close());
 
 describeLockProvider(subject, { describe, it });
-describeLockProviderInModule(subject);

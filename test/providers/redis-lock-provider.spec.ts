@@ -14,14 +14,12 @@ import {
   mustLock,
   uniqueLockName,
 } from '../../lib/provider-tests/index.js';
-import { describeLockProviderInModule } from './lock-provider-module.acceptance.js';
 import { redisLockProviderSubject, SHARED_REDIS } from './redis-subject.js';
 
 const subject = redisLockProviderSubject('RedisLockProvider', SHARED_REDIS);
 afterAll(() => subject.close());
 
 describeLockProvider(subject, { describe, it });
-describeLockProviderInModule(subject);
 
 describe('RedisLockProvider on the shared Redis', () => {
   const shared = useSharedRedisPrefix('provider-layout');

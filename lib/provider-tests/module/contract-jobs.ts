@@ -1,0 +1,99 @@
+import { strict as assert } from 'node:assert';
+import { Injectable, type Type } from '@nestjs/common';
+import { Cron, Interval, Timeout } from '@nestjs/schedule';
+import { currentLock } from '../../core/lock-context.js';
+import { LockEvents, type LockEvent } from '../../core/lock-events.js';
+import type { LockProvider } from '../../core/lock-provider.js';
+import { SchedulerLock } from '../../nest/scheduler-lock.decorator.js';
+import { isLocked } from '../lock-probes.js';
+
+/** What a locked run saw: the name of the lock it ran under, and whether another node found that lock held. */
+export interface ObservedRun {
+  readonly lockName: string | undefined;
+  readonly heldElsewhere: boolean;
+}
+
+/** The names of one app's jobs (and so of their locks): unique per app, so apps on one store never meet. */
+export interface ContractJobNames {
+  readonly cron: string;
+  readonly interval: string;
+  readonly timeout: string;
+}
+
+/** What the jobs of an app recorded: their runs, and every lock event since the app was built. */
+export interface ContractJobs {
+  readonly runs: Map<string, ObservedRun[]>;
+  readonly recorded: LockEvent[];
+  /**
+   * Resolves with the first `count` events matching `match` (`what`), counting those already recorded;
+   * fails after `ms` without them.
+   */
+  events(match: (event: LockEvent) => boolean, count: number, what: string, ms?: number): Promise<LockEvent[]>;
+}
+
+/**
+ * One job of each kind, named `names`, each looking at its own lock from `other` (another node). The cron
+ * job opts out of once-per-occurrence locking, which needs the `lockOccurrence()` ability: everything here
+ * needs only `lock()`, `unlock()` and `extend()`.
+ */
+export function contractJobs(names: ContractJobNames, other: LockProvider): Type<ContractJobs> {
+  @Injectable()
+  class Jobs implements ContractJobs {
+    readonly runs = new Map<string, ObservedRun[]>();
+    readonly recorded: LockEvent[] = [];
+    private readonly waiting = new Set<() => void>();
+
+    // Built before the app schedules anything: no event of a first tick is missed.
+    constructor(lockEvents: LockEvents) {
+      lockEvents.events$.subscribe((event) => {
+        this.recorded.push(event);
+        for (const wake of this.waiting) wake();
+      });
+    }
+
+    events(match: (event: LockEvent) => boolean, count: number, what: string, ms = 10_000): Promise<LockEvent[]> {
+      return new Promise((resolve, reject) => {
+        const found = () => this.recorded.filter(match);
+        const settle = (outcome: () => void) => {
+          clearTimeout(timer);
+          this.waiting.delete(look);
+          outcome();
+        };
+        const look = () => {
+          if (found().length >= count) settle(() => resolve(found().slice(0, count)));
+        };
+        const timer = setTimeout(() => {
+          const message = `expected ${count} ${what} within ${ms} ms, saw ${found().length}`;
+          settle(() => reject(new assert.AssertionError({ message })));
+        }, ms);
+        this.waiting.add(look);
+        look();
+      });
+    }
+
+    @Cron('* * * * * *', { name: names.cron })
+    @SchedulerLock({ occurrence: false })
+    cron() {
+      return this.observe(names.cron);
+    }
+
+    @Interval(names.interval, 300)
+    @SchedulerLock()
+    interval() {
+      return this.observe(names.interval);
+    }
+
+    @Timeout(names.timeout, 0)
+    @SchedulerLock()
+    timeout() {
+      return this.observe(names.timeout);
+    }
+
+    private async observe(job: string): Promise<void> {
+      const lockName = currentLock()?.name;
+      const heldElsewhere = await isLocked(other, job);
+      this.runs.set(job, [...(this.runs.get(job) ?? []), { lockName, heldElsewhere }]);
+    }
+  }
+  return Jobs;
+}

@@ -2,13 +2,22 @@ import { fileURLToPath } from 'node:url';
 import { ESLint, type Linter } from 'eslint';
 
 /**
- * The layer rule of lib/ (README, Architecture: `nest → occurrence → core ← providers`), as the repo's
+ * The layer rule of lib/ (README, Architecture: `nest → occurrence → core ← providers`, and the console's port,
+ * `nest → operators → core ← providers`), as the repo's
  * own eslint.config.js enforces it: a probe file's one import, linted as if it stood in a layer's folder.
  */
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The folders of the layers, each with files to lint. */
-const LAYERS = ['lib/core/', 'lib/occurrence/', 'lib/providers/redis/', 'lib/providers/in-memory/', 'lib/nest/'];
+const LAYERS = [
+  'lib/core/',
+  'lib/occurrence/',
+  'lib/operators/',
+  'lib/providers/redis/',
+  'lib/providers/in-memory/',
+  'lib/nest/',
+  'lib/dashboard/',
+];
 
 /** What every layer-rule message ends with: where the layers are explained. */
 const WHY = '(README, Architecture)';
@@ -32,6 +41,18 @@ describe('the layer rule of lib/', () => {
     ['lib/core/probe.ts', '../nest/x.js'],
     ['lib/core/probe.ts', '../occurrence/x.js'],
     ['lib/core/probe.ts', '../providers/redis/x.js'],
+    ['lib/core/probe.ts', '../operators/x.js'],
+    ['lib/occurrence/probe.ts', '../operators/x.js'],
+    ['lib/operators/probe.ts', '@nestjs/common'],
+    ['lib/operators/probe.ts', 'ioredis'],
+    ['lib/operators/probe.ts', '../nest/x.js'],
+    ['lib/operators/probe.ts', '../occurrence/x.js'],
+    ['lib/operators/probe.ts', '../providers/redis/x.js'],
+    ['lib/operators/probe.ts', '../providers/in-memory/x.js'],
+    ['lib/nest/probe.ts', '../providers/redis/x.js'],
+    ['lib/nest/probe.ts', 'ioredis'],
+    ['lib/dashboard/probe.ts', '../providers/redis/x.js'],
+    ['lib/providers/redis/probe.ts', '../../nest/x.js'],
     ['lib/occurrence/probe.ts', '../nest/x.js'],
     ['lib/occurrence/probe.ts', '../providers/x.js'],
     ['lib/providers/in-memory/probe.ts', '../redis/x.js'],
@@ -56,6 +77,13 @@ describe('the layer rule of lib/', () => {
     ['lib/occurrence/probe.ts', '../core/x.js'],
     ['lib/providers/redis/probe.ts', '../../core/x.js'],
     ['lib/providers/redis/probe.ts', 'ioredis'],
+    ['lib/operators/probe.ts', '../core/x.js'],
+    ['lib/nest/probe.ts', '../operators/x.js'],
+    ['lib/dashboard/probe.ts', '../operators/x.js'],
+    ['lib/providers/redis/probe.ts', '../../operators/x.js'],
+    ['lib/providers/in-memory/probe.ts', '../../operators/x.js'],
+    // The wiring of the `redis:` option builds the default provider.
+    ['lib/nest/scheduler-lock.settings.ts', '../providers/redis/x.js'],
   ])('lets %s import %s', async (path, specifier) => {
     expect(await lintImport(path, specifier)).toEqual([]);
   });

@@ -29,18 +29,17 @@ export { LockedJobStatus, type JobStatus } from './nest/locked-job.status.js';
 export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
 export type { JobOverview } from './operators/job-overview.js';
-export type {
-  ClusterNode,
-  HistoryEntry,
-  RunHistoryEntry,
-  SteeringEntry,
-  SteeringNote,
-} from './operators/cluster-records.js';
+export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
 
 // Errors.
 export { SchedulerLockConfigurationError, type LockConfiguration } from './core/lock-configuration.js';
 export type { LockProvider, SimpleLock } from './core/lock-provider.js';
-export { LockLostError, LockExtensionError, LockStoreUnavailableError } from './core/errors.js';
+export {
+  LockLostError,
+  LockExtensionError,
+  LockStoreMisconfiguredError,
+  LockStoreUnavailableError,
+} from './core/errors.js';
 
 // The providers.
 export { AbstractSimpleLock } from './core/abstract-simple-lock.js';

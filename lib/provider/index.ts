@@ -25,6 +25,7 @@ export type {
   LeaseRenewingLockProvider,
   OccurrenceLockProvider,
   RecoveringLockProvider,
+  StartupCheckingLockProvider,
 } from '../core/provider-abilities.js';
 export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 

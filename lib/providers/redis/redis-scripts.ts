@@ -86,10 +86,16 @@ export class LuaScript {
   }
 }
 
-/** A script's source, each `-- @include <file>` line replaced by that file of `lua/` (BullMQ's includes). */
-function readScript(file: string): string {
-  const source = readFileSync(new URL(`./lua/${file}`, import.meta.url), 'utf8');
-  return source.replace(/^-- @include (\S+)$/gm, (_line, included: string) => readScript(included));
+/** The folder of the scripts (`lua/`, copied beside the build's `dist/providers/redis/`). */
+export const SCRIPT_FOLDER = new URL('./lua/', import.meta.url);
+
+/**
+ * A script's source, each `-- @include <file>` line replaced by that file of `folder` (BullMQ's includes).
+ * Exported for the check that every key a script touches is declared in `KEYS[]` (test/providers).
+ */
+export function readScript(file: string, folder: URL = SCRIPT_FOLDER): string {
+  const source = readFileSync(new URL(file, folder), 'utf8');
+  return source.replace(/^-- @include (\S+)$/gm, (_line, included: string) => readScript(included, folder));
 }
 
 function isNoScript(error: unknown): boolean {

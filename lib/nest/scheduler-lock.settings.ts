@@ -20,7 +20,7 @@ import {
 } from '../providers/redis/redis-lock-provider.js';
 import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
 import { replicaAckOptions } from './replica-ack-options.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import { asRedisClient, type IoredisForkClient, type RedisClient } from '../providers/redis/redis-scripts.js';
 
 /** The module's options, validated once at startup. */
 export interface SchedulerLockSettings {
@@ -126,14 +126,14 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   const ownedClient = isRedisClient(options.redis) ? undefined : createClient(options.redis!);
-  const client = ownedClient ?? (options.redis as RedisClient);
+  const client = ownedClient ?? asRedisClient(options.redis as RedisClient | IoredisForkClient);
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };
 }
 
-function isRedisClient(value: unknown): value is RedisClient {
-  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
+function isRedisClient(value: unknown): value is RedisClient | IoredisForkClient {
+  return typeof (value as IoredisForkClient | undefined)?.evalsha === 'function';
 }
 
 function assertKnownOptions(options: object): void {

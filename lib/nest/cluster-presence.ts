@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { FaultLog } from '../core/fault-log.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
 import type { CatalogueJob } from '../core/operations.js';
+import { PACKAGE_VERSION } from '../core/package-version.generated.js';
 import type { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
@@ -24,7 +25,8 @@ const TRIGGER_POLL_MS = 1_000;
  */
 @Injectable()
 export class ClusterPresence {
-  private readonly logger = new Logger('SchedulerLock');
+  /** Failures while Redis is down are the outage report's; others are logged once per 30 s each. */
+  private readonly faults: FaultLog;
   private readonly startedAt = Date.now();
   private readonly published = new Map<string, string>();
   private timers: NodeJS.Timeout[] = [];
@@ -38,7 +40,9 @@ export class ClusterPresence {
     private readonly registry: SchedulerRegistry,
     private readonly executor: LockingTaskExecutor,
     private readonly interceptor: SchedulerRegistryInterceptor,
-  ) {}
+  ) {
+    this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
+  }
 
   /** Starts the heartbeat and the trigger poll (a provider other than Redis has no cluster view). */
   start(): void {
@@ -68,7 +72,7 @@ export class ClusterPresence {
       .filter(({ entry, json }) => this.published.get(entry.jobName) !== json);
     const jobs = entries.map((entry) => entry.jobName);
     const { lockedBy } = this.settings;
-    const node = { lockedBy, version: VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
+    const node = { lockedBy, version: PACKAGE_VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
     try {
       await store.publish(
         node,
@@ -77,9 +81,10 @@ export class ClusterPresence {
       for (const { entry, json } of changed) this.published.set(entry.jobName, json);
       await store.addSkips(this.executor.drainSkips());
       if (++this.heartbeats % FORGET_EVERY === 0) await store.forgetNodes(Date.now() - FORGET_AFTER_MS);
+      this.faults.storeAnswered('heartbeat');
     } catch (error) {
-      // The outage report covers Redis being down; the next heartbeat sends what this one could not.
-      this.logger.debug(`Heartbeat not sent: ${(error as Error).message}`);
+      // The next heartbeat sends what this one could not.
+      this.faults.storeFailed('heartbeat', `Heartbeat not sent: ${(error as Error).message}`, error);
     }
   }
 
@@ -89,17 +94,21 @@ export class ClusterPresence {
     const store = this.store!;
     try {
       const requests = await store.takeTriggers(new Set(this.interceptor.registeredJobs));
+      this.faults.storeAnswered('triggers');
       for (const { id, jobName, actor } of requests) {
         const node = this.settings.lockedBy;
         const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
+        const skipped = (reason: string) =>
+          void store.reportTrigger(id, { node, state: 'skipped', reason }).catch(() => undefined);
         const run = this.interceptor.runManually(jobName, { actor, triggerId: id }, started);
+        // Every trigger taken is answered: its operator is told whether it ran, never left to guess.
+        if (!run) skipped('not-registered');
         void run?.then((result) => {
-          if (result && !result.executed)
-            void store.reportTrigger(id, { node, state: 'skipped', reason: result.reason });
+          if (result && !result.executed) skipped(result.reason);
         });
       }
     } catch (error) {
-      this.logger.debug(`Could not look for triggers: ${(error as Error).message}`);
+      this.faults.storeFailed('triggers', `Could not look for triggers: ${(error as Error).message}`, error);
     }
   }
 
@@ -134,16 +143,4 @@ export class ClusterPresence {
 
 interface CronJobParts {
   readonly cronTime: { readonly source: unknown; readonly timeZone?: string | null };
-}
-
-/** This package's version, for the node's heartbeat. */
-const VERSION = readVersion();
-
-function readVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-      .version;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
 import {
   SchedulerLockConfigurationError,
+  assertKnownOptions,
+  booleanOption,
   durationOption,
   lockDurations,
   positiveDurationOption,
@@ -9,6 +11,7 @@ import {
   type LockDefaults,
 } from '../core/lock-configuration.js';
 import { defaultLockedBy } from '../core/locked-by.js';
+import { quoted, withoutCredentials } from '../core/messages.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import type { RunInstrumentation } from '../core/run-instrumentation.js';
 import { assertLockProvider } from '../core/provider-contract.js';
@@ -39,7 +42,15 @@ export interface SchedulerLockSettings {
   readonly outages?: RedisOutageReport;
   /** Wraps each locked run (tracing). */
   readonly instrumentation?: RunInstrumentation;
+  /** Log each skipped tick (`locked`, `already-ran`, `paused`), not only emit it. */
+  readonly logSkips: boolean;
+  /** What a store that fails the startup check does to the startup: fail it, or log a warning. */
+  readonly startupCheck: StartupCheck;
 }
+
+/** See {@link SchedulerLockModuleOptions.startupCheck}. */
+export type StartupCheck = 'fail' | 'warn';
+const STARTUP_CHECKS: readonly StartupCheck[] = ['fail', 'warn'];
 
 const SUBJECT = 'SchedulerLockModule options';
 const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
@@ -62,6 +73,8 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
   'minReplicasToAck',
   'replicaAckTimeout',
   'instrumentation',
+  'logSkips',
+  'startupCheck',
 ];
 
 /** Validates the module options and builds the lock provider they describe. */
@@ -69,7 +82,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   if (!options || typeof options !== 'object') {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${String(options)}`);
   }
-  assertKnownOptions(options);
+  assertKnownOptions(options, MODULE_OPTIONS, SUBJECT, isGlobalHint);
   for (const option of ['keyPrefix', 'lockedBy'] as const) {
     const value = options[option];
     if (value !== undefined && (typeof value !== 'string' || value === '')) {
@@ -80,10 +93,23 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   if (options.redis !== undefined) assertRedisOption(options.redis);
   if ((options.redis === undefined) === (options.provider === undefined)) {
     const got = options.redis === undefined ? 'neither' : 'both';
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: set exactly one of "redis" and "provider" (got ${got})`);
+    const unset = options.redis === undefined ? givenAsUndefined(options, 'redis', 'provider') : '';
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: set exactly one of "redis" and "provider" (got ${got})${unset}`,
+    );
   }
   if (options.defaultLockAtMostFor === undefined) {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: defaultLockAtMostFor is required (for example '10m')`);
+    const unset = givenAsUndefined(options, 'defaultLockAtMostFor');
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: defaultLockAtMostFor is required (for example '10m')${unset}`,
+    );
+  }
+  const { startupCheck = 'fail' } = options;
+  const logSkips = booleanOption(options.logSkips, false, 'logSkips', SUBJECT);
+  if (!STARTUP_CHECKS.includes(startupCheck)) {
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: startupCheck must be 'fail' or 'warn' (got ${quoted(startupCheck)})`,
+    );
   }
   const { lockAtMostFor, lockAtLeastFor } = lockDurations(
     { lockAtMostFor: options.defaultLockAtMostFor, lockAtLeastFor: options.defaultLockAtLeastFor },
@@ -117,7 +143,16 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   if (instrumentation !== undefined && typeof instrumentation?.around !== 'function') {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: instrumentation must have an around(run, task) method`);
   }
-  const common = { defaults, lockedBy, shutdownTimeout, acquireTimeout, heartbeatInterval, instrumentation };
+  const common = {
+    defaults,
+    lockedBy,
+    shutdownTimeout,
+    acquireTimeout,
+    heartbeatInterval,
+    instrumentation,
+    logSkips,
+    startupCheck,
+  };
   const replicaAck = replicaAckOptions(options, acquireTimeout);
   if (options.provider !== undefined) {
     assertLockProvider(options.provider, SUBJECT);
@@ -132,27 +167,28 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   return { provider, ...common, ownedClient, outages };
 }
 
+/**
+ * `; "redis" was given as undefined (…)` when the options have one of `keys` with the value `undefined`:
+ * most often an unset environment variable (`redis: process.env.REDIS_URL`).
+ */
+function givenAsUndefined(options: object, ...keys: (keyof SchedulerLockModuleOptions)[]): string {
+  const given = keys.filter((key) => Object.hasOwn(options, key));
+  if (given.length === 0) return '';
+  const names = given.map((key) => `"${key}"`).join(' and ');
+  return `; ${names} ${given.length === 1 ? 'was' : 'were'} given as undefined (an unset environment variable?)`;
+}
+
 function isRedisClient(value: unknown): value is RedisClient | IoredisForkClient {
   return typeof (value as IoredisForkClient | undefined)?.evalsha === 'function';
 }
 
-function assertKnownOptions(options: object): void {
-  for (const key of Object.keys(options)) {
-    if ((MODULE_OPTIONS as readonly string[]).includes(key)) continue;
-    const hint =
-      key === 'isGlobal'
-        ? '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
-          'forRootAsync()'
-        : closestOption(key);
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: unknown option "${key}"${hint}`);
-  }
-}
-
-/** `; did you mean "keepAlive"?` for a key that differs from an option in case or is a prefix of one. */
-function closestOption(key: string): string {
-  const lower = key.toLowerCase();
-  const match = MODULE_OPTIONS.find((option) => option.toLowerCase().startsWith(lower));
-  return match ? `; did you mean "${match}"?` : `; the options are ${MODULE_OPTIONS.join(', ')}`;
+/** `isGlobal` is a forRoot() option beside the module options, not one of them: a common slip. */
+function isGlobalHint(key: string): string | undefined {
+  if (key !== 'isGlobal') return undefined;
+  return (
+    '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
+    'forRootAsync()'
+  );
 }
 
 /**
@@ -166,7 +202,7 @@ function assertRedisOption(redis: unknown): void {
   if (typeof redis === 'string') {
     const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(redis)?.[1].toLowerCase();
     if (redis.trim() !== '' && (scheme === undefined || scheme === 'redis' || scheme === 'rediss')) return;
-    const got = JSON.stringify(withoutPassword(redis));
+    const got = JSON.stringify(withoutCredentials(redis));
     throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
   }
   const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
@@ -174,11 +210,6 @@ function assertRedisOption(redis: unknown): void {
   const className = String(prototype?.constructor?.name ?? 'an unnamed class');
   const got = prototype ? `an instance of ${className}` : JSON.stringify(redis);
   throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
-}
-
-/** A connection string with its password replaced, for a message. */
-function withoutPassword(connection: string): string {
-  return connection.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
 /**

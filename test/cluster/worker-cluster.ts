@@ -13,7 +13,7 @@ import type {
 
 const FIXTURES_SOURCE = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const FIXTURES_BUILD = fileURLToPath(new URL('../../.build/test/cluster/fixtures/', import.meta.url));
-const PACKAGE_BUILD = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+const PACKAGE_BUILD = fileURLToPath(new URL('../../dist/cjs/index.js', import.meta.url));
 const WORKER_SCRIPT = builtFixture('worker');
 
 /** The compiled path of `test/cluster/fixtures/<name>.ts` (built by `npm run build:run`). */
@@ -51,6 +51,8 @@ interface Waiter {
 export class WorkerCluster {
   /** Every message of every worker, in arrival order. */
   readonly messages: WorkerMessage[] = [];
+  /** Every line a worker logged (its stderr), in arrival order, with when it arrived (`Date.now()`). */
+  readonly logLines: { instance: string; at: number; line: string }[] = [];
   private readonly processes = new Map<string, JsonLinesProcess>();
   private readonly waiters = new Set<Waiter>();
 
@@ -158,6 +160,7 @@ export class WorkerCluster {
       // Nest's logs, on the worker's stderr, only serve as diagnostics: no colours, no per-tick debug lines.
       env: { NO_COLOR: '1', NEST_LOG_LEVEL: '>=log', ...env, ...workerEnv },
       onMessage: (message) => this.receive(message),
+      onStderrLine: (line) => this.logLines.push({ instance, at: Date.now(), line }),
       onUnexpectedExit: (description) => {
         for (const waiter of [...this.waiters]) waiter.fail(new Error(`Worker ${instance} died: ${description}`));
       },

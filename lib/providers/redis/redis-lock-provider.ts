@@ -14,11 +14,13 @@ import type {
 import type {
   JobLockClaim,
   JobLockProvider,
+  StartupCheckingLockProvider,
   JobRecordReader,
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
 } from '../../core/provider-abilities.js';
 import { redisFailure } from './redis-failures.js';
+import { checkRedisStore } from './redis-startup-check.js';
 import { JobScripts } from './job-scripts.js';
 import {
   acquireLock,
@@ -72,7 +74,12 @@ export const DEFAULT_KEY_PREFIX = 'job-lock';
  * The client is the caller's: the provider never closes it.
  */
 export class RedisLockProvider
-  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider
+  implements
+    LeaseRenewingLockProvider,
+    RecoveringLockProvider,
+    JobRecordReader,
+    JobLockProvider,
+    StartupCheckingLockProvider
 {
   /** @internal The client, for the operator store beside the locks. */
   readonly client: RedisClient;
@@ -97,6 +104,12 @@ export class RedisLockProvider
     this.jobScripts = new JobScripts(this.client);
     const { minReplicasToAck, replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT } = options;
     if (minReplicasToAck) this.replicaAck = new ReplicaAck(this.client, minReplicasToAck, replicaAckTimeout);
+  }
+
+  /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */
+  checkStore(): Promise<void> {
+    const replicaAck = this.replicaAck ? [['wait', '0', '0']] : [];
+    return checkRedisStore(this.client, this.lockKey('startup-check'), replicaAck);
   }
 
   /** The Redis key of a lock name, for operators and tests. */

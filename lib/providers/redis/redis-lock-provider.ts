@@ -22,15 +22,8 @@ import type {
 import { redisFailure } from './redis-failures.js';
 import { checkRedisStore } from './redis-startup-check.js';
 import { JobScripts } from './job-scripts.js';
-import {
-  acquireLock,
-  asRedisClient,
-  recoverOccurrence,
-  type IoredisForkClient,
-  type JobKeys,
-  type LockOwner,
-  type RedisClient,
-} from './redis-scripts.js';
+import { acquireLock, recoverOccurrence, type JobKeys, type LockOwner, type RedisClient } from './redis-scripts.js';
+import { asRedisClient, type IoredisForkClient } from './redis-scripts.js';
 import { acquiredAt, RedisSimpleLock, renewLeasesOf, type RunRecording } from './redis-simple-lock.js';
 import { DEFAULT_REPLICA_ACK_TIMEOUT, ReplicaAck } from './replica-ack.js';
 

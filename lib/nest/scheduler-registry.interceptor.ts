@@ -127,9 +127,9 @@ export class SchedulerRegistryInterceptor {
       const ref = timer as TimerCallback;
       const original = ref._onTimeout!; // a function: checkTimerJob refuses a timer without one
       // A decorated job's callback is what @nestjs/schedule made of the method: see ExplorerFailures.
-      const handler = () => this.failures.run(() => original.apply(ref, []));
-      ref._onTimeout = () => this.runTick(locked, handler);
-      this.handlers.set(locked.jobName, handler);
+      const handlerWith = (args: unknown[]) => () => this.failures.run(() => original.apply(ref, args));
+      ref._onTimeout = (...args) => this.runTick(locked, handlerWith(args));
+      this.handlers.set(locked.jobName, handlerWith([]));
     };
     refuseOnError(lock, () => clearTimeout(timer as NodeJS.Timeout)); // clears intervals too
     return timer;

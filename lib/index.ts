@@ -61,7 +61,7 @@ export {
   DEFAULT_KEY_PREFIX,
   type RedisLockProviderOptions,
 } from './providers/redis/redis-lock-provider.js';
-export type { RedisClient } from './providers/redis/redis-scripts.js';
+export type { IoredisForkClient, RedisClient } from './providers/redis/redis-scripts.js';
 export { InMemoryLockProvider } from './providers/in-memory/in-memory-lock-provider.js';
 
 export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';

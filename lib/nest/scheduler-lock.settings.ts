@@ -23,7 +23,7 @@ import {
 } from '../providers/redis/redis-lock-provider.js';
 import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
 import { replicaAckOptions } from './replica-ack-options.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import { asRedisClient, type IoredisForkClient, type RedisClient } from '../providers/redis/redis-scripts.js';
 
 /** The module's options, validated once at startup. */
 export interface SchedulerLockSettings {
@@ -161,7 +161,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   const ownedClient = isRedisClient(options.redis) ? undefined : createClient(options.redis!);
-  const client = ownedClient ?? (options.redis as RedisClient);
+  const client = ownedClient ?? asRedisClient(options.redis as RedisClient | IoredisForkClient);
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };
@@ -178,8 +178,8 @@ function givenAsUndefined(options: object, ...keys: (keyof SchedulerLockModuleOp
   return `; ${names} ${given.length === 1 ? 'was' : 'were'} given as undefined (an unset environment variable?)`;
 }
 
-function isRedisClient(value: unknown): value is RedisClient {
-  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
+function isRedisClient(value: unknown): value is RedisClient | IoredisForkClient {
+  return typeof (value as IoredisForkClient | undefined)?.evalsha === 'function';
 }
 
 /** `isGlobal` is a forRoot() option beside the module options, not one of them: a common slip. */

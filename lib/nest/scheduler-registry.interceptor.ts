@@ -2,8 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { JobLock } from '../core/job-lock.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
+import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
 import { canLockJobs } from '../core/provider-abilities.js';
 import { EarlyCronTicks } from './early-cron-ticks.js';
+import { ExplorerFailures } from './explorer-failures.js';
 import { checkCronJob, checkTimerJob, type LockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import type { CronTimeLike } from '../occurrence/cron-schedule.js';
@@ -12,7 +14,6 @@ import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
-type CronJob = Parameters<SchedulerRegistry['addCronJob']>[1];
 type Callback = (this: unknown, ...args: unknown[]) => unknown;
 
 /** The parts of a cron 4 job and a Node timer that hold the function a tick runs. */
@@ -49,7 +50,8 @@ export class SchedulerRegistryInterceptor {
     private readonly jobs: LockedJobRegistry,
     private readonly executor: LockingTaskExecutor,
     watcher: RecoveryWatcher,
-    earlyTicks: EarlyCronTicks,
+    private readonly earlyTicks: EarlyCronTicks,
+    private readonly failures: ExplorerFailures,
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
   ) {
     // @nestjs/schedule logs a failed job under this context; so does a locked job's tick.
@@ -62,16 +64,22 @@ export class SchedulerRegistryInterceptor {
     registry.addCronJob = (name, job) => {
       const locked = this.jobs.find('cron', name);
       if (!locked) return addCronJob.call(registry, name, job);
+      const cron = job as unknown as CronCallbacks;
       refuseOnError(
-        () => this.lockCronJob(locked, job),
+        () => this.lockCronJob(locked, cron),
         () => job.stop(),
       );
+      const lockedTick = cron._callbacks![0];
       addCronJob.call(registry, name, job);
+      refuseOnError(
+        () => assertStillLocked(name, cron._callbacks?.length === 1 && cron._callbacks[0] === lockedTick),
+        () => job.stop(),
+      );
       // A tick cron fired while @nestjs/schedule created the job: now it runs, under the lock.
       if (earlyTicks.take(name)) void (job as unknown as CronCallbacks).fireOnTick();
     };
-    registry.addInterval = (name, timer) => addInterval.call(registry, name, this.lockTimer(name, 'interval', timer));
-    registry.addTimeout = (name, timer) => addTimeout.call(registry, name, this.lockTimer(name, 'timeout', timer));
+    registry.addInterval = (name, timer) => this.addTimer(name, 'interval', timer, addInterval.bind(registry));
+    registry.addTimeout = (name, timer) => this.addTimer(name, 'timeout', timer, addTimeout.bind(registry));
   }
 
   /**
@@ -79,11 +87,11 @@ export class SchedulerRegistryInterceptor {
    * opted out. Wrapping `fireOnTick` instead would release the lock too early: cron does not await an
    * async callback unless `waitForCompletion` is set.
    */
-  private lockCronJob(locked: LockedJob, job: CronJob): void {
-    const cron = job as unknown as CronCallbacks;
+  private lockCronJob(locked: LockedJob, cron: CronCallbacks): void {
     const store = checkCronJob(locked, cron, this.settings.provider);
     const callbacks = cron._callbacks!; // an array: checkCronJob refuses a job without one
-    const handlerFor = cronHandlers(locked, cron, callbacks.splice(0));
+    const decorated = this.earlyTicks.handlerOf(locked.jobName);
+    const handlerFor = cronHandlers(cron, callbacks.splice(0), decorated && (() => this.failures.run(decorated)));
     this.handlers.set(locked.jobName, handlerFor());
     if (!locked.occurrence || !store) {
       callbacks.push((onComplete) => this.runTick(locked, handlerFor(onComplete)));
@@ -93,6 +101,18 @@ export class SchedulerRegistryInterceptor {
     callbacks.push((onComplete) => occurrences.tick(handlerFor(onComplete)));
     if (locked.occurrence.catchUpWindow !== undefined)
       catchUpWhenStarted(cron, () => void occurrences.catchUp(handlerFor()));
+  }
+
+  /** Registers the timer through `add`, its callback locked if `name` is a locked job of this `kind`. */
+  private addTimer<T>(name: string, kind: 'interval' | 'timeout', timer: T, add: (name: string, timer: T) => void) {
+    const ref = this.lockTimer(name, kind, timer) as TimerCallback;
+    const lockedTick = ref._onTimeout;
+    add(name, timer);
+    if (!this.jobs.find(kind, name)) return;
+    refuseOnError(
+      () => assertStillLocked(name, ref._onTimeout === lockedTick),
+      () => clearTimeout(timer as NodeJS.Timeout),
+    );
   }
 
   /**
@@ -106,8 +126,10 @@ export class SchedulerRegistryInterceptor {
       checkTimerJob(locked, kind, timer);
       const ref = timer as TimerCallback;
       const original = ref._onTimeout!; // a function: checkTimerJob refuses a timer without one
-      ref._onTimeout = (...args) => this.runTick(locked, locked.handler ?? (() => original.apply(ref, args)));
-      this.handlers.set(locked.jobName, locked.handler ?? (() => original.apply(ref, [])));
+      // A decorated job's callback is what @nestjs/schedule made of the method: see ExplorerFailures.
+      const handlerWith = (args: unknown[]) => () => this.failures.run(() => original.apply(ref, args));
+      ref._onTimeout = (...args) => this.runTick(locked, handlerWith(args));
+      this.handlers.set(locked.jobName, handlerWith([]));
     };
     refuseOnError(lock, () => clearTimeout(timer as NodeJS.Timeout)); // clears intervals too
     return timer;
@@ -142,14 +164,14 @@ export class SchedulerRegistryInterceptor {
 }
 
 /**
- * What a tick of `locked` runs: its decorated method, or (a runtime job) the callbacks cron held, called
+ * What a tick runs: a decorated job's `decorated` handler, or (a runtime job) the callbacks cron held, called
  * as cron calls them, with the job's `onComplete` (`handlerFor()`, without it, for a run an operator asks
  * for and a catch-up). That argument is the same on every tick, so a tick's handler is made once, not once
  * per tick: a tick holds it while its claim waits for Redis.
  */
-function cronHandlers(locked: LockedJob, cron: CronCallbacks, original: Callback[]) {
+function cronHandlers(cron: CronCallbacks, original: Callback[], decorated: (() => unknown) | undefined) {
   const handlerWith = (args: unknown[]): (() => unknown) =>
-    locked.handler ??
+    decorated ??
     (async () => {
       for (const callback of original) await callback.apply(cron.context, args);
     });
@@ -177,6 +199,19 @@ function catchUpWhenStarted(job: CronCallbacks, catchUp: () => void): void {
     start.call(this);
     catchUp();
   };
+}
+
+/**
+ * Refuses the startup when the registry, as something else patched it, replaced the locked tick of the job
+ * `name` while registering it: what replaced it may run the job without its lock.
+ */
+function assertStillLocked(name: string, locked: boolean): void {
+  if (locked) return;
+  throw new SchedulerLockConfigurationError(
+    `The locked job "${name}" was registered, but something that wraps SchedulerRegistry (installed before ` +
+      'nest-scheduler-lock) replaced its locked tick while registering it; the job could run unlocked, so the ' +
+      'app is refused. Wrap jobs inside the lock instead, where @nestjs/schedule wraps them',
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
+import { openRedis } from '../support/redis-client-choice.js';
 import { useRedisExecutor } from '../support/redis-executor.js';
 
 const LEASE = 300;
@@ -132,8 +133,7 @@ describe('keepAlive when Redis goes away', () => {
   const redis = usePrivateRedisServer();
 
   it('aborts the signal no later than the lease deadline, stays up, and locks normally once Redis is back', async () => {
-    const { Redis } = await import('ioredis');
-    const client = new Redis(redis.server.port, '127.0.0.1', {
+    const client = openRedis(redis.server.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       retryStrategy: () => 50,

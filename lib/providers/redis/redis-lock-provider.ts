@@ -23,6 +23,7 @@ import { redisFailure } from './redis-failures.js';
 import { checkRedisStore } from './redis-startup-check.js';
 import { JobScripts } from './job-scripts.js';
 import { acquireLock, recoverOccurrence, type JobKeys, type LockOwner, type RedisClient } from './redis-scripts.js';
+import { asRedisClient, type IoredisForkClient } from './redis-scripts.js';
 import { acquiredAt, RedisSimpleLock, renewLeasesOf, type RunRecording } from './redis-simple-lock.js';
 import { DEFAULT_REPLICA_ACK_TIMEOUT, ReplicaAck } from './replica-ack.js';
 
@@ -88,14 +89,14 @@ export class RedisLockProvider
   /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
   private readonly replicaAck: ReplicaAck | undefined;
 
-  constructor(client: RedisClient, options: RedisLockProviderOptions = {}) {
-    this.client = client;
+  constructor(client: RedisClient | IoredisForkClient, options: RedisLockProviderOptions = {}) {
+    this.client = asRedisClient(client);
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
     this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-    this.jobScripts = new JobScripts(client);
+    this.jobScripts = new JobScripts(this.client);
     const { minReplicasToAck, replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT } = options;
-    if (minReplicasToAck) this.replicaAck = new ReplicaAck(client, minReplicasToAck, replicaAckTimeout);
+    if (minReplicasToAck) this.replicaAck = new ReplicaAck(this.client, minReplicasToAck, replicaAckTimeout);
   }
 
   /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */

@@ -6,6 +6,24 @@ import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.j
 /** A Redis client the provider can use: a single node (also behind Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
 
+/**
+ * A `Redis` or `Cluster` of a fork of ioredis with the same API under its own types: `iovalkey`, the Valkey
+ * project's. Accepted wherever a {@link RedisClient} is, and called as one (the suites that decode script
+ * replies run on iovalkey too). Only what tells such a client apart is spelled out here.
+ */
+export interface IoredisForkClient {
+  readonly isCluster: boolean;
+  readonly status: string;
+  evalsha(sha: string, numberOfKeys: number, ...keysThenArguments: ScriptArgument[]): Promise<unknown>;
+  eval(script: string, numberOfKeys: number, ...keysThenArguments: ScriptArgument[]): Promise<unknown>;
+  hgetall(key: string): Promise<Record<string, string>>;
+}
+
+/** `client`, a fork's too, as the {@link RedisClient} whose API it has. */
+export function asRedisClient(client: RedisClient | IoredisForkClient): RedisClient {
+  return client as RedisClient;
+}
+
 /** Owner-check outcome of the release and extend scripts. */
 export const enum OwnerCheck {
   Done = 1,

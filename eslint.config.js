@@ -4,22 +4,35 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 /**
- * The layers of lib/ and the direction of their imports: nest → occurrence → core ← providers; the optional
- * status page (lib/dashboard, its own package entry) builds on them all, and nothing imports it. The provider
- * conformance kit (lib/provider-tests, its own entry) checks a provider through lib/core's contract alone.
- * Each entry forbids a folder's files to import what sits above it (or beside it, for the providers).
+ * The layers of lib/ and the direction of their imports: nest → occurrence → core ← providers, and the operator
+ * console's port, nest → operators → core ← providers (a provider implements it); the optional status page
+ * (lib/dashboard, its own package entry) builds on them all, and nothing imports it.
+ * Each entry forbids a folder's files to import what sits above it (or beside it, for the providers); a layer
+ * may give several groups of patterns, each with its own reason.
  */
-const layer = (files, forbidden, why) => ({
+const layer = (files, forbidden, why, ...moreGroups) => ({
   files,
   rules: {
     'no-restricted-imports': [
       'error',
-      { patterns: forbidden.map((regex) => ({ regex, message: `${why} (README, Architecture)` })) },
+      {
+        patterns: [[forbidden, why], ...moreGroups].flatMap(([patterns, reason]) =>
+          patterns.map((regex) => ({ regex, message: `${reason} (README, Architecture)` })),
+        ),
+      },
     ],
   },
 });
 const NEST = '^@nestjs/';
 const ours = (folder) => `^\\.\\.?/(\\.\\./)*${folder}/`;
+/** Only the wiring of the default Redis provider (the `redis:` option) and the options type name a store. */
+const STORE_WIRING = [
+  'lib/nest/scheduler-lock.settings.ts',
+  'lib/nest/replica-ack-options.ts',
+  'lib/nest/scheduler-lock-module-options.interface.ts',
+];
+const STORES_WHY =
+  'only the wiring of the `redis:` option names a store: the rest of the module reads the provider through its abilities and the operator port';
 /**
  * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/provider-tests) and the optional
  * peers only they load: nothing the main entry loads may import them.
@@ -34,6 +47,21 @@ const INTEGRATIONS = [
 ];
 /** Test runners: the conformance kit runs under any of them, so it imports none (node:assert instead). */
 const TEST_RUNNERS = ['^jest$', '^@jest/', '^vitest', '^@vitest/', '^node:test$', '^mocha$'];
+
+/**
+ * lib/core is framework-free and knows no layer above it; inside it, three rooms point one way,
+ * executor → task → provider: the provider contract (lib/core/provider), what a task sees (lib/core/task), the
+ * executor and its run lifecycle (lib/core/executor).
+ */
+const coreRooms = (aboveCore) => {
+  const why = 'lib/core is framework-free and knows no layer above it';
+  const rooms = 'lib/core/provider ← task ← executor: a room never imports one after it';
+  return [
+    layer(['lib/core/**'], aboveCore, why),
+    layer(['lib/core/task/**'], aboveCore, why, [['^\\.\\./executor/'], rooms]),
+    layer(['lib/core/provider/**'], aboveCore, why, [['^\\.\\./(task|executor)/'], rooms]),
+  ];
+};
 
 export default tseslint.config(
   // *.generated.ts: string modules written by scripts/embed-assets.mjs from the .lua / .html sources.
@@ -72,6 +100,25 @@ export default tseslint.config(
     INTEGRATIONS,
     'the module never loads an optional entry point (terminus, opentelemetry, dashboard): apps without its peer import the main entry',
   ),
+  {
+    ...layer(
+      ['lib/nest/**'],
+      INTEGRATIONS,
+      'the module never loads an optional entry point (terminus, opentelemetry, dashboard): apps without its peer import the main entry',
+      [['^ioredis$', ours('providers')], STORES_WHY],
+    ),
+    ignores: STORE_WIRING,
+  },
+  layer(
+    ['lib/operators/**'],
+    [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('providers'), ours('cli'), ...INTEGRATIONS],
+    'lib/operators is the console behind its port: it builds on lib/core only, and stores implement it',
+  ),
+  layer(
+    ['lib/dashboard/**'],
+    ['^ioredis$', ours('providers'), ours('cli'), ours('terminus'), ours('opentelemetry')],
+    'the status page reads the cluster through SchedulerLockAdmin and lib/operators, never a store directly',
+  ),
   layer(
     ['lib/opentelemetry/**'],
     [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('providers'), ours('terminus'), ours('dashboard')],
@@ -82,25 +129,29 @@ export default tseslint.config(
     ['^ioredis$', ours('providers'), ours('opentelemetry'), '^@opentelemetry/', ours('dashboard')],
     'the health indicator reads the module and lib/core, never a provider directly',
   ),
-  layer(
-    ['lib/core/**'],
-    [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('providers'), ...INTEGRATIONS],
-    'lib/core is framework-free and knows no layer above it',
-  ),
+  ...coreRooms([
+    NEST,
+    '^ioredis$',
+    ours('nest'),
+    ours('occurrence'),
+    ours('operators'),
+    ours('providers'),
+    ...INTEGRATIONS,
+  ]),
   layer(
     ['lib/occurrence/**'],
-    [NEST, '^ioredis$', ours('nest'), ours('providers'), ...INTEGRATIONS],
+    [NEST, '^ioredis$', ours('nest'), ours('operators'), ours('providers'), ...INTEGRATIONS],
     'lib/occurrence builds on lib/core only',
   ),
   layer(
     ['lib/providers/**'],
     [NEST, ours('nest'), ours('occurrence'), ...INTEGRATIONS],
-    'providers implement lib/core interfaces and nothing else',
+    'providers implement lib/core interfaces and the operator port (lib/operators), and nothing else',
   ),
   layer(
     ['lib/providers/in-memory/**'],
     [NEST, '^ioredis$', ours('nest'), ours('occurrence'), '^\\.\\./redis/', ...INTEGRATIONS],
-    'the in-memory provider implements lib/core interfaces and needs no Redis',
+    'the in-memory provider implements lib/core interfaces and the operator port, and needs no Redis',
   ),
   layer(
     ['lib/provider-tests/**'],

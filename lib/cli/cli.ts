@@ -1,9 +1,8 @@
-import { LockStoreUnavailableError } from '../core/errors.js';
-import { withoutCredentials } from '../core/messages.js';
-import { RedisClusterAdmin, UnknownJobError } from '../providers/redis/redis-cluster-admin.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import { withoutCredentials } from '../core/provider/message-text.js';
+import { ClusterAdmin, UnknownJobError } from '../operators/cluster-admin.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import type { RedisClient } from '../providers/redis/redis-client.js';
 import { parseInvocation, USAGE, UsageError, type Invocation } from './arguments.js';
 import { runCommand } from './commands.js';
 import { connectRedis, described } from './redis-connection.js';
@@ -40,7 +39,7 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
   try {
     client = await connectRedis(invocation.redis);
     const provider = new RedisLockProvider(client, { keyPrefix: invocation.keyPrefix });
-    const admin = new RedisClusterAdmin(new RedisOperatorStore(provider), invocation.heartbeatInterval);
+    const admin = new ClusterAdmin(provider.operatorStore(), invocation.heartbeatInterval);
     const result = await runCommand(admin, invocation);
     // JSON escapes control characters itself; text from Redis is made printable: views cell by cell, the rest here.
     if (invocation.json) output.out(JSON.stringify(result.json, null, 2));

@@ -12,17 +12,17 @@ import {
   ServiceUnavailableException,
   UseGuards,
 } from '@nestjs/common';
-import { LockStoreUnavailableError } from '../core/errors.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import type { SteeringAction } from '../core/task/lock-events.js';
 import {
   REASON_MAX_LENGTH,
   type ClusterNode,
   type HistoryEntry,
   type HistoryOutcome,
-  type JobOverview,
-  type SteeringAction,
-} from '../core/operations.js';
+} from '../operators/cluster-records.js';
+import type { JobOverview } from '../operators/job-overview.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
-import { UnknownJobError } from '../providers/redis/redis-cluster-admin.js';
+import { UnknownJobError } from '../operators/cluster-admin.js';
 import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard } from './dashboard-access.guard.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
 import { DASHBOARD_PAGE } from './dashboard-page.js';

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import type { LockProvider } from '../core/lock-provider.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
 import { lockConfig } from './lock-probes.js';
 
 /** The shape of ShedLock's `FuzzTester`: workers alternate between two names; worker 0 does few iterations. */

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { LockProvider } from '../core/lock-provider.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
 import { HELD_FOR_THE_TEST, isLocked, lockConfig, lockWhenFree, mustLock, uniqueLockName } from './lock-probes.js';
 import type { CheckDefinition } from './provider-subject.js';
 import { sleepUntil } from './timing.js';

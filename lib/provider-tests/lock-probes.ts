@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
-import type { LockConfiguration } from '../core/lock-configuration.js';
-import type { LockProvider, SimpleLock } from '../core/lock-provider.js';
+import type { LockConfiguration } from '../core/provider/lock-configuration.js';
+import type { LockProvider, SimpleLock } from '../core/provider/lock-provider.js';
 import { pollUntil, type Polled } from './timing.js';
 
 /** Long enough that no lock of a check expires unless the check means it to. */

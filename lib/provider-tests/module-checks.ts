@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { currentLock } from '../core/lock-context.js';
-import type { LockEvent, LockEventType } from '../core/lock-events.js';
-import type { LockProvider } from '../core/lock-provider.js';
+import { currentLock } from '../core/task/lock-context.js';
+import type { LockEvent, LockEventType } from '../core/task/lock-events.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
 import { isLocked, lockConfig, mustLock, uniqueLockName } from './lock-probes.js';
 import type { ContractApp } from './module/contract-app.js';
 import type { CheckDefinition, CheckNodes } from './provider-subject.js';

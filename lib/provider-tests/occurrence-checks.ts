@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { JobRecordReader, OccurrenceLockProvider } from '../core/provider-abilities.js';
+import type { JobRecordReader, OccurrenceLockProvider } from '../core/provider/provider-abilities.js';
 import { uniqueLockName } from './lock-probes.js';
 import { claimed, finish, jobConfig, NEXT_OCCURRENCE, OCCURRENCE } from './occurrence-probes.js';
 import type { CheckDefinition } from './provider-subject.js';

@@ -1,6 +1,12 @@
 import { strict as assert } from 'node:assert';
-import type { LockProvider, OccurrenceClaim, RecoveryClaim, RunOutcome, SimpleLock } from '../core/lock-provider.js';
-import { canReadJobRecords } from '../core/provider-abilities.js';
+import type {
+  LockProvider,
+  OccurrenceClaim,
+  RecoveryClaim,
+  RunOutcome,
+  SimpleLock,
+} from '../core/provider/lock-provider.js';
+import { canReadJobRecords } from '../core/provider/provider-abilities.js';
 import { HELD_FOR_THE_TEST, lockConfig } from './lock-probes.js';
 import { pollUntil, sleepUntil } from './timing.js';
 

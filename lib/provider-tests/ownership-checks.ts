@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { inspect } from 'node:util';
-import { LockNotHeldError, type LockProvider, type SimpleLock } from '../core/lock-provider.js';
+import { LockNotHeldError, type LockProvider, type SimpleLock } from '../core/provider/lock-provider.js';
 import { fuzzLockProvider } from './fuzz.js';
 import {
   assertStrictlyIncreasing,

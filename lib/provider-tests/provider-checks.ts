@@ -1,4 +1,4 @@
-import type { LockProvider } from '../core/lock-provider.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
 import {
   canCheckStore,
   canClaimOccurrences,
@@ -7,7 +7,7 @@ import {
   canRenewLeases,
   type JobRecordReader,
   type OccurrenceLockProvider,
-} from '../core/provider-abilities.js';
+} from '../core/provider/provider-abilities.js';
 import { lockChecks } from './lock-checks.js';
 import { moduleChecks } from './module-checks.js';
 import { jobRecordChecks, occurrenceChecks } from './occurrence-checks.js';

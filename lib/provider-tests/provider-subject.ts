@@ -1,4 +1,4 @@
-import type { LockProvider } from '../core/lock-provider.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
 
 /**
  * A store under test, as the conformance kit reaches it: nodes (providers) onto one shared store, made

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import type { JobRecord } from '../core/lock-provider.js';
-import { canReadJobRecords, type RecoveringLockProvider } from '../core/provider-abilities.js';
+import type { JobRecord } from '../core/provider/lock-provider.js';
+import { canReadJobRecords, type RecoveringLockProvider } from '../core/provider/provider-abilities.js';
 import { uniqueLockName } from './lock-probes.js';
 import { claimed, finish, jobConfig, lockGone, NEXT_OCCURRENCE, OCCURRENCE } from './occurrence-probes.js';
 import type { CheckDefinition } from './provider-subject.js';

@@ -2,18 +2,23 @@ import { fileURLToPath } from 'node:url';
 import { ESLint, type Linter } from 'eslint';
 
 /**
- * The layer rule of lib/ (README, Architecture: `nest → occurrence → core ← providers`), as the repo's
+ * The layer rule of lib/ (README, Architecture: `nest → occurrence → core ← providers`, and the console's port,
+ * `nest → operators → core ← providers`), as the repo's
  * own eslint.config.js enforces it: a probe file's one import, linted as if it stood in a layer's folder.
  */
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The folders of the layers, each with files to lint. */
 const LAYERS = [
-  'lib/core/',
+  'lib/core/provider/',
+  'lib/core/task/',
+  'lib/core/executor/',
   'lib/occurrence/',
+  'lib/operators/',
   'lib/providers/redis/',
   'lib/providers/in-memory/',
   'lib/nest/',
+  'lib/dashboard/',
   'lib/provider-tests/',
 ];
 
@@ -35,10 +40,27 @@ async function lintImport(path: string, specifier: string): Promise<Linter.LintM
 describe('the layer rule of lib/', () => {
   it.each([
     ['lib/core/probe.ts', '@nestjs/common'],
+    ['lib/core/provider/probe.ts', '../task/x.js'],
+    ['lib/core/provider/probe.ts', '../executor/x.js'],
+    ['lib/core/provider/probe.ts', '../../nest/x.js'],
+    ['lib/core/task/probe.ts', '../executor/x.js'],
+    ['lib/core/task/probe.ts', '../../operators/x.js'],
     ['lib/core/probe.ts', 'ioredis'],
     ['lib/core/probe.ts', '../nest/x.js'],
     ['lib/core/probe.ts', '../occurrence/x.js'],
     ['lib/core/probe.ts', '../providers/redis/x.js'],
+    ['lib/core/probe.ts', '../operators/x.js'],
+    ['lib/occurrence/probe.ts', '../operators/x.js'],
+    ['lib/operators/probe.ts', '@nestjs/common'],
+    ['lib/operators/probe.ts', 'ioredis'],
+    ['lib/operators/probe.ts', '../nest/x.js'],
+    ['lib/operators/probe.ts', '../occurrence/x.js'],
+    ['lib/operators/probe.ts', '../providers/redis/x.js'],
+    ['lib/operators/probe.ts', '../providers/in-memory/x.js'],
+    ['lib/nest/probe.ts', '../providers/redis/x.js'],
+    ['lib/nest/probe.ts', 'ioredis'],
+    ['lib/dashboard/probe.ts', '../providers/redis/x.js'],
+    ['lib/providers/redis/probe.ts', '../../nest/x.js'],
     ['lib/occurrence/probe.ts', '../nest/x.js'],
     ['lib/occurrence/probe.ts', '../providers/x.js'],
     ['lib/providers/in-memory/probe.ts', '../redis/x.js'],
@@ -69,7 +91,17 @@ describe('the layer rule of lib/', () => {
     ['lib/occurrence/probe.ts', '../core/x.js'],
     ['lib/providers/redis/probe.ts', '../../core/x.js'],
     ['lib/providers/redis/probe.ts', 'ioredis'],
-    ['lib/provider-tests/probe.ts', '../core/x.js'],
+    ['lib/operators/probe.ts', '../core/x.js'],
+    ['lib/core/executor/probe.ts', '../task/x.js'],
+    ['lib/core/executor/probe.ts', '../provider/x.js'],
+    ['lib/core/task/probe.ts', '../provider/x.js'],
+    ['lib/nest/probe.ts', '../operators/x.js'],
+    ['lib/dashboard/probe.ts', '../operators/x.js'],
+    ['lib/providers/redis/probe.ts', '../../operators/x.js'],
+    ['lib/providers/in-memory/probe.ts', '../../operators/x.js'],
+    // The wiring of the `redis:` option builds the default provider.
+    ['lib/nest/scheduler-lock.settings.ts', '../providers/redis/x.js'],
+    ['lib/provider-tests/probe.ts', '../core/provider/x.js'],
     ['lib/provider-tests/probe.ts', 'node:assert'],
   ])('lets %s import %s', async (path, specifier) => {
     expect(await lintImport(path, specifier)).toEqual([]);

@@ -3,15 +3,14 @@ import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import {
   currentLock,
   LockLostError,
-  RedisClusterAdmin,
   RedisLockProvider,
-  RedisOperatorStore,
   SchedulerLock,
   SchedulerLockAdmin,
   UnknownJobError,
   type HistoryEntry,
   type RunHistoryEntry,
 } from '../../lib/index.js';
+import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
@@ -90,7 +89,7 @@ function runs(history: HistoryEntry[]): RunHistoryEntry[] {
 
 describe('SchedulerLockAdmin: the cluster seen and steered from any node', () => {
   it('forgets nodes gone for an hour, so the list stays bounded however many pods come and go', async () => {
-    const store = new RedisOperatorStore(new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }));
+    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
     const seen = (lockedBy: string, lastSeen: number) => ({ lockedBy, version: '1', startedAt: 0, lastSeen, jobs: [] });
     await store.publish(seen('old-pod', Date.now() - 2 * 3_600_000), []);
     await store.publish(seen('live-pod', Date.now()), []);
@@ -248,7 +247,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
 
   it('trigger: withdrawn when no node takes it in time, so it cannot run after the operator was told it did not', async () => {
     // A job a live node publishes but whose triggers nobody takes (no app runs it).
-    const store = new RedisOperatorStore(new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }));
+    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
     const node = {
       lockedBy: 'silent-node',
       version: '1',
@@ -264,7 +263,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       occurrence: false,
     } as const;
     await store.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }]);
-    const admin = new RedisClusterAdmin(store, 60_000);
+    const admin = new ClusterAdmin(store, 60_000);
 
     const outcome = await admin.trigger('ghost', { actor: 'bob' }, 300);
     expect(outcome).toEqual({ triggered: false, reason: 'not-taken', id: expect.any(String) });

@@ -1,12 +1,8 @@
-import { Redis } from 'ioredis';
-import {
-  RedisLockProvider,
-  RedisOperatorStore,
-  type LockConfiguration,
-  type OccurrenceClaim,
-  type SimpleLock,
-} from '../../lib/index.js';
+import type { Redis } from 'ioredis';
+import { RedisLockProvider, type LockConfiguration, type SimpleLock } from '../../lib/index.js';
+import { type OccurrenceClaim } from '../../lib/provider/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
+import { openRedis } from '../support/redis-client-choice.js';
 import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { blockFor } from '../support/timing.js';
@@ -20,7 +16,7 @@ let recorder: CommandRecorder;
 let provider: RedisLockProvider;
 
 beforeEach(async () => {
-  client = new Redis(redis.server.url);
+  client = openRedis(redis.server.url);
   provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('batch'), lockedBy: 'node-a' });
   recorder = await recordCommands(redis.admin);
   // Once per server each script arrives by EVAL after a NOSCRIPT: done here, so the tests count round trips.
@@ -42,7 +38,7 @@ async function scriptCalls(): Promise<number> {
 
 describe('job scripts batched per turn of the event loop', () => {
   it(`claims the occurrences of ${JOBS} jobs due together in one script call, each with its own reply`, async () => {
-    await new RedisOperatorStore(provider).pause('tenant-7', { actor: 'ops' });
+    await provider.operatorStore().pause('tenant-7', { actor: 'ops' });
     const held = await provider.lockJob(job(9), false);
     await scriptCalls();
 
@@ -69,7 +65,7 @@ describe('job scripts batched per turn of the event loop', () => {
     await Promise.all(locks.map((lock, i) => lock.finish!(i % 2 === 0 ? 'succeeded' : 'failed', report)));
 
     expect(await scriptCalls()).toBe(1);
-    const store = new RedisOperatorStore(provider);
+    const store = provider.operatorStore();
     const histories = await Promise.all(names.map((i) => store.history(`tenant-${i}`, 5)));
     histories.forEach((history, i) =>
       expect(history).toMatchObject([{ type: 'run', outcome: i % 2 === 0 ? 'succeeded' : 'failed', node: 'node-a' }]),

@@ -1,4 +1,5 @@
-import { RedisLockProvider, type LockProvider, type RedisClient } from '../../lib/index.js';
+import { RedisLockProvider, type LockProvider } from '../../lib/index.js';
+import type { RedisClient } from '../../lib/provider/index.js';
 import type { LockProviderSubject } from '../../lib/provider-tests/index.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 

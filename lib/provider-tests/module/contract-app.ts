@@ -1,8 +1,8 @@
 import { Module, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
-import { LockingTaskExecutor } from '../../core/locking-task-executor.js';
-import type { LockProvider } from '../../core/lock-provider.js';
+import { LockingTaskExecutor } from '../../core/executor/locking-task-executor.js';
+import type { LockProvider } from '../../core/provider/lock-provider.js';
 import { SchedulerLockModule } from '../../nest/scheduler-lock.module.js';
 import { uniqueLockName } from '../lock-probes.js';
 import { contractJobs, type ContractJobNames, type ContractJobs } from './contract-jobs.js';

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { Injectable, type Type } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
-import { currentLock } from '../../core/lock-context.js';
-import { LockEvents, type LockEvent } from '../../core/lock-events.js';
-import type { LockProvider } from '../../core/lock-provider.js';
+import { currentLock } from '../../core/task/lock-context.js';
+import { LockEvents, type LockEvent } from '../../core/task/lock-events.js';
+import type { LockProvider } from '../../core/provider/lock-provider.js';
 import { SchedulerLock } from '../../nest/scheduler-lock.decorator.js';
 import { isLocked } from '../lock-probes.js';
 

@@ -3,13 +3,11 @@ import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import {
   currentLock,
   parseDuration,
-  RedisClusterAdmin,
   RedisLockProvider,
-  RedisOperatorStore,
   SchedulerLock,
-  type RedisClient,
   type SchedulerLockModuleOptions,
 } from '../../../lib/index.js';
+import { ClusterAdmin, type RedisClient } from '../../../lib/provider/index.js';
 import { useSharedRedisPrefix, type SharedRedisPrefix } from '../../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../../support/scheduler-app.js';
 import { setByHooks, type HookValues } from '../../support/set-by-hooks.js';
@@ -121,8 +119,8 @@ export function startOperatedApp(
 
 /** Waits until exactly `nodes` are live under `keyPrefix` and have published their jobs (the CLI sees them). */
 export async function waitForNodes(client: RedisClient, keyPrefix: string, nodes: readonly string[]): Promise<void> {
-  const admin = new RedisClusterAdmin(
-    new RedisOperatorStore(new RedisLockProvider(client, { keyPrefix })),
+  const admin = new ClusterAdmin(
+    new RedisLockProvider(client, { keyPrefix }).operatorStore(),
     parseDuration(HEARTBEAT),
   );
   const expected = [...nodes].sort().join(', ');

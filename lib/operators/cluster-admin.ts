@@ -1,0 +1,165 @@
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
+import { nextCronFireTime } from './next-fire-time.js';
+import type { CatalogueJob, ClusterNode, HistoryEntry, SteeringNote, TriggerResult } from './cluster-records.js';
+import { jobOverview, type JobOverview } from './job-overview.js';
+import type { OperatorStore } from './operator-store.js';
+
+/** A node counts as gone once it has missed this many heartbeats. */
+const MISSED_HEARTBEATS = 3;
+/** How many history entries the last run is looked for in (operator actions stand between runs). */
+const LAST_RUN_LOOKBACK = 20;
+/** How often a `trigger` looks whether a node has taken it, and for how long at most. */
+const TRIGGER_POLL_MS = 100;
+
+/** Thrown for a job name no live node has published. */
+export class UnknownJobError extends Error {
+  override readonly name = 'UnknownJobError';
+  constructor(readonly jobName: string) {
+    super(`No node of the cluster runs a locked job named "${jobName}"`);
+  }
+}
+
+/**
+ * What a `trigger` did. `triggered: true` only once a node has started the run. Otherwise `reason` says why not:
+ * - `running`: a run holds the job's lock (`holder`);
+ * - `pending`: another trigger of the job (`id`, by `actor`) waits for a node; that one runs, this one is dropped;
+ * - `skipped`: the node that took it could not run it (`result.reason`, e.g. a run took the lock meanwhile);
+ * - `not-taken`: no node took it in time; it is withdrawn and will not run;
+ * - `unanswered`: a node took it but did not say in time whether the run started: see the job's history.
+ */
+export type TriggerOutcome =
+  | { readonly triggered: true; readonly id: string; readonly result: TriggerResult }
+  | { readonly triggered: false; readonly reason: 'running'; readonly holder: string }
+  | { readonly triggered: false; readonly reason: 'pending'; readonly id: string; readonly actor: string }
+  | { readonly triggered: false; readonly reason: 'skipped'; readonly id: string; readonly result: TriggerResult }
+  | { readonly triggered: false; readonly reason: 'not-taken' | 'unanswered'; readonly id: string };
+
+/**
+ * The operator's view of a cluster and the steering actions, from any process that reaches its store: the
+ * admin service of an app, the CLI, the status page. Framework-free; reads and writes through an
+ * {@link OperatorStore}, whichever store keeps it.
+ */
+export class ClusterAdmin {
+  constructor(
+    private readonly store: OperatorStore,
+    /** How often nodes send a heartbeat (ms): a node silent for 3 of them is gone. */
+    private readonly heartbeatInterval: number,
+  ) {}
+
+  /** The nodes whose heartbeat is recent, by name. */
+  async listNodes(): Promise<ClusterNode[]> {
+    const cutoff = Date.now() - MISSED_HEARTBEATS * this.heartbeatInterval;
+    return (await this.store.nodes()).filter((node) => node.lastSeen >= cutoff).sort(byName);
+  }
+
+  /** Every job a live node runs, with its lock, pause, last run and next fire time. */
+  async listJobs(): Promise<JobOverview[]> {
+    const [jobs, nodes, skips] = await Promise.all([this.store.jobs(), this.listNodes(), this.store.skips()]);
+    const running = runningNodes(nodes);
+    const live = jobs.filter((job) => running.has(job.jobName)).sort((a, b) => a.jobName.localeCompare(b.jobName));
+    return Promise.all(live.map((job) => this.overview(job, running.get(job.jobName)!, skips.get(job.lockName))));
+  }
+
+  /** One job's overview; {@link UnknownJobError} when no live node runs it. */
+  async getJob(jobName: string): Promise<JobOverview> {
+    const [{ job, nodes }, skips] = await Promise.all([this.liveJob(jobName), this.store.skips()]);
+    return this.overview(job, runningNodes(nodes).get(jobName) ?? [], skips.get(job.lockName));
+  }
+
+  /** The job's last `limit` runs and operator actions, newest first. */
+  async history(jobName: string, limit = 50): Promise<HistoryEntry[]> {
+    return this.store.history((await this.catalogued(jobName)).lockName, limit);
+  }
+
+  /** Every node skips the job's ticks (reason `paused`) until {@link resume}; a run in progress goes on. */
+  async pause(jobName: string, note: SteeringNote): Promise<boolean> {
+    return this.store.pause((await this.liveJob(jobName)).job.lockName, checked(note));
+  }
+
+  async resume(jobName: string, note: SteeringNote): Promise<boolean> {
+    return this.store.resume((await this.catalogued(jobName)).lockName, checked(note));
+  }
+
+  /**
+   * Runs the job once, soon, on one node that has it, recorded as a manual run; see {@link TriggerOutcome}.
+   * Refused while a run holds its lock or another trigger of the job is pending; otherwise resolves once a node
+   * has started or skipped it, or after `waitMs`, when one that no node has taken is withdrawn.
+   */
+  async trigger(jobName: string, note: SteeringNote, waitMs = 5_000): Promise<TriggerOutcome> {
+    const { job } = await this.liveJob(jobName);
+    const { holder } = await this.store.lockState(job.lockName);
+    if (holder) return { triggered: false, reason: 'running', holder: holder.lockedBy };
+    const { request, queued } = await this.store.requestTrigger(jobName, job.lockName, checked(note));
+    const { id } = request;
+    if (!queued) return { triggered: false, reason: 'pending', id, actor: request.actor };
+    let result = await this.triggerResult(id, waitMs);
+    if (!result) {
+      if (await this.store.withdrawTrigger(jobName, id)) return { triggered: false, reason: 'not-taken', id };
+      // A node took it just now: its answer follows once it has tried the lock.
+      result = await this.triggerResult(id, waitMs);
+    }
+    if (!result) return { triggered: false, reason: 'unanswered', id };
+    return result.state === 'started'
+      ? { triggered: true, id, result }
+      : { triggered: false, reason: 'skipped', id, result };
+  }
+
+  /**
+   * Force-releases the job's lock; its holder's run sees the lock lost (not-owner) at its next renewal or release.
+   * `formerHolder: null`: the lock was free, and nothing was written to the job's history.
+   */
+  async unlock(jobName: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
+    const formerHolder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked(note));
+    return { formerHolder: formerHolder ?? null };
+  }
+
+  /** Trigger `id`'s result, looked for every {@link TRIGGER_POLL_MS} for up to `waitMs`. */
+  private async triggerResult(id: string, waitMs: number): Promise<TriggerResult | undefined> {
+    for (const until = Date.now() + waitMs; ;) {
+      const result = await this.store.triggerResult(id);
+      if (result || Date.now() >= until) return result;
+      await new Promise((resolve) => setTimeout(resolve, TRIGGER_POLL_MS));
+    }
+  }
+
+  /** The job's catalogue entry, live or not; {@link UnknownJobError} when no node ever published it. */
+  async catalogued(jobName: string): Promise<CatalogueJob> {
+    const job = await this.store.job(jobName);
+    if (!job) throw new UnknownJobError(jobName);
+    return job;
+  }
+
+  /** The job's catalogue entry and the live nodes; {@link UnknownJobError} when none of them runs it. */
+  private async liveJob(jobName: string): Promise<{ job: CatalogueJob; nodes: ClusterNode[] }> {
+    const [job, nodes] = await Promise.all([this.store.job(jobName), this.listNodes()]);
+    if (!job || !nodes.some((node) => node.jobs.includes(jobName))) throw new UnknownJobError(jobName);
+    return { job, nodes };
+  }
+
+  private async overview(job: CatalogueJob, nodes: string[], skips: Record<string, number> = {}): Promise<JobOverview> {
+    const [lock, recent, nextFireAt] = await Promise.all([
+      this.store.lockState(job.lockName),
+      this.store.history(job.lockName, LAST_RUN_LOOKBACK),
+      job.kind === 'cron' ? nextCronFireTime(job.schedule, job.timeZone) : null,
+    ]);
+    return jobOverview({ job, nodes, skips, lock, recent, nextFireAt: nextFireAt ?? null }, Date.now());
+  }
+}
+
+/** Job name → the live nodes that run it. */
+function runningNodes(nodes: readonly ClusterNode[]): Map<string, string[]> {
+  const byJob = new Map<string, string[]>();
+  for (const node of nodes) for (const job of node.jobs) byJob.set(job, [...(byJob.get(job) ?? []), node.lockedBy]);
+  return byJob;
+}
+
+function checked(note: SteeringNote): SteeringNote {
+  if (typeof note?.actor !== 'string' || note.actor.trim() === '') {
+    throw new SchedulerLockConfigurationError('A steering action needs an actor (who does it), got none');
+  }
+  return note;
+}
+
+function byName(a: ClusterNode, b: ClusterNode): number {
+  return a.lockedBy.localeCompare(b.lockedBy);
+}

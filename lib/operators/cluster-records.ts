@@ -1,0 +1,102 @@
+import type { SteeringAction } from '../core/task/lock-events.js';
+
+/*
+ * What an operator store keeps of a cluster's locked jobs: the catalogue and heartbeats nodes publish, the run
+ * history written with each release, pauses, triggers and the steering actions. Stores keep them behind the
+ * `OperatorStore` port (operator-store.ts).
+ */
+
+/** A locked job as the nodes that run it publish it. */
+export interface CatalogueJob {
+  readonly jobName: string;
+  readonly lockName: string;
+  readonly kind: 'cron' | 'interval' | 'timeout';
+  /** The cron expression, or the period / delay in ms of an interval / timeout job. */
+  readonly schedule: string;
+  readonly timeZone?: string;
+  readonly lockAtMostFor: number;
+  readonly lockAtLeastFor: number;
+  /** The keepAlive lease (ms), when the job renews its lock. */
+  readonly lease?: number;
+  /** Whether each cron occurrence runs once cluster-wide. */
+  readonly occurrence: boolean;
+}
+
+/** A node of the cluster, from its last heartbeat. */
+export interface ClusterNode {
+  readonly lockedBy: string;
+  /** The package version the node runs. */
+  readonly version: string;
+  readonly startedAt: number;
+  readonly lastSeen: number;
+  /** The names of the locked jobs it runs. */
+  readonly jobs: readonly string[];
+}
+
+/** How a run ended, in the history. `crashed`: its node died; `lost`: its lock was gone before it ended. */
+export type HistoryOutcome = 'succeeded' | 'failed' | 'crashed' | 'lost';
+
+/** One run of a job, as its release recorded it (a crashed one, as the node that took over found it). */
+export interface RunHistoryEntry {
+  readonly type: 'run';
+  /** The cron occurrence (epoch ms), for once-per-occurrence jobs. */
+  readonly occurrence?: number;
+  readonly node: string;
+  readonly startedAt: number;
+  readonly finishedAt?: number;
+  readonly durationMs?: number;
+  readonly outcome: HistoryOutcome;
+  /** The error's message, cut to 500 characters, when the run failed. */
+  readonly error?: string;
+  readonly fencingToken?: number;
+  readonly attempt: number;
+  /** For a run an operator asked for (`trigger`): who. */
+  readonly manual?: { readonly actor: string; readonly triggerId: string };
+}
+
+/** An operator's action on a job, recorded in its history. */
+export interface SteeringEntry {
+  readonly type: SteeringAction;
+  readonly actor: string;
+  readonly reason?: string;
+  readonly at: number;
+  /** For `unlock`: who held the lock. */
+  readonly formerHolder?: string;
+}
+
+export type HistoryEntry = RunHistoryEntry | SteeringEntry;
+
+/** Who does a steering action, and why. */
+export interface SteeringNote {
+  /** Who: a user name, a service account, `cli:<user>`. */
+  readonly actor: string;
+  /** Why: at most {@link REASON_MAX_LENGTH} characters from the status page and the CLI. */
+  readonly reason?: string;
+}
+
+/** The longest `reason` the status page and the CLI take: it is kept in the history and shown on every poll. */
+export const REASON_MAX_LENGTH = 500;
+
+/** A job's pause, while it lasts. */
+export interface PauseState {
+  readonly actor: string;
+  readonly reason?: string;
+  readonly at: number;
+}
+
+/** A trigger an operator asked for, waiting for a node that runs the job. */
+export interface TriggerRequest {
+  readonly id: string;
+  readonly jobName: string;
+  readonly actor: string;
+  readonly reason?: string;
+  readonly at: number;
+}
+
+/** What a node reports on an operator's `trigger`. */
+export interface TriggerResult {
+  readonly node: string;
+  /** `started`: the run began (its outcome goes to the history); `skipped`: it could not take the lock. */
+  readonly state: 'started' | 'skipped';
+  readonly reason?: string;
+}

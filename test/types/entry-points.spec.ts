@@ -6,9 +6,10 @@ import ts from 'typescript';
 
 /*
  * The package's entry points as an installed package sees them (the built declarations in dist/, from `npm run
- * build`): the main entry stays small, the plug-in contract is `nest-scheduler-lock/provider`, every entry
- * resolves under each module resolution an app may use, and members tagged @internal are not in the types (the
- * app's `@ts-expect-error`; `npm run test:package` also checks the packed declarations).
+ * build`): the main entry stays small, the plug-in contract is `nest-scheduler-lock/provider` (its conformance kit
+ * `nest-scheduler-lock/provider-tests`), every entry resolves under each module resolution an app may use, and
+ * members tagged @internal are not in the types (the app's `@ts-expect-error`; `npm run test:package` also
+ * checks the packed declarations).
  */
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -25,6 +26,7 @@ import {
   type OperatorStore,
 } from 'nest-scheduler-lock/provider';
 import { SchedulerLockDashboardModule } from 'nest-scheduler-lock/dashboard';
+import { lockProviderChecks, type LockProviderSubject } from 'nest-scheduler-lock/provider-tests';
 
 const provider: OperatorLockProvider & LeaseRenewingLockProvider = new InMemoryLockProvider({ lockedBy: 'node-a' });
 const store: OperatorStore = provider.operatorStore();
@@ -36,6 +38,12 @@ export const modules = [
   SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '1m' }),
   SchedulerLockDashboardModule.forRoot({ path: '/ops/locks', authorize: () => ({ actor: 'ops' }) }),
 ];
+const subject: LockProviderSubject<InMemoryLockProvider> = {
+  name: 'InMemoryLockProvider',
+  provider: InMemoryLockProvider,
+  create: () => new InMemoryLockProvider(),
+};
+export const checks: string[] = lockProviderChecks(subject).map((check) => \`\${check.section}: \${check.name}\`);
 `;
 
 /** How apps resolve the package (see the README's TypeScript table), and the `package.json` type they need. */
@@ -111,7 +119,9 @@ describe('the package entry points, as an installed package', () => {
 
     expect(ours.map((file) => file.fileName)).toEqual(
       expect.arrayContaining(
-        ['index.d.ts', 'provider/index.d.ts', 'dashboard/index.d.ts'].map((d) => join(REPO, 'dist/cjs', d)),
+        ['index.d.ts', 'provider/index.d.ts', 'dashboard/index.d.ts', 'provider-tests/index.d.ts'].map((d) =>
+          join(REPO, 'dist/cjs', d),
+        ),
       ),
     );
     expect(messages).toEqual([]);

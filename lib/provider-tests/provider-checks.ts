@@ -8,6 +8,13 @@ import {
   type JobRecordReader,
   type OccurrenceLockProvider,
 } from '../core/provider/provider-abilities.js';
+import {
+  canLockJobs,
+  hasOperatorStore,
+  type JobLockProvider,
+  type OperatorLockProvider,
+} from '../operators/operator-abilities.js';
+import { jobLockChecks, pauseChecks } from './job-lock-checks.js';
 import { lockChecks } from './lock-checks.js';
 import { moduleChecks } from './module-checks.js';
 import { jobRecordChecks, occurrenceChecks } from './occurrence-checks.js';
@@ -27,18 +34,20 @@ const section = <P extends LockProvider>(name: string, has: Section<P>['has'], c
   ({ name, has, checks }) as Section<LockProvider>;
 
 const everyProvider = (provider: LockProvider): provider is LockProvider => typeof provider.lock === 'function';
+const pausesJobs = (provider: LockProvider): provider is JobLockProvider & OperatorLockProvider =>
+  canLockJobs(provider) && hasOperatorStore(provider);
 const recordsOccurrences = (provider: LockProvider): provider is OccurrenceLockProvider & JobRecordReader =>
   canClaimOccurrences(provider) && canReadJobRecords(provider);
 
 /**
  * The conformance checks for `subject`: the `lock` section, which every provider must pass (ShedLock's
- * `AbstractLockProviderIntegrationTest`, its fuzz test and the owner checks) and the `module` section (its
- * locks under `SchedulerLockModule`: `@Cron`, `@Interval`, `@Timeout`, `executeWithLock`), then one section per ability
+ * `AbstractLockProviderIntegrationTest`, its fuzz test and the owner checks) and the `module` section (its locks
+ * under `SchedulerLockModule`: `@Cron`, `@Interval`, `@Timeout`, `executeWithLock`), then one section per ability
  * the provider has, as the module detects it: `lockOccurrence`, `readJobRecord`, `recoverOccurrence`,
- * `renewLeases`, `checkStore`. Each check makes its own nodes with `subject.create()`, uses lock names of
- * its own, and closes its nodes with `subject.cleanup()`; checks may run one after the other or at once.
- * Register them with your test runner (or call {@link describeLockProvider}); each one takes up to a few
- * seconds, so give tests 30 s on a remote store.
+ * `renewLeases`, `checkStore`, `lockJob`, and `operatorStore` (pausing, with `lockJob`). Each check makes its
+ * own nodes with `subject.create()`, uses lock names of its own, and closes its nodes with `subject.cleanup()`;
+ * checks may run one after the other or at once. Register them with your test runner (or call
+ * {@link describeLockProvider}); each one takes up to a few seconds, so give tests 30 s on a remote store.
  */
 export function lockProviderChecks<P extends LockProvider>(subject: LockProviderSubject<P>): ProviderCheck[] {
   const { provider } = subject;
@@ -52,6 +61,8 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('recoverOccurrence', canRecoverOccurrences, recoveryChecks),
     section('renewLeases', canRenewLeases, renewalChecks),
     section('checkStore', canCheckStore, storeChecks),
+    section('lockJob', canLockJobs, jobLockChecks),
+    section('operatorStore', pausesJobs, pauseChecks),
   ];
   return sections
     .filter(({ has }) => has(sample))

@@ -19,9 +19,11 @@ const layer = (files, forbidden, why) => ({
 });
 const NEST = '^@nestjs/';
 const ours = (folder) => `^\\.\\.?/(\\.\\./)*${folder}/`;
+/** The PostgreSQL provider (its own entry point, nest-scheduler-lock/postgres) and `pg`, the peer only it loads. */
+const POSTGRES = ['^pg$', ours('providers/postgres'), ours('postgres')];
 /**
- * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard) and the optional peers only they
- * load: nothing the main entry loads may import them.
+ * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/providers/postgres) and the
+ * optional peers only they load: nothing the main entry loads may import them.
  */
 const INTEGRATIONS = [
   '^@nestjs/terminus',
@@ -29,6 +31,7 @@ const INTEGRATIONS = [
   ours('terminus'),
   ours('opentelemetry'),
   ours('dashboard'),
+  ...POSTGRES,
 ];
 
 export default tseslint.config(
@@ -87,6 +90,18 @@ export default tseslint.config(
     ['lib/providers/in-memory/**'],
     [NEST, '^ioredis$', ours('nest'), ours('occurrence'), '^\\.\\./redis/', ...INTEGRATIONS],
     'the in-memory provider implements lib/core interfaces and needs no Redis',
+  ),
+  layer(
+    ['lib/providers/postgres/**'],
+    [
+      NEST,
+      '^ioredis$',
+      ours('nest'),
+      ours('occurrence'),
+      '^\\.\\./redis/',
+      ...INTEGRATIONS.filter((i) => !POSTGRES.includes(i)),
+    ],
+    'the PostgreSQL provider implements lib/core interfaces with pg, and needs no Redis',
   ),
   layer(
     ['lib/cli/**'],

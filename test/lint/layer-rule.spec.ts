@@ -8,7 +8,14 @@ import { ESLint, type Linter } from 'eslint';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The folders of the layers, each with files to lint. */
-const LAYERS = ['lib/core/', 'lib/occurrence/', 'lib/providers/redis/', 'lib/providers/in-memory/', 'lib/nest/'];
+const LAYERS = [
+  'lib/core/',
+  'lib/occurrence/',
+  'lib/providers/redis/',
+  'lib/providers/in-memory/',
+  'lib/providers/postgres/',
+  'lib/nest/',
+];
 
 /** What every layer-rule message ends with: where the layers are explained. */
 const WHY = '(README, Architecture)';
@@ -37,6 +44,12 @@ describe('the layer rule of lib/', () => {
     ['lib/providers/in-memory/probe.ts', '../redis/x.js'],
     ['lib/providers/in-memory/probe.ts', 'ioredis'],
     ['lib/providers/redis/probe.ts', '../../occurrence/x.js'],
+    ['lib/providers/redis/probe.ts', '../postgres/x.js'],
+    ['lib/providers/postgres/probe.ts', '../redis/x.js'],
+    ['lib/providers/postgres/probe.ts', 'ioredis'],
+    ['lib/nest/probe.ts', 'pg'],
+    ['lib/nest/probe.ts', '../providers/postgres/x.js'],
+    ['lib/core/probe.ts', 'pg'],
   ])('fails the lint when %s imports %s', async (path, specifier) => {
     const messages = await lintImport(path, specifier);
 
@@ -56,6 +69,8 @@ describe('the layer rule of lib/', () => {
     ['lib/occurrence/probe.ts', '../core/x.js'],
     ['lib/providers/redis/probe.ts', '../../core/x.js'],
     ['lib/providers/redis/probe.ts', 'ioredis'],
+    ['lib/providers/postgres/probe.ts', 'pg'],
+    ['lib/providers/postgres/probe.ts', '../../core/x.js'],
   ])('lets %s import %s', async (path, specifier) => {
     expect(await lintImport(path, specifier)).toEqual([]);
   });

@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { ttlMillis } from '../../core/abstract-simple-lock.js';
+import type { CallBatch } from '../../core/call-batch.js';
+import type { LockConfiguration } from '../../core/lock-configuration.js';
+import { defaultLockedBy } from '../../core/locked-by.js';
+import type {
+  JobRecord,
+  JobRunState,
+  LeaseRenewal,
+  LeaseRenewalOutcome,
+  OccurrenceClaim,
+  RecoveryClaim,
+  SimpleLock,
+} from '../../core/lock-provider.js';
+import type {
+  JobLockClaim,
+  JobLockProvider,
+  JobRecordReader,
+  LeaseRenewingLockProvider,
+  RecoveringLockProvider,
+} from '../../core/provider-abilities.js';
+import { statementBatch } from './postgres-batches.js';
+import { locksTable } from './postgres-schema.js';
+import { PostgresSession } from './postgres-session.js';
+import {
+  PostgresSimpleLock,
+  releaseColumns,
+  renewLocks,
+  type OwnerCheckRow,
+  type PostgresLockContext,
+  type ReleaseRequest,
+} from './postgres-simple-lock.js';
+import { postgresStatements } from './postgres-statements.js';
+import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
+
+/** Options of {@link PostgresLockProvider}. */
+export interface PostgresLockProviderOptions {
+  /** The schema of the locks table; it must exist. Default `public`. */
+  schema?: string;
+  /** Prefix of the table's name: `<tablePrefix>locks`. Default `scheduler_lock_`. */
+  tablePrefix?: string;
+  /** Stored with each lock so an operator can see who holds it. Default `<hostname>:<pid>`. */
+  lockedBy?: string;
+  /** Creates the table on first use when it is missing (`CREATE TABLE IF NOT EXISTS`). Default `true`. */
+  createTables?: boolean;
+  /**
+   * The `statement_timeout` (ms) the provider sets on each pool connection it uses, so that a statement that
+   * cannot finish in time is rolled back instead of taking a lock late. Make it your `acquireTimeout`
+   * (default 2 s, the module's). `false` leaves the connections' setting alone: for a pool the app shares.
+   */
+  statementTimeout?: number | false;
+}
+
+const DEFAULT_TABLE_PREFIX = 'scheduler_lock_';
+const DEFAULT_STATEMENT_TIMEOUT = 2_000;
+
+interface JobLockRow {
+  readonly name: string;
+  readonly fencing_token: string | null;
+  readonly held: boolean | null;
+}
+interface ClaimRow extends JobLockRow {
+  readonly occurrence: string | null;
+  readonly run_state: JobRunState | null;
+}
+interface NewHolder {
+  readonly name: string;
+  readonly owner: string;
+  readonly ttl: number;
+}
+
+/**
+ * Locks in PostgreSQL (`pg` ^8 `Pool`), ShedLock's JDBC design: one row per lock name in
+ * `<schema>.<tablePrefix>locks`, taken by one `INSERT … ON CONFLICT (name) DO UPDATE … WHERE lock_until <=
+ * clock_timestamp()` and released by one `UPDATE` that applies `lockAtLeastFor`. Every expiry and grace is
+ * measured on the database's clock. The row's `fencing_token` grows by one per acquisition; rows are never
+ * deleted. A burst's claims, job locks and run ends each go as one statement; `keepAlive` leases are
+ * renewed together, one statement per interval.
+ *
+ * Statements run on connections of `pool` checked out for one statement each, never inside the app's
+ * transactions. The pool is the caller's: the provider never ends it. Give it a small pool of its own
+ * (see the README, "PostgreSQL"), so that the app's busy connections cannot delay a release.
+ */
+export class PostgresLockProvider
+  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider
+{
+  readonly lockedBy: string;
+  /** The quoted, schema-qualified name of the locks table. */
+  readonly table: string;
+  private readonly context: PostgresLockContext;
+  private readonly claims: CallBatch<NewHolder & { occurrence: number }, ClaimRow | undefined>;
+  private readonly jobLocks: CallBatch<NewHolder & { manual: boolean }, JobLockRow | undefined>;
+  /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
+  private readonly ownerId = randomUUID().slice(0, 13);
+  private acquisitions = 0;
+  private readonly recover: ReturnType<typeof recoveryStatement>;
+
+  constructor(pool: Pool, options: PostgresLockProviderOptions = {}) {
+    if (typeof (pool as Partial<Pool> | undefined)?.connect !== 'function') {
+      throw new TypeError('PostgresLockProvider: pool must be a pg Pool (got ' + describe(pool) + ')');
+    }
+    this.lockedBy = options.lockedBy ?? defaultLockedBy();
+    this.table = locksTable({
+      schema: options.schema ?? 'public',
+      tablePrefix: options.tablePrefix ?? DEFAULT_TABLE_PREFIX,
+    });
+    const statementTimeout = options.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT;
+    const session = new PostgresSession(pool, this.table, statementTimeout, options.createTables ?? true);
+    const statements = postgresStatements(this.table);
+    const finishes = statementBatch<ReleaseRequest, OwnerCheckRow>(session, statements.release, releaseColumns);
+    this.context = { session, statements, finishes };
+    this.recover = recoveryStatement(this.table);
+    const holders = <T extends NewHolder>(requests: readonly T[]) => [
+      requests.map((request) => request.name),
+      requests.map((request) => request.owner),
+      requests.map(() => this.lockedBy),
+      requests.map((request) => request.ttl),
+    ];
+    this.claims = statementBatch<NewHolder & { occurrence: number }, ClaimRow>(
+      session,
+      statements.claimOccurrences,
+      (requests) => [...holders(requests), requests.map((request) => request.occurrence)],
+    );
+    this.jobLocks = statementBatch<NewHolder & { manual: boolean }, JobLockRow>(
+      session,
+      statements.lockJobs,
+      (requests) => [...holders(requests), requests.map((request) => request.manual)],
+    );
+  }
+
+  /** `host:port/database` of the pool, for messages (never a user name or password). */
+  get endpoint(): string {
+    return this.context.session.endpoint;
+  }
+
+  /** Creates the locks table unless it exists (or `createTables` is off); the first statement does it anyway. */
+  createTables(): Promise<void> {
+    return this.context.session.createTables();
+  }
+
+  lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    const { session, statements } = this.context;
+    const owner = this.ownerValue();
+    const values = [configuration.name, owner, this.lockedBy, ttlMillis(configuration.lockAtMostFor)];
+    return session
+      .run<{ fencing_token: string }>(statements.lock, values)
+      .then(([row]) => row && new PostgresSimpleLock(this.context, owner, configuration, Number(row.fencing_token)));
+  }
+
+  lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {
+    const request = { ...this.newHolder(configuration), manual };
+    return this.jobLocks.call(request).then((row): JobLockClaim => {
+      if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, false) };
+      return { refused: row?.held === false ? 'paused' : 'locked' };
+    });
+  }
+
+  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+    const request = { ...this.newHolder(configuration), occurrence };
+    return this.claims.call(request).then((row): OccurrenceClaim => {
+      if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, true) };
+      const last = row?.occurrence == null ? undefined : Number(row.occurrence);
+      if (last !== undefined && last >= occurrence) {
+        return { refused: 'already-ran', running: last === occurrence && row?.run_state === 'running' };
+      }
+      // A row another node created meanwhile is not seen by this statement: it counts as held.
+      return { refused: row?.held === false ? 'paused' : 'locked' };
+    });
+  }
+
+  async recoverOccurrence(
+    configuration: LockConfiguration,
+    occurrence: number,
+    maxAttempts: number,
+    grace: number,
+  ): Promise<RecoveryClaim> {
+    const { owner, ttl, name } = this.newHolder(configuration);
+    const values = [name, owner, this.lockedBy, ttl, occurrence, maxAttempts, Math.ceil(grace)];
+    const [row] = await this.context.session.run<RecoveryRow>(this.recover, values);
+    return recoveryClaim(row, (fence) => new PostgresSimpleLock(this.context, owner, configuration, fence, true));
+  }
+
+  async readJobRecord(name: string): Promise<JobRecord | undefined> {
+    const [row] = await this.context.session.run<{
+      occurrence: string | null;
+      run_state: JobRunState;
+      run_by: string;
+      run_started_at: Date;
+      run_finished_at: Date | null;
+      run_attempt: number;
+      run_previous_holder: string | null;
+      held: boolean;
+    }>(this.context.statements.readRecord, [name]);
+    if (row?.occurrence == null) return undefined;
+    return {
+      occurrence: new Date(Number(row.occurrence)),
+      state: row.run_state,
+      runBy: row.run_by,
+      startedAt: row.run_started_at,
+      finishedAt: row.run_finished_at ?? undefined,
+      attempt: row.run_attempt,
+      previousHolder: row.run_previous_holder ?? undefined,
+      held: row.held,
+    };
+  }
+
+  renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
+    return renewLocks(this.context, renewals);
+  }
+
+  private newHolder(configuration: LockConfiguration): NewHolder {
+    return { name: configuration.name, owner: this.ownerValue(), ttl: ttlMillis(configuration.lockAtMostFor) };
+  }
+
+  private lockOf(configuration: LockConfiguration, owner: string, row: JobLockRow, recorded: boolean) {
+    return new PostgresSimpleLock(this.context, owner, configuration, Number(row.fencing_token), recorded);
+  }
+
+  /** A lock's owner value: who took it and when (epoch ms, for operators), and a part unique to this acquisition. */
+  private ownerValue(): string {
+    return `${this.lockedBy}|${Date.now()}|${this.ownerId}-${++this.acquisitions}`;
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return String(value);
+  return `an instance of ${(value as object).constructor?.name ?? 'an unnamed class'}`;
+}

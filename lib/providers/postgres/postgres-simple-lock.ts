@@ -1,0 +1,114 @@
+import { AbstractSimpleLock, ttlMillis } from '../../core/abstract-simple-lock.js';
+import type { CallBatch } from '../../core/call-batch.js';
+import type { LockConfiguration } from '../../core/lock-configuration.js';
+import {
+  LockNotHeldError,
+  type LeaseRenewal,
+  type LeaseRenewalOutcome,
+  type RunOutcome,
+  type SimpleLock,
+} from '../../core/lock-provider.js';
+import type { PostgresSession } from './postgres-session.js';
+import type { PostgresStatements } from './postgres-statements.js';
+
+/** How a lock stood when a release or renewal looked at it: ours (`mine`), and not yet expired (`live`). */
+export interface OwnerCheckRow {
+  readonly name: string;
+  readonly mine: boolean | null;
+  readonly live: boolean | null;
+}
+
+/** One lock to release: its name and owner, its `lockAtLeastFor` (ms), and the outcome to record, if any. */
+export interface ReleaseRequest {
+  readonly name: string;
+  readonly owner: string;
+  readonly atLeast: number;
+  readonly outcome: RunOutcome | null;
+  /** Whether the job record holds this run (an occurrence's run). */
+  readonly recorded: boolean;
+}
+
+/** What the provider's locks share: the session, the statements, and the batch of run ends. */
+export interface PostgresLockContext {
+  readonly session: PostgresSession;
+  readonly statements: PostgresStatements;
+  readonly finishes: CallBatch<ReleaseRequest, OwnerCheckRow | undefined>;
+}
+
+/** The release statement's columns for `requests`. */
+export function releaseColumns(requests: readonly ReleaseRequest[]): unknown[][] {
+  return [
+    requests.map((request) => request.name),
+    requests.map((request) => request.owner),
+    requests.map((request) => request.atLeast),
+    requests.map((request) => request.outcome),
+    requests.map((request) => request.recorded),
+  ];
+}
+
+/** A lock in PostgreSQL: the row `configuration.name`, held by `owner` until its `lock_until`. */
+export class PostgresSimpleLock extends AbstractSimpleLock {
+  constructor(
+    private readonly context: PostgresLockContext,
+    readonly owner: string,
+    configuration: LockConfiguration,
+    readonly fencingToken: number,
+    /** Whether the job record holds this run, so that its end is recorded there. */
+    private readonly recorded = false,
+  ) {
+    // lockAtLeastFor is applied by the release statement, on the database's clock: no local time is kept.
+    super(configuration, 0);
+  }
+
+  /** `outcome` is `undefined` for `unlock()`: nothing is recorded, so an occurrence's record still reads running. */
+  protected release(_keepFor: number, outcome?: RunOutcome): Promise<void> {
+    const { name, lockAtLeastFor } = this.configuration;
+    const request = { name, owner: this.owner, atLeast: Math.ceil(lockAtLeastFor), recorded: this.recorded };
+    const onCheck = (row: OwnerCheckRow | undefined) => {
+      if (!row?.live) throw new LockNotHeldError(name, 'expired');
+      if (!row.mine) throw new LockNotHeldError(name, 'not-owner');
+    };
+    // A release the store never answered may be made again, to record the run's outcome once it does.
+    const failed = () => this.releaseFailed();
+    if (outcome !== undefined) return this.context.finishes.call({ ...request, outcome }, failed).then(onCheck);
+    const { session, statements } = this.context;
+    const releasing = session.run<OwnerCheckRow>(statements.release, releaseColumns([{ ...request, outcome: null }]));
+    return releasing.then(
+      ([row]) => onCheck(row),
+      (failure: unknown) => {
+        failed();
+        throw failure;
+      },
+    );
+  }
+
+  protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    const [outcome] = await renewLocks(this.context, [{ lock: this, ttl: configuration.lockAtMostFor }], true);
+    if (outcome !== 'renewed') return undefined;
+    return new PostgresSimpleLock(this.context, this.owner, configuration, this.fencingToken, this.recorded);
+  }
+}
+
+/**
+ * Renews `renewals`' locks (each a {@link PostgresSimpleLock}) in one statement; `restart` (an extension)
+ * also counts `lockAtLeastFor` from now.
+ */
+export async function renewLocks(
+  { session, statements }: PostgresLockContext,
+  renewals: readonly LeaseRenewal[],
+  restart = false,
+): Promise<LeaseRenewalOutcome[]> {
+  const locks = renewals.map(({ lock }) => lock as PostgresSimpleLock);
+  const rows = await session.run<OwnerCheckRow>(statements.renew, [
+    locks.map((lock) => lock.configuration.name),
+    locks.map((lock) => lock.owner),
+    renewals.map(({ ttl }) => ttlMillis(ttl)),
+    renewals.map(() => restart),
+  ]);
+  const byName = new Map(rows.map((row) => [row.name, row]));
+  return locks.map((lock) => {
+    const row = byName.get(lock.configuration.name);
+    if (!row?.live) return 'expired';
+    return row.mine ? 'renewed' : 'not-owner';
+  });
+}

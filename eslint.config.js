@@ -4,16 +4,22 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 /**
- * The layers of lib/ and the direction of their imports: nest → occurrence → core ← providers; the optional
- * status page (lib/dashboard, its own package entry) builds on them all, and nothing imports it.
- * Each entry forbids a folder's files to import what sits above it (or beside it, for the providers).
+ * The layers of lib/ and the direction of their imports: nest → occurrence → core ← providers, and the operator
+ * console's port, nest → operators → core ← providers (a provider implements it); the optional status page
+ * (lib/dashboard, its own package entry) builds on them all, and nothing imports it.
+ * Each entry forbids a folder's files to import what sits above it (or beside it, for the providers); a layer
+ * may give several groups of patterns, each with its own reason.
  */
-const layer = (files, forbidden, why) => ({
+const layer = (files, forbidden, why, ...moreGroups) => ({
   files,
   rules: {
     'no-restricted-imports': [
       'error',
-      { patterns: forbidden.map((regex) => ({ regex, message: `${why} (README, Architecture)` })) },
+      {
+        patterns: [[forbidden, why], ...moreGroups].flatMap(([patterns, reason]) =>
+          patterns.map((regex) => ({ regex, message: `${reason} (README, Architecture)` })),
+        ),
+      },
     ],
   },
 });
@@ -21,6 +27,14 @@ const NEST = '^@nestjs/';
 const ours = (folder) => `^\\.\\.?/(\\.\\./)*${folder}/`;
 /** The PostgreSQL provider (its own entry point, nest-scheduler-lock/postgres) and `pg`, the peer only it loads. */
 const POSTGRES = ['^pg$', ours('providers/postgres'), ours('postgres')];
+/** Only the wiring of the default Redis provider (the `redis:` option) and the options type name a store. */
+const STORE_WIRING = [
+  'lib/nest/scheduler-lock.settings.ts',
+  'lib/nest/replica-ack-options.ts',
+  'lib/nest/scheduler-lock-module-options.interface.ts',
+];
+const STORES_WHY =
+  'only the wiring of the `redis:` option names a store: the rest of the module reads the provider through its abilities and the operator port';
 /**
  * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/providers/postgres) and the
  * optional peers only they load: nothing the main entry loads may import them.
@@ -59,7 +73,26 @@ export default tseslint.config(
   layer(
     ['lib/nest/**', 'lib/index.ts'],
     INTEGRATIONS,
-    'the module never loads an optional entry point (terminus, opentelemetry, dashboard): apps without its peer import the main entry',
+    'the module never loads an optional entry point (terminus, opentelemetry, dashboard, postgres): apps without its peer import the main entry',
+  ),
+  {
+    ...layer(
+      ['lib/nest/**'],
+      INTEGRATIONS,
+      'the module never loads an optional entry point (terminus, opentelemetry, dashboard, postgres): apps without its peer import the main entry',
+      [['^ioredis$', ours('providers')], STORES_WHY],
+    ),
+    ignores: STORE_WIRING,
+  },
+  layer(
+    ['lib/operators/**'],
+    [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('providers'), ours('cli'), ...INTEGRATIONS],
+    'lib/operators is the console behind its port: it builds on lib/core only, and stores implement it',
+  ),
+  layer(
+    ['lib/dashboard/**'],
+    ['^ioredis$', ours('providers'), ours('cli'), ours('terminus'), ours('opentelemetry')],
+    'the status page reads the cluster through SchedulerLockAdmin and lib/operators, never a store directly',
   ),
   layer(
     ['lib/opentelemetry/**'],
@@ -73,23 +106,23 @@ export default tseslint.config(
   ),
   layer(
     ['lib/core/**'],
-    [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('providers'), ...INTEGRATIONS],
+    [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('operators'), ours('providers'), ...INTEGRATIONS],
     'lib/core is framework-free and knows no layer above it',
   ),
   layer(
     ['lib/occurrence/**'],
-    [NEST, '^ioredis$', ours('nest'), ours('providers'), ...INTEGRATIONS],
+    [NEST, '^ioredis$', ours('nest'), ours('operators'), ours('providers'), ...INTEGRATIONS],
     'lib/occurrence builds on lib/core only',
   ),
   layer(
     ['lib/providers/**'],
     [NEST, ours('nest'), ours('occurrence'), ...INTEGRATIONS],
-    'providers implement lib/core interfaces and nothing else',
+    'providers implement lib/core interfaces and the operator port (lib/operators), and nothing else',
   ),
   layer(
     ['lib/providers/in-memory/**'],
     [NEST, '^ioredis$', ours('nest'), ours('occurrence'), '^\\.\\./redis/', ...INTEGRATIONS],
-    'the in-memory provider implements lib/core interfaces and needs no Redis',
+    'the in-memory provider implements lib/core interfaces and the operator port, and needs no Redis',
   ),
   layer(
     ['lib/providers/postgres/**'],

@@ -28,6 +28,7 @@ export {
   type OccurrenceClaim,
   type RecoveryClaim,
   type RunOutcome,
+  type RunReport,
   type LockProvider,
   type SimpleLock,
 } from './core/lock-provider.js';
@@ -48,7 +49,13 @@ export { LockAssert } from './core/lock-assert.js';
 export { LockExtender } from './core/lock-extender.js';
 export { currentLock, type LockContext } from './core/lock-context.js';
 export { LockLostError, LockExtensionError, LockStoreUnavailableError } from './core/errors.js';
-export { LockEvents, type LockEvent, type LockEventType, type LockLostReason } from './core/lock-events.js';
+export {
+  LockEvents,
+  type LockEvent,
+  type LockEventType,
+  type LockLostReason,
+  type SteeringAction,
+} from './core/lock-events.js';
 
 export {
   RedisLockProvider,
@@ -56,23 +63,27 @@ export {
   type RedisLockProviderOptions,
 } from './providers/redis/redis-lock-provider.js';
 export type { RedisClient } from './providers/redis/redis-scripts.js';
-export { InMemoryLockProvider } from './providers/in-memory/in-memory-lock-provider.js';
+export {
+  InMemoryLockProvider,
+  type InMemoryLockProviderOptions,
+} from './providers/in-memory/in-memory-lock-provider.js';
 
 export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
-export { RedisClusterAdmin, UnknownJobError, type TriggerOutcome } from './providers/redis/redis-cluster-admin.js';
+export { ClusterAdmin, UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
 export { RedisOperatorStore } from './providers/redis/redis-operator-store.js';
+export { InMemoryOperatorStore } from './providers/in-memory/in-memory-operator-store.js';
 export type {
   CatalogueJob,
   ClusterNode,
   HistoryEntry,
   HistoryOutcome,
-  JobOverview,
-  LastRun,
   PauseState,
   RunHistoryEntry,
-  SteeringAction,
   SteeringEntry,
   SteeringNote,
+  TriggerRequest,
   TriggerResult,
-} from './core/operations.js';
-export type { JobLockProvider, JobLockClaim } from './core/provider-abilities.js';
+} from './operators/cluster-records.js';
+export type { JobOverview, LastRun } from './operators/job-overview.js';
+export type { LockState, OperatorStore } from './operators/operator-store.js';
+export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from './operators/operator-abilities.js';

@@ -1,7 +1,6 @@
 import { LockStoreUnavailableError } from '../core/errors.js';
-import { RedisClusterAdmin, UnknownJobError } from '../providers/redis/redis-cluster-admin.js';
+import { ClusterAdmin, UnknownJobError } from '../operators/cluster-admin.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
 import type { RedisClient } from '../providers/redis/redis-scripts.js';
 import { parseInvocation, USAGE, UsageError, type Invocation } from './arguments.js';
 import { runCommand } from './commands.js';
@@ -36,7 +35,7 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
   try {
     client = await connectRedis(invocation.redis);
     const provider = new RedisLockProvider(client, { keyPrefix: invocation.keyPrefix });
-    const admin = new RedisClusterAdmin(new RedisOperatorStore(provider), invocation.heartbeatInterval);
+    const admin = new ClusterAdmin(provider.operatorStore(), invocation.heartbeatInterval);
     const result = await runCommand(admin, invocation);
     if (invocation.json) output.out(JSON.stringify(result.json, null, 2));
     else if (result.text) output.out(result.text);

@@ -1,4 +1,4 @@
-import type { RedisClusterAdmin, TriggerOutcome } from '../providers/redis/redis-cluster-admin.js';
+import type { ClusterAdmin, TriggerOutcome } from '../operators/cluster-admin.js';
 import type { Command, Invocation } from './arguments.js';
 import { historyView, jobsView, jobView, nodesView } from './views.js';
 
@@ -16,7 +16,7 @@ export interface CommandResult {
 const TRIGGER_WAIT_MS = 5_000;
 
 /** Runs `command` against the cluster `admin` sees. */
-export async function runCommand(admin: RedisClusterAdmin, invocation: Invocation): Promise<CommandResult> {
+export async function runCommand(admin: ClusterAdmin, invocation: Invocation): Promise<CommandResult> {
   const command: Command = invocation.command;
   const now = () => Date.now();
   switch (command.name) {

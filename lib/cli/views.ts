@@ -1,4 +1,5 @@
-import type { ClusterNode, HistoryEntry, JobOverview, LastRun } from '../core/operations.js';
+import type { ClusterNode, HistoryEntry } from '../operators/cluster-records.js';
+import type { JobOverview, LastRun } from '../operators/job-overview.js';
 import { renderFields, renderTable } from './table.js';
 
 /** What stands in a cell that has no value. */

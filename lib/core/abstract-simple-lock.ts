@@ -1,6 +1,5 @@
 import type { LockConfiguration } from './lock-configuration.js';
-import type { RunOutcome, SimpleLock } from './lock-provider.js';
-import type { RunReport } from './operations.js';
+import type { RunOutcome, RunReport, SimpleLock } from './lock-provider.js';
 
 /**
  * The single-use rule and the `lockAtLeastFor` arithmetic shared by every provider's lock.

@@ -1,5 +1,4 @@
 import { Observable, Subject } from 'rxjs';
-import type { SteeringAction } from './operations.js';
 import type { SkipReason } from './task-result.js';
 
 interface LockEventBase {
@@ -14,6 +13,9 @@ interface LockEventBase {
   /** From `acquired` on: the acquisition's fencing token, which tells one run's events from another's. */
   readonly fencingToken?: number;
 }
+
+/** What an operator can do to a job, cluster-wide (`SchedulerLockAdmin`), as its `operator` event says. */
+export type SteeringAction = 'pause' | 'resume' | 'trigger' | 'unlock';
 
 /** What the lock layer did: one event per step of a locked run, plus faults. */
 export type LockEvent =

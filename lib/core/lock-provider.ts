@@ -1,6 +1,5 @@
 import type { LockConfiguration, SchedulerLockConfigurationError } from './lock-configuration.js';
 import type { AbstractSimpleLock } from './abstract-simple-lock.js';
-import type { RunReport } from './operations.js';
 import type {
   JobRecordReader,
   LeaseRenewingLockProvider,
@@ -105,6 +104,23 @@ export interface SimpleLock {
    * Resolves to a new lock object, or `undefined` if this lock had expired or is not ours anymore.
    */
   extend(lockAtMostFor: number, lockAtLeastFor: number): Promise<SimpleLock | undefined>;
+}
+
+/**
+ * What a run's release tells a store that keeps a run history (the operators' view), beyond what the store
+ * knows itself: see {@link SimpleLock.finish}.
+ */
+export interface RunReport {
+  /** The cron occurrence (epoch ms), for once-per-occurrence jobs. */
+  readonly occurrence?: number;
+  /** Epoch ms, this node's clock. */
+  readonly startedAt: number;
+  readonly durationMs: number;
+  /** The error's message, cut to 500 characters, when the run failed. */
+  readonly error?: string;
+  readonly attempt: number;
+  /** For a run an operator asked for (`trigger`): who. */
+  readonly manual?: { readonly actor: string; readonly triggerId: string };
 }
 
 /** Why a lock was no longer held when its holder tried to release it. */

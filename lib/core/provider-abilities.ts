@@ -5,7 +5,6 @@ import type {
   LockProvider,
   OccurrenceClaim,
   RecoveryClaim,
-  SimpleLock,
 } from './lock-provider.js';
 import type { LockConfiguration } from './lock-configuration.js';
 
@@ -55,25 +54,12 @@ export interface JobRecordReader {
   readJobRecord(name: string): Promise<JobRecord | undefined>;
 }
 
-/**
- * Takes a scheduled job's lock for one run, refused while an operator has paused the job. Without this
- * ability a job's plain ticks use `lock()`, and pausing it is not possible.
- */
-export interface JobLockProvider extends LockProvider {
-  /** `manual`: a run an operator asked for, which runs even while the job is paused. */
-  lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim>;
-}
-
-/** What {@link JobLockProvider.lockJob} got. */
-export type JobLockClaim = { readonly lock: SimpleLock } | { readonly refused: 'locked' | 'paused' };
-
 /** The abilities, by the method each one adds. */
 export const PROVIDER_ABILITY_METHODS = [
   'renewLeases',
   'lockOccurrence',
   'recoverOccurrence',
   'readJobRecord',
-  'lockJob',
 ] as const;
 
 export function canRenewLeases(provider: LockProvider): provider is LeaseRenewingLockProvider {
@@ -89,10 +75,6 @@ export function canRecoverOccurrences(provider: LockProvider): provider is Recov
     canClaimOccurrences(provider) &&
     typeof (provider as Partial<RecoveringLockProvider>).recoverOccurrence === 'function'
   );
-}
-
-export function canLockJobs(provider: LockProvider): provider is JobLockProvider {
-  return typeof (provider as Partial<JobLockProvider>).lockJob === 'function';
 }
 
 export function canReadJobRecords(provider: LockProvider): provider is LockProvider & JobRecordReader {

@@ -17,9 +17,14 @@ function className(value: unknown): string | undefined {
 
 /**
  * Checks at startup what can be checked before the first lock: that `provider` is an object with a
- * `lock()` method, and that each ability it has (see `provider-abilities.ts`) is a method.
+ * `lock()` method, and that each ability it has (see `provider-abilities.ts`, and the layers above that add
+ * their own: `abilityMethods`) is a method.
  */
-export function assertLockProvider(provider: unknown, subject: string): asserts provider is LockProvider {
+export function assertLockProvider(
+  provider: unknown,
+  subject: string,
+  abilityMethods: readonly string[] = PROVIDER_ABILITY_METHODS,
+): asserts provider is LockProvider {
   if (typeof provider !== 'object' || provider === null) {
     throw new SchedulerLockConfigurationError(
       `${subject}: provider must be a LockProvider object (got ${String(provider)})`,
@@ -33,7 +38,7 @@ export function assertLockProvider(provider: unknown, subject: string): asserts 
         'lock(configuration) resolving to a lock with unlock() and extend(), or to undefined when the lock is held',
     );
   }
-  for (const method of PROVIDER_ABILITY_METHODS) {
+  for (const method of abilityMethods) {
     if (members[method] !== undefined && typeof members[method] !== 'function') {
       const got = describeValue(members[method]);
       throw new SchedulerLockConfigurationError(

@@ -1,7 +1,6 @@
 import type { ActiveLock } from './active-lock.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { LockNotHeldError, type RunOutcome } from './lock-provider.js';
-import type { RunReport } from './operations.js';
+import { LockNotHeldError, type RunOutcome, type RunReport } from './lock-provider.js';
 import type { SchedulerLockLogger } from './logger.js';
 import { OutcomeRetries } from './outcome-retries.js';
 import type { RunEvents } from './run-events.js';

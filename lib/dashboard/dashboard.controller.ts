@@ -13,9 +13,11 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { LockStoreUnavailableError } from '../core/errors.js';
-import type { ClusterNode, HistoryEntry, HistoryOutcome, JobOverview, SteeringAction } from '../core/operations.js';
+import type { SteeringAction } from '../core/lock-events.js';
+import type { ClusterNode, HistoryEntry, HistoryOutcome } from '../operators/cluster-records.js';
+import type { JobOverview } from '../operators/job-overview.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
-import { UnknownJobError } from '../providers/redis/redis-cluster-admin.js';
+import { UnknownJobError } from '../operators/cluster-admin.js';
 import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard } from './dashboard-access.guard.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
 import { DASHBOARD_PAGE } from './dashboard-page.js';

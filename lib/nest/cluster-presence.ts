@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
-import type { CatalogueJob } from '../core/operations.js';
-import type { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
+import type { CatalogueJob } from '../operators/cluster-records.js';
+import type { OperatorStore } from '../operators/operator-store.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -33,14 +33,14 @@ export class ClusterPresence {
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
-    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: RedisOperatorStore | undefined,
+    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: OperatorStore | undefined,
     private readonly jobs: LockedJobRegistry,
     private readonly registry: SchedulerRegistry,
     private readonly executor: LockingTaskExecutor,
     private readonly interceptor: SchedulerRegistryInterceptor,
   ) {}
 
-  /** Starts the heartbeat and the trigger poll (a provider other than Redis has no cluster view). */
+  /** Starts the heartbeat and the trigger poll (a provider without an operator store has no cluster view). */
   start(): void {
     if (!this.store) return;
     // After @nestjs/schedule's own onApplicationBootstrap has registered the jobs.
@@ -78,7 +78,7 @@ export class ClusterPresence {
       await store.addSkips(this.executor.drainSkips());
       if (++this.heartbeats % FORGET_EVERY === 0) await store.forgetNodes(Date.now() - FORGET_AFTER_MS);
     } catch (error) {
-      // The outage report covers Redis being down; the next heartbeat sends what this one could not.
+      // The outage report covers the store being down; the next heartbeat sends what this one could not.
       this.logger.debug(`Heartbeat not sent: ${(error as Error).message}`);
     }
   }

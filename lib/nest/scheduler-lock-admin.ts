@@ -1,28 +1,30 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LockEvents } from '../core/lock-events.js';
-import type { ClusterNode, HistoryEntry, JobOverview, SteeringAction, SteeringNote } from '../core/operations.js';
-import { RedisClusterAdmin, type TriggerOutcome } from '../providers/redis/redis-cluster-admin.js';
-import type { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
+import { LockEvents, type SteeringAction } from '../core/lock-events.js';
+import { ClusterAdmin, type TriggerOutcome } from '../operators/cluster-admin.js';
+import type { ClusterNode, HistoryEntry, SteeringNote } from '../operators/cluster-records.js';
+import type { JobOverview } from '../operators/job-overview.js';
+import type { OperatorStore } from '../operators/operator-store.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /**
  * The cluster's locked jobs for operators, from any node (also one that does not run the job): jobs, nodes,
  * run history, and pause / resume / trigger / unlock. Each steering action is recorded in the job's history
- * and emitted on this node as an `operator` event. Needs the Redis provider.
+ * and emitted on this node as an `operator` event. Needs a provider with an operator store (the Redis and the
+ * in-memory providers have one: `OperatorLockProvider`).
  */
 @Injectable()
 export class SchedulerLockAdmin {
-  private readonly admin: RedisClusterAdmin | undefined;
+  private readonly admin: ClusterAdmin | undefined;
   private readonly lockedBy: string;
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) settings: SchedulerLockSettings,
-    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) store: RedisOperatorStore | undefined,
+    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) store: OperatorStore | undefined,
     private readonly events: LockEvents,
   ) {
     this.lockedBy = settings.lockedBy;
-    this.admin = store && new RedisClusterAdmin(store, settings.heartbeatInterval);
+    this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval);
   }
 
   /** Every locked job a live node runs. */
@@ -80,8 +82,13 @@ export class SchedulerLockAdmin {
     return result;
   }
 
-  private cluster(): RedisClusterAdmin {
-    if (!this.admin) throw new Error('SchedulerLockAdmin needs the Redis provider (SchedulerLockModule redis option)');
+  private cluster(): ClusterAdmin {
+    if (!this.admin) {
+      throw new Error(
+        'SchedulerLockAdmin needs a provider with an operator store (an OperatorLockProvider, such as the Redis ' +
+          'or the in-memory provider)',
+      );
+    }
     return this.admin;
   }
 }

@@ -19,5 +19,8 @@ export const SCHEDULE_METADATA = {
   kinds: { 1: 'cron', 2: 'timeout', 3: 'interval' },
 } as const;
 
-/** @internal Injection token of the Redis operator store (`undefined` for a provider other than Redis). */
+/**
+ * @internal Injection token of the provider's operator store (`undefined` for a provider without one): the port
+ * the console's services read and steer through.
+ */
 export const SCHEDULER_LOCK_OPERATOR_STORE = Symbol('SCHEDULER_LOCK_OPERATOR_STORE');

@@ -7,8 +7,7 @@ import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobStatus } from './locked-job.status.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
-import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import { RedisOperatorStore } from '../providers/redis/redis-operator-store.js';
+import { hasOperatorStore } from '../operators/operator-abilities.js';
 import { ClusterPresence } from './cluster-presence.js';
 import { SchedulerLockAdmin } from './scheduler-lock-admin.js';
 import {
@@ -65,7 +64,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     {
       provide: SCHEDULER_LOCK_OPERATOR_STORE,
       useFactory: ({ provider }: SchedulerLockSettings) =>
-        provider instanceof RedisLockProvider ? new RedisOperatorStore(provider) : undefined,
+        hasOperatorStore(provider) ? provider.operatorStore() : undefined,
       inject: [SCHEDULER_LOCK_SETTINGS],
     },
     LockedJobRegistry,

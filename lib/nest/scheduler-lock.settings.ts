@@ -12,12 +12,11 @@ import { defaultLockedBy } from '../core/locked-by.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import type { RunInstrumentation } from '../core/run-instrumentation.js';
 import { assertLockProvider } from '../core/provider-contract.js';
+import { PROVIDER_ABILITY_METHODS } from '../core/provider-abilities.js';
+import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
-import {
-  DEFAULT_HISTORY_LIMIT,
-  DEFAULT_KEY_PREFIX,
-  RedisLockProvider,
-} from '../providers/redis/redis-lock-provider.js';
+import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
+import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
 import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
 import { replicaAckOptions } from './replica-ack-options.js';
 import type { RedisClient } from '../providers/redis/redis-scripts.js';
@@ -120,7 +119,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   const common = { defaults, lockedBy, shutdownTimeout, acquireTimeout, heartbeatInterval, instrumentation };
   const replicaAck = replicaAckOptions(options, acquireTimeout);
   if (options.provider !== undefined) {
-    assertLockProvider(options.provider, SUBJECT);
+    assertLockProvider(options.provider, SUBJECT, [...PROVIDER_ABILITY_METHODS, ...OPERATOR_ABILITY_METHODS]);
     return { provider: options.provider, ...common };
   }
 

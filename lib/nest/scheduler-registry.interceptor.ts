@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { JobLock } from '../core/job-lock.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
-import { canLockJobs } from '../core/provider-abilities.js';
 import { EarlyCronTicks } from './early-cron-ticks.js';
 import { checkCronJob, checkTimerJob, type LockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import type { CronTimeLike } from '../occurrence/cron-schedule.js';
+import { JobLock } from '../operators/job-lock.js';
+import { canLockJobs } from '../operators/operator-abilities.js';
 import { OccurrenceJob, type OccurrenceServices } from '../occurrence/occurrence-job.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';

@@ -30,7 +30,7 @@ describe('LockEvents subscribers', () => {
     await new Promise((resolve) => setTimeout(resolve, 10)); // rxjs reports on a later turn
 
     expect(result).toEqual({ executed: true, result: 'report' });
-    expect(provider.holder('report')).toBeUndefined(); // released
+    expect((await provider.operatorStore().lockState('report')).holder).toBeUndefined(); // released
     // The subscriber stays subscribed and sees every event; rxjs reports each of its exceptions.
     const sequence = ['attempt', 'acquired', 'started', 'finished', 'released'];
     expect(seen).toEqual(sequence);

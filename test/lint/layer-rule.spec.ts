@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { ESLint, type Linter } from 'eslint';
 
 /**
- * The layer rule of lib/ (README, Architecture: `nest → occurrence → core ← providers`), as the repo's
+ * The layer rule of lib/ (README, Architecture: `nest → occurrence → core ← providers`, and the console's port,
+ * `nest → operators → core ← providers`), as the repo's
  * own eslint.config.js enforces it: a probe file's one import, linted as if it stood in a layer's folder.
  */
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -11,10 +12,12 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const LAYERS = [
   'lib/core/',
   'lib/occurrence/',
+  'lib/operators/',
   'lib/providers/redis/',
   'lib/providers/in-memory/',
   'lib/providers/postgres/',
   'lib/nest/',
+  'lib/dashboard/',
 ];
 
 /** What every layer-rule message ends with: where the layers are explained. */
@@ -39,6 +42,18 @@ describe('the layer rule of lib/', () => {
     ['lib/core/probe.ts', '../nest/x.js'],
     ['lib/core/probe.ts', '../occurrence/x.js'],
     ['lib/core/probe.ts', '../providers/redis/x.js'],
+    ['lib/core/probe.ts', '../operators/x.js'],
+    ['lib/occurrence/probe.ts', '../operators/x.js'],
+    ['lib/operators/probe.ts', '@nestjs/common'],
+    ['lib/operators/probe.ts', 'ioredis'],
+    ['lib/operators/probe.ts', '../nest/x.js'],
+    ['lib/operators/probe.ts', '../occurrence/x.js'],
+    ['lib/operators/probe.ts', '../providers/redis/x.js'],
+    ['lib/operators/probe.ts', '../providers/in-memory/x.js'],
+    ['lib/nest/probe.ts', '../providers/redis/x.js'],
+    ['lib/nest/probe.ts', 'ioredis'],
+    ['lib/dashboard/probe.ts', '../providers/redis/x.js'],
+    ['lib/providers/redis/probe.ts', '../../nest/x.js'],
     ['lib/occurrence/probe.ts', '../nest/x.js'],
     ['lib/occurrence/probe.ts', '../providers/x.js'],
     ['lib/providers/in-memory/probe.ts', '../redis/x.js'],
@@ -71,6 +86,13 @@ describe('the layer rule of lib/', () => {
     ['lib/providers/redis/probe.ts', 'ioredis'],
     ['lib/providers/postgres/probe.ts', 'pg'],
     ['lib/providers/postgres/probe.ts', '../../core/x.js'],
+    ['lib/operators/probe.ts', '../core/x.js'],
+    ['lib/nest/probe.ts', '../operators/x.js'],
+    ['lib/dashboard/probe.ts', '../operators/x.js'],
+    ['lib/providers/redis/probe.ts', '../../operators/x.js'],
+    ['lib/providers/in-memory/probe.ts', '../../operators/x.js'],
+    // The wiring of the `redis:` option builds the default provider.
+    ['lib/nest/scheduler-lock.settings.ts', '../providers/redis/x.js'],
   ])('lets %s import %s', async (path, specifier) => {
     expect(await lintImport(path, specifier)).toEqual([]);
   });

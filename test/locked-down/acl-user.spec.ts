@@ -9,9 +9,8 @@ import {
   LockedJobStatus,
   LockEvents,
   LockStoreUnavailableError,
-  RedisClusterAdmin,
+  ClusterAdmin,
   RedisLockProvider,
-  RedisOperatorStore,
   SchedulerLock,
   SchedulerLockAdmin,
   type LockConfiguration,
@@ -163,12 +162,12 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   const job = await provider.lockJob(lockConfiguration('job'), false);
   if (!('lock' in job)) throw new Error(`job not locked: ${JSON.stringify(job)}`);
   await job.lock.finish!('succeeded', { startedAt: Date.now(), durationMs: 1, attempt: 1 });
-  const store = new RedisOperatorStore(provider);
+  const store = provider.operatorStore();
   const node = { lockedBy: 'node-a', version: '0', startedAt: Date.now(), lastSeen: Date.now(), jobs: ['job'] };
   const entry = { jobName: 'job', lockName: 'job', kind: 'interval', schedule: '100', occurrence: false } as const;
   await store.publish(node, [{ ...entry, lockAtMostFor: 10_000, lockAtLeastFor: 0 }]);
   await store.addSkips(new Map([['job', new Map([['locked', 1] as const])]]));
-  const admin = new RedisClusterAdmin(store, 60_000);
+  const admin = new ClusterAdmin(store, 60_000);
   expect(await admin.getJob('job')).toMatchObject({ lastRun: { state: 'succeeded' }, skips: { locked: 1 } });
   const note = { actor: 'ops' };
   expect(await admin.pause('job', note)).toBe(true);

@@ -4,7 +4,6 @@ import {
   currentLock,
   LockLostError,
   RedisLockProvider,
-  RedisOperatorStore,
   SchedulerLock,
   SchedulerLockAdmin,
   UnknownJobError,
@@ -89,7 +88,7 @@ function runs(history: HistoryEntry[]): RunHistoryEntry[] {
 
 describe('SchedulerLockAdmin: the cluster seen and steered from any node', () => {
   it('forgets nodes gone for an hour, so the list stays bounded however many pods come and go', async () => {
-    const store = new RedisOperatorStore(new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }));
+    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
     const seen = (lockedBy: string, lastSeen: number) => ({ lockedBy, version: '1', startedAt: 0, lastSeen, jobs: [] });
     await store.publish(seen('old-pod', Date.now() - 2 * 3_600_000), []);
     await store.publish(seen('live-pod', Date.now()), []);

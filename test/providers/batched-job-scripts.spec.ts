@@ -1,11 +1,5 @@
 import { Redis } from 'ioredis';
-import {
-  RedisLockProvider,
-  RedisOperatorStore,
-  type LockConfiguration,
-  type OccurrenceClaim,
-  type SimpleLock,
-} from '../../lib/index.js';
+import { RedisLockProvider, type LockConfiguration, type OccurrenceClaim, type SimpleLock } from '../../lib/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
 import { uniquePrefix } from '../support/shared-redis.js';
@@ -42,7 +36,7 @@ async function scriptCalls(): Promise<number> {
 
 describe('job scripts batched per turn of the event loop', () => {
   it(`claims the occurrences of ${JOBS} jobs due together in one script call, each with its own reply`, async () => {
-    await new RedisOperatorStore(provider).pause('tenant-7', { actor: 'ops' });
+    await provider.operatorStore().pause('tenant-7', { actor: 'ops' });
     const held = await provider.lockJob(job(9), false);
     await scriptCalls();
 
@@ -69,7 +63,7 @@ describe('job scripts batched per turn of the event loop', () => {
     await Promise.all(locks.map((lock, i) => lock.finish!(i % 2 === 0 ? 'succeeded' : 'failed', report)));
 
     expect(await scriptCalls()).toBe(1);
-    const store = new RedisOperatorStore(provider);
+    const store = provider.operatorStore();
     const histories = await Promise.all(names.map((i) => store.history(`tenant-${i}`, 5)));
     histories.forEach((history, i) =>
       expect(history).toMatchObject([{ type: 'run', outcome: i % 2 === 0 ? 'succeeded' : 'failed', node: 'node-a' }]),

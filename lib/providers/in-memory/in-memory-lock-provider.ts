@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { AbstractSimpleLock } from '../../core/abstract-simple-lock.js';
 import type { LockConfiguration } from '../../core/lock-configuration.js';
+import { defaultLockedBy } from '../../core/locked-by.js';
 import {
   LockNotHeldError,
   type JobRecord,
@@ -8,7 +7,6 @@ import {
   type LeaseRenewalOutcome,
   type OccurrenceClaim,
   type RecoveryClaim,
-  type RunOutcome,
   type SimpleLock,
 } from '../../core/lock-provider.js';
 import type {
@@ -16,13 +14,10 @@ import type {
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
 } from '../../core/provider-abilities.js';
-import { defaultLockedBy } from '../../core/locked-by.js';
-
-interface HeldLock {
-  token: string;
-  /** `performance.now()` after which the lock is gone. */
-  expiresAt: number;
-}
+import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { InMemoryLocks, type InMemorySimpleLock, type RunEnd } from './in-memory-locks.js';
+import { InMemoryOperatorStore } from './in-memory-operator-store.js';
 
 /**
  * A job record as kept in memory: the stored fields of a {@link JobRecord}, plus the run's token and
@@ -30,37 +25,62 @@ interface HeldLock {
  */
 type StoredRecord = Omit<JobRecord, 'held'> & { token: string; orphanedAt?: number };
 
+/** Options of {@link InMemoryLockProvider}. */
+export interface InMemoryLockProviderOptions {
+  /** Who runs the locks this provider takes, in job records and for operators. Default `<hostname>:<pid>`. */
+  lockedBy?: string;
+  /** How many runs (and operator actions) each job's history keeps. Default 50. */
+  historyLimit?: number;
+}
+
 /**
- * Locks in this process's memory, with the same semantics as {@link RedisLockProvider}
- * (expiry, `lockAtLeastFor`, owner checks, fencing tokens, occurrence claims). For tests and
- * single-process apps.
+ * Locks in this process's memory, with the same semantics as {@link RedisLockProvider} (expiry,
+ * `lockAtLeastFor`, owner checks, fencing tokens, occurrence claims, pauses) and its operator store, so the
+ * console works too. For tests and single-process apps.
  */
-export class InMemoryLockProvider implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader {
-  private readonly locks = new Map<string, HeldLock>();
-  private readonly fences = new Map<string, number>();
+export class InMemoryLockProvider
+  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider, OperatorLockProvider
+{
   private readonly records = new Map<string, StoredRecord>();
   private readonly lockedBy: string;
+  private readonly locks: InMemoryLocks;
+  private readonly operators: InMemoryOperatorStore;
 
-  /** @param options.lockedBy who runs occurrences recorded in job records; default `<hostname>:<pid>`. */
-  constructor(options: { lockedBy?: string } = {}) {
+  constructor(options: InMemoryLockProviderOptions = {}) {
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
+    this.locks = new InMemoryLocks(this.lockedBy, (end) => this.runEnded(end));
+    this.operators = new InMemoryOperatorStore(this.locks, options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+  }
+
+  /** The operator console's records, beside the locks. */
+  operatorStore(): InMemoryOperatorStore {
+    return this.operators;
   }
 
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    return this.holder(configuration.name) ? undefined : this.take(configuration);
+    return this.locks.holder(configuration.name) ? undefined : this.locks.take(configuration);
+  }
+
+  async lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {
+    const { name } = configuration;
+    if (this.locks.holder(name)) return { refused: 'locked' };
+    if (!manual && this.operators.isPaused(name)) return { refused: 'paused' };
+    return { lock: this.locks.take(configuration, true) };
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
-    const record = this.records.get(configuration.name);
+    const { name } = configuration;
+    const record = this.records.get(name);
     if (record && record.occurrence.getTime() >= occurrence) {
       return {
         refused: 'already-ran',
         running: record.occurrence.getTime() === occurrence && record.state === 'running',
       };
     }
-    if (this.holder(configuration.name)) return { refused: 'locked' };
-    const lock = this.take(configuration);
-    this.records.set(configuration.name, {
+    if (this.locks.holder(name)) return { refused: 'locked' };
+    if (this.operators.isPaused(name)) return { refused: 'paused' };
+    const lock = this.locks.take(configuration, true);
+    this.records.set(name, {
       occurrence: new Date(occurrence),
       state: 'running',
       token: lock.token,
@@ -77,111 +97,69 @@ export class InMemoryLockProvider implements LeaseRenewingLockProvider, Recoveri
     maxAttempts: number,
     grace: number,
   ): Promise<RecoveryClaim> {
-    const record = this.records.get(configuration.name);
+    const { name } = configuration;
+    const record = this.records.get(name);
     if (!record || record.occurrence.getTime() !== occurrence) return { refused: 'settled', state: '' };
     if (record.state !== 'running') return { refused: 'settled', state: record.state };
-    if (this.holder(configuration.name)) return { refused: 'running' };
+    if (this.locks.holder(name)) return { refused: 'running' };
+    if (this.operators.isPaused(name)) return { refused: 'paused' };
     record.orphanedAt ??= performance.now();
     if (performance.now() - record.orphanedAt < grace) return { refused: 'running' };
-    if (record.attempt + 1 > maxAttempts) {
-      this.records.set(configuration.name, { ...record, state: 'crashed' });
+    const { runBy, startedAt, attempt } = record;
+    this.operators.record(name, {
+      type: 'run',
+      occurrence,
+      node: runBy,
+      startedAt: +startedAt,
+      outcome: 'crashed',
+      attempt,
+    });
+    if (attempt + 1 > maxAttempts) {
+      this.records.set(name, { ...record, state: 'crashed' });
       return { refused: 'settled', state: 'crashed' };
     }
-    const lock = this.take(configuration);
-    const attempt = record.attempt + 1;
-    this.records.set(configuration.name, {
+    const lock = this.locks.take(configuration, true);
+    this.records.set(name, {
       ...record,
       token: lock.token,
       runBy: this.lockedBy,
       startedAt: new Date(),
-      attempt,
-      previousHolder: record.runBy,
+      attempt: attempt + 1,
+      previousHolder: runBy,
       orphanedAt: undefined,
     });
-    return { lock, attempt, previousHolder: record.runBy };
+    return { lock, attempt: attempt + 1, previousHolder: runBy };
   }
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
     const record = this.records.get(name);
     if (!record) return undefined;
     const { token: _token, orphanedAt: _orphanedAt, ...stored } = record;
-    return { ...stored, held: this.holder(name) !== undefined };
+    return { ...stored, held: this.locks.holder(name) !== undefined };
   }
 
   async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
     return renewals.map(({ lock, ttl }) => {
       const own = lock as InMemorySimpleLock;
-      const held = this.ownedBy(own.configuration.name, own.token);
+      const held = this.locks.ownedBy(own.configuration.name, own.token);
       if (held instanceof LockNotHeldError) return held.reason;
       held.expiresAt = performance.now() + ttl;
       return 'renewed';
     });
   }
 
-  /** @internal The live lock of a name, dropping it if it has expired. */
-  holder(name: string, now = performance.now()): HeldLock | undefined {
-    const held = this.locks.get(name);
-    if (held && held.expiresAt <= now) {
-      this.locks.delete(name);
-      return undefined;
-    }
-    return held;
-  }
-
-  /** @internal The lock of `name` if `token` still owns it; otherwise why not. */
-  ownedBy(name: string, token: string): HeldLock | LockNotHeldError {
-    const held = this.holder(name);
-    if (!held) return new LockNotHeldError(name, 'expired');
-    if (held.token !== token) return new LockNotHeldError(name, 'not-owner');
-    return held;
-  }
-
-  /** @internal */
-  delete(name: string): void {
-    this.locks.delete(name);
-  }
-
-  /** @internal Records how the run holding `token` ended, if the record is still that run's. */
-  finishRun(name: string, token: string, outcome: RunOutcome): void {
+  /**
+   * A run ended (`finish()`): its job record says how, if the record is still that run's, and a scheduled
+   * job's run goes into its history (`lost` when its lock was gone).
+   */
+  private runEnded({ lock, outcome, report, held }: RunEnd): void {
+    const { name } = lock.configuration;
     const record = this.records.get(name);
-    if (record?.token === token) this.records.set(name, { ...record, state: outcome, finishedAt: new Date() });
-  }
-
-  private take(configuration: LockConfiguration): InMemorySimpleLock {
-    const now = performance.now();
-    const token = randomUUID();
-    const fencingToken = (this.fences.get(configuration.name) ?? 0) + 1;
-    this.fences.set(configuration.name, fencingToken);
-    this.locks.set(configuration.name, { token, expiresAt: now + configuration.lockAtMostFor });
-    return new InMemorySimpleLock(this, token, configuration, fencingToken, now);
-  }
-}
-
-class InMemorySimpleLock extends AbstractSimpleLock {
-  constructor(
-    private readonly store: InMemoryLockProvider,
-    readonly token: string,
-    configuration: LockConfiguration,
-    readonly fencingToken: number,
-    acquiredAt: number,
-  ) {
-    super(configuration, acquiredAt);
-  }
-
-  protected async release(keepFor: number, outcome?: RunOutcome): Promise<void> {
-    // unlock() records no outcome: an occurrence given back unused still reads running, as after a crash.
-    if (outcome !== undefined) this.store.finishRun(this.configuration.name, this.token, outcome);
-    const held = this.store.ownedBy(this.configuration.name, this.token);
-    if (held instanceof LockNotHeldError) throw held;
-    if (keepFor > 0) held.expiresAt = performance.now() + keepFor;
-    else this.store.delete(this.configuration.name);
-  }
-
-  protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const held = this.store.ownedBy(configuration.name, this.token);
-    if (held instanceof LockNotHeldError) return undefined;
-    const now = performance.now();
-    held.expiresAt = now + configuration.lockAtMostFor;
-    return new InMemorySimpleLock(this.store, this.token, configuration, this.fencingToken, now);
+    if (record?.token === lock.token) this.records.set(name, { ...record, state: outcome, finishedAt: new Date() });
+    if (!lock.ofJob || !report) return;
+    const finishedAt = Math.round(report.startedAt + report.durationMs);
+    const { fencingToken } = lock;
+    const entry = { type: 'run', ...report, finishedAt, node: this.lockedBy, fencingToken } as const;
+    this.operators.record(name, { ...entry, outcome: held ? outcome : 'lost' });
   }
 }

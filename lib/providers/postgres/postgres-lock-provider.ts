@@ -14,12 +14,11 @@ import type {
   SimpleLock,
 } from '../../core/lock-provider.js';
 import type {
-  JobLockClaim,
-  JobLockProvider,
   JobRecordReader,
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
 } from '../../core/provider-abilities.js';
+import type { JobLockClaim, JobLockProvider } from '../../operators/operator-abilities.js';
 import { statementBatch } from './postgres-batches.js';
 import { locksTable } from './postgres-schema.js';
 import { PostgresSession } from './postgres-session.js';

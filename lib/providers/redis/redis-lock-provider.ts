@@ -12,13 +12,14 @@ import type {
   SimpleLock,
 } from '../../core/lock-provider.js';
 import type {
-  JobLockClaim,
-  JobLockProvider,
   JobRecordReader,
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
 } from '../../core/provider-abilities.js';
+import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { redisFailure } from './redis-failures.js';
+import { RedisOperatorStore } from './redis-operator-store.js';
 import { JobScripts } from './job-scripts.js';
 import { acquireLock, recoverOccurrence, type JobKeys, type LockOwner, type RedisClient } from './redis-scripts.js';
 import { acquiredAt, RedisSimpleLock, renewLeasesOf, type RunRecording } from './redis-simple-lock.js';
@@ -42,9 +43,6 @@ export interface RedisLockProviderOptions {
   replicaAckTimeout?: number;
 }
 
-/** How many entries a job's run history keeps unless told otherwise. */
-export const DEFAULT_HISTORY_LIMIT = 50;
-
 /** The default key prefix, shared by the module and the provider. */
 export const DEFAULT_KEY_PREFIX = 'job-lock';
 
@@ -64,7 +62,7 @@ export const DEFAULT_KEY_PREFIX = 'job-lock';
  * The client is the caller's: the provider never closes it.
  */
 export class RedisLockProvider
-  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider
+  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider, OperatorLockProvider
 {
   /** @internal The client, for the operator store beside the locks. */
   readonly client: RedisClient;
@@ -78,6 +76,7 @@ export class RedisLockProvider
   /** By lock name: those of the jobs the app runs and operators look at, as few as its job list. */
   private readonly keysByLockName = new Map<string, JobKeys>();
   private acquisitions = 0;
+  private operators: RedisOperatorStore | undefined;
   /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
   private readonly replicaAck: ReplicaAck | undefined;
 
@@ -105,6 +104,11 @@ export class RedisLockProvider
       this.keysByLockName.set(name, (keys = { lock, fence, record, paused, history }));
     }
     return keys;
+  }
+
+  /** The operator console's records, beside the locks under the same `keyPrefix`. */
+  operatorStore(): RedisOperatorStore {
+    return (this.operators ??= new RedisOperatorStore(this));
   }
 
   async lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {

@@ -1,38 +1,28 @@
 import { randomUUID } from 'node:crypto';
+import type { SkipReason } from '../../core/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
   HistoryEntry,
   PauseState,
   SteeringNote,
+  TriggerRequest,
   TriggerResult,
-} from '../../core/operations.js';
-import type { SkipReason } from '../../core/task-result.js';
+} from '../../operators/cluster-records.js';
+import { TRIGGER_RESULT_TTL, type LockState, type OperatorStore } from '../../operators/operator-store.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisLockProvider } from './redis-lock-provider.js';
 import { forceUnlock, type RedisClient } from './redis-scripts.js';
 
-/** A trigger an operator asked for, waiting for a node that runs the job. */
-export interface TriggerRequest {
-  readonly id: string;
-  readonly jobName: string;
-  readonly actor: string;
-  readonly reason?: string;
-  readonly at: number;
-}
-
-/** How long a trigger's result is kept for the operator who asked (s). */
-const TRIGGER_RESULT_TTL_S = 300;
-
 /**
- * What operators see of the cluster's locked jobs, and how they steer them, in Redis under the lock
+ * The operator store in Redis (the {@link OperatorStore} port), under the lock
  * provider's `keyPrefix`: `<prefix>:nodes` (hash: lockedBy → node), `<prefix>:jobs` (hash: job name → catalogue
  * entry), `<prefix>:skips` (hash: `<lock>|<reason>` → count), `<prefix>:triggers` (hash: job name → request),
  * `<prefix>:trigger:<id>` (a trigger's result); per lock, beside it in its Cluster slot, `…:paused` and
  * `…:history` (a list, newest first). Every value is JSON. Used by the nodes (heartbeat, skips, triggers) and
  * by the admin service and the CLI; no call is on a tick's path.
  */
-export class RedisOperatorStore {
+export class RedisOperatorStore implements OperatorStore {
   private readonly client: RedisClient;
   readonly keyPrefix: string;
 
@@ -76,7 +66,7 @@ export class RedisOperatorStore {
 
   /** Records what became of a trigger, for the operator waiting for it. */
   async reportTrigger(id: string, result: TriggerResult): Promise<void> {
-    await this.send(this.client.set(this.key(`trigger:${id}`), JSON.stringify(result), 'EX', TRIGGER_RESULT_TTL_S));
+    await this.send(this.client.set(this.key(`trigger:${id}`), JSON.stringify(result), 'PX', TRIGGER_RESULT_TTL));
   }
 
   // Operators: reading.
@@ -111,20 +101,19 @@ export class RedisOperatorStore {
     return entries.map((entry) => JSON.parse(entry) as HistoryEntry);
   }
 
-  /** The lock's holder (its owner value), how long it is held for (ms), its fencing token, and the job's pause. */
-  async state(lockName: string): Promise<{ holder?: string; ttl?: number; fence?: number; paused?: PauseState }> {
+  async lockState(lockName: string): Promise<LockState> {
     const keys = this.provider.jobKeys(lockName);
     const reading = this.client.multi().get(keys.lock).pttl(keys.lock).get(keys.fence).get(keys.paused).exec();
-    const [[, holder], [, ttl], [, fence], [, paused]] = (await this.send(reading)) as [
+    const [[, owner], [, ttl], [, fence], [, paused]] = (await this.send(reading)) as [
       unknown,
       string | number | null,
     ][];
-    const held = typeof holder === 'string' && !holder.startsWith('unlocked|');
+    // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
+    const held = typeof owner === 'string' && !owner.startsWith('unlocked|') ? owner : undefined;
     return {
-      holder: held ? (holder as string) : undefined,
-      ttl: held ? (ttl as number) : undefined,
+      holder: held ? { lockedBy: lockedBy(held), since: Number(held.split('|')[1]), ttl: ttl as number } : undefined,
       // Only taking the lock draws a token: the holder's is the counter's value.
-      fence: held && fence !== null ? Number(fence) : undefined,
+      fencingToken: held && fence !== null ? Number(fence) : undefined,
       paused: typeof paused === 'string' ? (JSON.parse(paused) as PauseState) : undefined,
     };
   }
@@ -188,7 +177,7 @@ export class RedisOperatorStore {
     const entry = JSON.stringify({ type: 'unlock', actor: note.actor, reason: note.reason, at });
     const marker = `unlocked|${note.actor}|${at}`;
     const holder = await forceUnlock(this.client, keys, entry, this.provider.historyLimit, marker);
-    return holder ?? undefined;
+    return holder === null ? undefined : lockedBy(holder);
   }
 
   private async record(lockName: string, entry: HistoryEntry): Promise<void> {
@@ -208,4 +197,9 @@ export class RedisOperatorStore {
   private send<T>(reply: Promise<T>): Promise<T> {
     return reply.catch((error: unknown) => Promise.reject(redisFailure(this.client, error)));
   }
+}
+
+/** The `lockedBy` part of a lock's owner value (`<lockedBy>|<epoch ms>|<id>`). */
+function lockedBy(owner: string): string {
+  return owner.slice(0, owner.indexOf('|'));
 }

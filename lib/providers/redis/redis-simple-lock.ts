@@ -6,9 +6,9 @@ import {
   type LeaseRenewalOutcome,
   type LockNotHeldReason,
   type RunOutcome,
+  type RunReport,
   type SimpleLock,
 } from '../../core/lock-provider.js';
-import type { RunReport } from '../../core/operations.js';
 import type { JobScripts } from './job-scripts.js';
 import { OwnerCheck, releaseLock, renewLocks, type JobKeys, type RedisClient } from './redis-scripts.js';
 

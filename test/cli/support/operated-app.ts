@@ -3,9 +3,8 @@ import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import {
   currentLock,
   parseDuration,
-  RedisClusterAdmin,
+  ClusterAdmin,
   RedisLockProvider,
-  RedisOperatorStore,
   SchedulerLock,
   type RedisClient,
   type SchedulerLockModuleOptions,
@@ -121,8 +120,8 @@ export function startOperatedApp(
 
 /** Waits until exactly `nodes` are live under `keyPrefix` and have published their jobs (the CLI sees them). */
 export async function waitForNodes(client: RedisClient, keyPrefix: string, nodes: readonly string[]): Promise<void> {
-  const admin = new RedisClusterAdmin(
-    new RedisOperatorStore(new RedisLockProvider(client, { keyPrefix })),
+  const admin = new ClusterAdmin(
+    new RedisLockProvider(client, { keyPrefix }).operatorStore(),
     parseDuration(HEARTBEAT),
   );
   const expected = [...nodes].sort().join(', ');

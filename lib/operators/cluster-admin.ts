@@ -1,15 +1,8 @@
-import { SchedulerLockConfigurationError } from '../../core/lock-configuration.js';
-import { nextCronFireTime } from '../../core/next-fire-time.js';
-import type {
-  CatalogueJob,
-  ClusterNode,
-  HistoryEntry,
-  JobOverview,
-  RunHistoryEntry,
-  SteeringNote,
-  TriggerResult,
-} from '../../core/operations.js';
-import type { RedisOperatorStore } from './redis-operator-store.js';
+import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { nextCronFireTime } from '../core/next-fire-time.js';
+import type { CatalogueJob, ClusterNode, HistoryEntry, SteeringNote, TriggerResult } from './cluster-records.js';
+import { jobOverview, type JobOverview } from './job-overview.js';
+import type { OperatorStore } from './operator-store.js';
 
 /** A node counts as gone once it has missed this many heartbeats. */
 const MISSED_HEARTBEATS = 3;
@@ -32,13 +25,13 @@ export type TriggerOutcome =
   | { readonly triggered: false; readonly reason: 'running'; readonly holder: string };
 
 /**
- * The operator's view of a cluster and the steering actions, from any process that reaches its Redis: the
- * admin service of an app, the CLI, the status page. Framework-free; reads and writes through a
- * {@link RedisOperatorStore}.
+ * The operator's view of a cluster and the steering actions, from any process that reaches its store: the
+ * admin service of an app, the CLI, the status page. Framework-free; reads and writes through an
+ * {@link OperatorStore}, whichever store keeps it.
  */
-export class RedisClusterAdmin {
+export class ClusterAdmin {
   constructor(
-    private readonly store: RedisOperatorStore,
+    private readonly store: OperatorStore,
     /** How often nodes send a heartbeat (ms): a node silent for 3 of them is gone. */
     private readonly heartbeatInterval: number,
   ) {}
@@ -83,8 +76,8 @@ export class RedisClusterAdmin {
    */
   async trigger(jobName: string, note: SteeringNote, waitMs = 5_000): Promise<TriggerOutcome> {
     const { job } = await this.liveJob(jobName);
-    const { holder } = await this.store.state(job.lockName);
-    if (holder) return { triggered: false, reason: 'running', holder: lockedBy(holder) };
+    const { holder } = await this.store.lockState(job.lockName);
+    if (holder) return { triggered: false, reason: 'running', holder: holder.lockedBy };
     const id = await this.store.requestTrigger(jobName, job.lockName, checked(note));
     for (const until = Date.now() + waitMs; Date.now() < until;) {
       const result = await this.store.triggerResult(id);
@@ -96,8 +89,8 @@ export class RedisClusterAdmin {
 
   /** Force-releases the job's lock; its holder's run sees the lock lost (not-owner) at its next renewal or release. */
   async unlock(jobName: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
-    const holder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked(note));
-    return { formerHolder: holder ? lockedBy(holder) : null };
+    const formerHolder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked(note));
+    return { formerHolder: formerHolder ?? null };
   }
 
   /** The job's catalogue entry, live or not; {@link UnknownJobError} when no node ever published it. */
@@ -115,47 +108,13 @@ export class RedisClusterAdmin {
   }
 
   private async overview(job: CatalogueJob, nodes: string[], skips: Record<string, number> = {}): Promise<JobOverview> {
-    const [{ holder, ttl, fence, paused }, recent, nextFireAt] = await Promise.all([
-      this.store.state(job.lockName),
+    const [lock, recent, nextFireAt] = await Promise.all([
+      this.store.lockState(job.lockName),
       this.store.history(job.lockName, LAST_RUN_LOOKBACK),
       job.kind === 'cron' ? nextCronFireTime(job.schedule, job.timeZone) : null,
     ]);
-    const last = recent.find(isRun);
-    return {
-      name: job.jobName,
-      lockName: job.lockName,
-      kind: job.kind,
-      schedule: describeSchedule(job),
-      timeZone: job.timeZone,
-      paused: paused !== undefined,
-      pause: paused,
-      holder: holder ? lockedBy(holder) : null,
-      lockedSince: holder ? Number(holder.split('|')[1]) : undefined,
-      lockedUntil: holder && ttl !== undefined && ttl > 0 ? Date.now() + ttl : null,
-      fencingToken: fence,
-      nextFireAt: nextFireAt ?? null,
-      lastRun: last
-        ? {
-            occurrence: last.occurrence ?? null,
-            state: last.outcome,
-            node: last.node,
-            startedAt: last.startedAt,
-            finishedAt: last.finishedAt ?? null,
-            durationMs: last.durationMs ?? null,
-            error: last.error,
-            fencingToken: last.fencingToken,
-            attempt: last.attempt,
-            manual: last.manual,
-          }
-        : null,
-      skips,
-      nodes,
-    };
+    return jobOverview({ job, nodes, skips, lock, recent, nextFireAt: nextFireAt ?? null }, Date.now());
   }
-}
-
-function isRun(entry: HistoryEntry): entry is RunHistoryEntry {
-  return entry.type === 'run';
 }
 
 /** Job name → the live nodes that run it. */
@@ -163,16 +122,6 @@ function runningNodes(nodes: readonly ClusterNode[]): Map<string, string[]> {
   const byJob = new Map<string, string[]>();
   for (const node of nodes) for (const job of node.jobs) byJob.set(job, [...(byJob.get(job) ?? []), node.lockedBy]);
   return byJob;
-}
-
-function describeSchedule(job: CatalogueJob): string {
-  if (job.kind === 'cron') return job.schedule;
-  return job.kind === 'interval' ? `every ${job.schedule} ms` : `once after ${job.schedule} ms`;
-}
-
-/** The `lockedBy` part of a lock's owner value (`<lockedBy>|<epoch ms>|<id>`). */
-function lockedBy(owner: string): string {
-  return owner.slice(0, owner.indexOf('|'));
 }
 
 function checked(note: SteeringNote): SteeringNote {

@@ -1,7 +1,7 @@
-import type { AcquiredLock, LockAcquisition, SkippedRun } from './lock-acquisition.js';
-import type { LockConfiguration } from './lock-configuration.js';
-import type { JobLockProvider } from './provider-abilities.js';
-import { awaitProviderCall, describeProvider, usableLock } from './provider-contract.js';
+import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/lock-acquisition.js';
+import type { LockConfiguration } from '../core/lock-configuration.js';
+import { awaitProviderCall, describeProvider, usableLock } from '../core/provider-contract.js';
+import type { JobLockProvider } from './operator-abilities.js';
 
 /**
  * Takes a scheduled job's lock for one run through {@link JobLockProvider.lockJob}: a tick is skipped as

@@ -1,0 +1,107 @@
+import type { CatalogueJob, HistoryEntry, HistoryOutcome, PauseState, RunHistoryEntry } from './cluster-records.js';
+import type { LockState } from './operator-store.js';
+
+/** A job as an operator sees it, cluster-wide (`jobs` / `job NAME` of the CLI and the admin service). */
+export interface JobOverview {
+  readonly name: string;
+  readonly lockName: string;
+  readonly kind: CatalogueJob['kind'];
+  /** The cron expression, or `every <ms> ms` / `once after <ms> ms`. */
+  readonly schedule: string;
+  readonly timeZone?: string;
+  readonly paused: boolean;
+  readonly pause?: PauseState;
+  /** Who holds the lock now (its `lockedBy`), or `null`. */
+  readonly holder: string | null;
+  /** Since when the holder has it (epoch ms, the holder's clock), when held. */
+  readonly lockedSince?: number;
+  /** Until when the lock is held at most as the store has it now (epoch ms), when held. */
+  readonly lockedUntil: number | null;
+  /** The holder's fencing token, when held. */
+  readonly fencingToken?: number;
+  /**
+   * When a cron job fires next (epoch ms), from its expression and time zone with `cron`'s `CronTime` (without a
+   * time zone, in the zone of the process that asks). `null` for interval and timeout jobs, and where the `cron`
+   * package (`@nestjs/schedule`'s dependency) cannot be loaded.
+   */
+  readonly nextFireAt: number | null;
+  /** The newest run in the history, or `null`. */
+  readonly lastRun: LastRun | null;
+  /** Skips by reason since the counts began. */
+  readonly skips: Readonly<Record<string, number>>;
+  /** The live nodes that run the job. */
+  readonly nodes: readonly string[];
+}
+
+/** The newest run of a job, as `lastRun` of a {@link JobOverview}. */
+export interface LastRun {
+  readonly occurrence: number | null;
+  readonly state: HistoryOutcome;
+  readonly node: string;
+  readonly startedAt: number;
+  readonly finishedAt: number | null;
+  readonly durationMs: number | null;
+  readonly error?: string;
+  readonly fencingToken?: number;
+  readonly attempt: number;
+  readonly manual?: RunHistoryEntry['manual'];
+}
+
+/** What a job's overview is made of, as the store has it. */
+export interface JobFacts {
+  readonly job: CatalogueJob;
+  /** The live nodes that run it. */
+  readonly nodes: readonly string[];
+  readonly skips: Record<string, number>;
+  readonly lock: LockState;
+  /** Its newest history entries, newest first. */
+  readonly recent: readonly HistoryEntry[];
+  readonly nextFireAt: number | null;
+}
+
+/** A job's overview from what the store has of it; `now`: epoch ms, for when the lock expires. */
+export function jobOverview({ job, nodes, skips, lock, recent, nextFireAt }: JobFacts, now: number): JobOverview {
+  const { holder, fencingToken, paused } = lock;
+  const last = recent.find(isRun);
+  return {
+    name: job.jobName,
+    lockName: job.lockName,
+    kind: job.kind,
+    schedule: describeSchedule(job),
+    timeZone: job.timeZone,
+    paused: paused !== undefined,
+    pause: paused,
+    holder: holder ? holder.lockedBy : null,
+    lockedSince: holder?.since,
+    lockedUntil: holder && holder.ttl > 0 ? now + holder.ttl : null,
+    fencingToken,
+    nextFireAt,
+    lastRun: last ? lastRun(last) : null,
+    skips,
+    nodes,
+  };
+}
+
+function lastRun(run: RunHistoryEntry): LastRun {
+  return {
+    occurrence: run.occurrence ?? null,
+    state: run.outcome,
+    node: run.node,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt ?? null,
+    durationMs: run.durationMs ?? null,
+    error: run.error,
+    fencingToken: run.fencingToken,
+    attempt: run.attempt,
+    manual: run.manual,
+  };
+}
+
+function isRun(entry: HistoryEntry): entry is RunHistoryEntry {
+  return entry.type === 'run';
+}
+
+function describeSchedule(job: CatalogueJob): string {
+  if (job.kind === 'cron') return job.schedule;
+  return job.kind === 'interval' ? `every ${job.schedule} ms` : `once after ${job.schedule} ms`;
+}

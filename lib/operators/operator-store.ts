@@ -1,0 +1,78 @@
+import type { SkipReason } from '../core/task-result.js';
+import type {
+  CatalogueJob,
+  ClusterNode,
+  HistoryEntry,
+  PauseState,
+  SteeringNote,
+  TriggerRequest,
+  TriggerResult,
+} from './cluster-records.js';
+
+/** How many runs (and operator actions) a job's history keeps unless told otherwise. */
+export const DEFAULT_HISTORY_LIMIT = 50;
+
+/** How long a trigger's result is kept for the operator who asked (ms). */
+export const TRIGGER_RESULT_TTL = 300_000;
+
+/**
+ * The operator console's port (nestjs/throttler's storage idea): what a store keeps so that operators see the
+ * cluster's locked jobs and steer them from any process. A provider offers one through
+ * {@link OperatorLockProvider}; the nodes write to it (heartbeat, catalogue, skips, triggers), and the
+ * admin service, the CLI and the status page read and steer through it (`ClusterAdmin`). No call is on a
+ * tick's path. Rejections are store errors, said in the store's terms.
+ */
+export interface OperatorStore {
+  // Written by the nodes.
+
+  /** Publishes a node's heartbeat and the catalogue entries of its jobs that changed since the last one. */
+  publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void>;
+  /** Adds skips a node counted since its last heartbeat: lock name → reason → count. */
+  addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void>;
+  /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node. */
+  takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]>;
+  /** Records what became of a trigger, for the operator waiting for it (kept for a few minutes). */
+  reportTrigger(id: string, result: TriggerResult): Promise<void>;
+  /** Forgets the nodes last seen before `cutoff` (epoch ms), so the list stays bounded; resolves to how many. */
+  forgetNodes(cutoff: number): Promise<number>;
+
+  // Read by operators.
+
+  /** Every node that ever sent a heartbeat and is not forgotten yet. */
+  nodes(): Promise<ClusterNode[]>;
+  /** Every job of the catalogue. */
+  jobs(): Promise<CatalogueJob[]>;
+  job(jobName: string): Promise<CatalogueJob | undefined>;
+  /** The last `limit` entries of a lock's history, newest first. */
+  history(lockName: string, limit: number): Promise<HistoryEntry[]>;
+  /** Who holds the lock now, its fencing token, and the job's pause. */
+  lockState(lockName: string): Promise<LockState>;
+  /** Skip counts of every lock: lock name → reason → count. */
+  skips(): Promise<Map<string, Record<string, number>>>;
+
+  // Steering, each action recorded in the job's history.
+
+  /** Pauses the job that locks `lockName`; `false` if it was paused already. */
+  pause(lockName: string, note: SteeringNote): Promise<boolean>;
+  /** Resumes a paused job; `false` if it was not paused. */
+  resume(lockName: string, note: SteeringNote): Promise<boolean>;
+  /** Asks a node that runs `jobName` to run it once now; resolves to the request's id. */
+  requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string>;
+  /** What became of a trigger, once a node has taken it. */
+  triggerResult(id: string): Promise<TriggerResult | undefined>;
+  /**
+   * Force-releases the lock whoever holds it: its holder's next renewal or release finds it lost
+   * (`not-owner`), while the job's next run may take it at once. Resolves to the former holder's `lockedBy`.
+   */
+  unlock(lockName: string, note: SteeringNote): Promise<string | undefined>;
+}
+
+/** A lock as {@link OperatorStore.lockState} reads it. */
+export interface LockState {
+  /** While the lock is held: who holds it, since when (epoch ms, the holder's clock), for how long still (ms). */
+  readonly holder?: { readonly lockedBy: string; readonly since: number; readonly ttl: number };
+  /** The holder's fencing token, while held. */
+  readonly fencingToken?: number;
+  /** The job's pause, while it lasts. */
+  readonly paused?: PauseState;
+}

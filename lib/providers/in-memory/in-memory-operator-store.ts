@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { SkipReason } from '../../core/task-result.js';
+import type {
+  CatalogueJob,
+  ClusterNode,
+  HistoryEntry,
+  PauseState,
+  SteeringNote,
+  TriggerRequest,
+  TriggerResult,
+} from '../../operators/cluster-records.js';
+import { TRIGGER_RESULT_TTL, type LockState, type OperatorStore } from '../../operators/operator-store.js';
+import type { InMemoryLocks } from './in-memory-locks.js';
+
+/**
+ * The operator store in this process's memory, beside an {@link InMemoryLockProvider}'s locks: the whole
+ * console (admin service, status page) works without Redis, with the Redis store's semantics (the
+ * history capped at `historyLimit`, a trigger taken by one node, a force-release its holder sees as lost).
+ */
+export class InMemoryOperatorStore implements OperatorStore {
+  private readonly nodesByName = new Map<string, ClusterNode>();
+  private readonly catalogue = new Map<string, CatalogueJob>();
+  /** Lock name → reason → count. */
+  private readonly skipCounts = new Map<string, Record<string, number>>();
+  private readonly triggers = new Map<string, TriggerRequest>();
+  private readonly triggerResults = new Map<string, { readonly result: TriggerResult; readonly at: number }>();
+  private readonly pauses = new Map<string, PauseState>();
+  /** Lock name → history, newest first. */
+  private readonly histories = new Map<string, HistoryEntry[]>();
+
+  constructor(
+    private readonly locks: InMemoryLocks,
+    private readonly historyLimit: number,
+  ) {}
+
+  async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
+    this.nodesByName.set(node.lockedBy, node);
+    for (const job of jobs) this.catalogue.set(job.jobName, job);
+  }
+
+  async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {
+    for (const [lock, reasons] of counts) {
+      const byReason = { ...this.skipCounts.get(lock) };
+      for (const [reason, count] of reasons) byReason[reason] = (byReason[reason] ?? 0) + count;
+      this.skipCounts.set(lock, byReason);
+    }
+  }
+
+  async takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]> {
+    const taken = [...this.triggers.values()].filter((request) => jobNames.has(request.jobName));
+    for (const request of taken) this.triggers.delete(request.jobName);
+    return taken;
+  }
+
+  async reportTrigger(id: string, result: TriggerResult): Promise<void> {
+    const now = Date.now();
+    // Bounded like the Redis store's expiring keys: results nobody asked for within the TTL are dropped.
+    for (const [old, { at }] of this.triggerResults) if (now - at > TRIGGER_RESULT_TTL) this.triggerResults.delete(old);
+    this.triggerResults.set(id, { result, at: now });
+  }
+
+  async forgetNodes(cutoff: number): Promise<number> {
+    const gone = [...this.nodesByName.values()].filter((node) => node.lastSeen < cutoff);
+    for (const node of gone) this.nodesByName.delete(node.lockedBy);
+    return gone.length;
+  }
+
+  async nodes(): Promise<ClusterNode[]> {
+    return [...this.nodesByName.values()];
+  }
+
+  async jobs(): Promise<CatalogueJob[]> {
+    return [...this.catalogue.values()];
+  }
+
+  async job(jobName: string): Promise<CatalogueJob | undefined> {
+    return this.catalogue.get(jobName);
+  }
+
+  async history(lockName: string, limit: number): Promise<HistoryEntry[]> {
+    return (this.histories.get(lockName) ?? []).slice(0, limit);
+  }
+
+  async lockState(lockName: string): Promise<LockState> {
+    const now = performance.now();
+    const held = this.locks.holder(lockName, now);
+    return {
+      holder: held && { lockedBy: held.lockedBy, since: held.since, ttl: Math.ceil(held.expiresAt - now) },
+      fencingToken: held && this.locks.fence(lockName),
+      paused: this.pauses.get(lockName),
+    };
+  }
+
+  async skips(): Promise<Map<string, Record<string, number>>> {
+    return new Map([...this.skipCounts].map(([lock, counts]) => [lock, { ...counts }]));
+  }
+
+  async pause(lockName: string, note: SteeringNote): Promise<boolean> {
+    if (this.pauses.has(lockName)) return false;
+    const state: PauseState = { actor: note.actor, reason: note.reason, at: Date.now() };
+    this.pauses.set(lockName, state);
+    this.record(lockName, { type: 'pause', ...state });
+    return true;
+  }
+
+  async resume(lockName: string, note: SteeringNote): Promise<boolean> {
+    if (!this.pauses.delete(lockName)) return false;
+    this.record(lockName, { type: 'resume', actor: note.actor, reason: note.reason, at: Date.now() });
+    return true;
+  }
+
+  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
+    const request: TriggerRequest = {
+      id: randomUUID(),
+      jobName,
+      actor: note.actor,
+      reason: note.reason,
+      at: Date.now(),
+    };
+    this.triggers.set(jobName, request);
+    this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
+    return request.id;
+  }
+
+  async triggerResult(id: string): Promise<TriggerResult | undefined> {
+    return this.triggerResults.get(id)?.result;
+  }
+
+  async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
+    const formerHolder = this.locks.forceRelease(lockName);
+    const entry = { type: 'unlock', actor: note.actor, reason: note.reason, at: Date.now() } as const;
+    this.record(lockName, formerHolder === undefined ? entry : { ...entry, formerHolder });
+    return formerHolder;
+  }
+
+  /** @internal Whether an operator has paused the job that locks `lockName`. */
+  isPaused(lockName: string): boolean {
+    return this.pauses.has(lockName);
+  }
+
+  /** @internal Adds `entry` to the lock's history, keeping the newest `historyLimit`. */
+  record(lockName: string, entry: HistoryEntry): void {
+    const history = [entry, ...(this.histories.get(lockName) ?? [])];
+    this.histories.set(lockName, history.slice(0, this.historyLimit));
+  }
+}

@@ -1,0 +1,223 @@
+import { Injectable } from '@nestjs/common';
+import { Cron, Interval, Timeout } from '@nestjs/schedule';
+import {
+  currentLock,
+  InMemoryLockProvider,
+  LockLostError,
+  SchedulerLock,
+  SchedulerLockAdmin,
+  UnknownJobError,
+  type HistoryEntry,
+  type LockEvent,
+  type LockProvider,
+  type RunHistoryEntry,
+} from '../../lib/index.js';
+import { jobEvent } from '../support/lock-event-match.js';
+import { events, nextEvent } from '../support/lock-events.js';
+import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
+import { pollUntil } from '../support/timing.js';
+import { deferred } from '../support/wait-until.js';
+
+/** Every 200 ms; `failing` throws. */
+@Injectable()
+class Jobs {
+  @SchedulerLock()
+  @Interval('report', 200)
+  report() {}
+
+  @SchedulerLock()
+  @Interval('failing', 200)
+  failing() {
+    throw new Error('boom: the ledger is locked');
+  }
+
+  /** Hourly: only a trigger runs it during a test. */
+  @SchedulerLock()
+  @Cron('0 0 * * * *', { name: 'hourly' })
+  hourly() {}
+}
+
+/** One run that goes on until its lock is lost, with a renewing lease. */
+@Injectable()
+class LongRun {
+  readonly started = deferred();
+  readonly lost = deferred<unknown>();
+
+  @SchedulerLock({ keepAlive: { lease: '300ms' }, lockAtMostFor: '1m' })
+  @Timeout('long-run', 10)
+  async run() {
+    const { signal } = currentLock()!;
+    this.started.resolve();
+    await new Promise((resolve) => signal.addEventListener('abort', resolve));
+    this.lost.resolve(signal.reason);
+  }
+}
+
+afterEach(closeSchedulerApps);
+
+/** An app on `provider` (an in-memory one unless given), publishing itself every 100 ms. */
+function startApp(jobs: (typeof Jobs | typeof LongRun)[], provider?: LockProvider): Promise<SchedulerApp> {
+  return startSchedulerApp({
+    lock: {
+      provider: provider ?? new InMemoryLockProvider({ lockedBy: 'node-a' }),
+      lockedBy: 'node-a',
+      defaultLockAtMostFor: '1m',
+      heartbeatInterval: '100ms',
+    },
+    providers: jobs,
+  });
+}
+
+/** What `probe` resolves to once `accept` takes it, looked at every 20 ms for up to 10 s. */
+async function until<T>(probe: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
+  const accepted = async () => {
+    const value = await probe();
+    return accept(value) ? value : undefined;
+  };
+  return (await pollUntil(accepted, performance.now() + 10_000, 20)).value;
+}
+
+function runs(history: HistoryEntry[]): RunHistoryEntry[] {
+  return history.filter((entry): entry is RunHistoryEntry => entry.type === 'run');
+}
+
+describe('SchedulerLockAdmin on the in-memory provider: the whole console without Redis', () => {
+  it('listJobs, listNodes and history: each run with its node, outcome, fencing token and error', async () => {
+    const app = await startApp([Jobs]);
+    const admin = app.get(SchedulerLockAdmin);
+
+    const jobs = await until(
+      () => admin.listJobs(),
+      (list) => list.find((job) => job.name === 'report')?.lastRun != null,
+    );
+    expect(jobs.map((job) => job.name)).toEqual(['failing', 'hourly', 'report']);
+    expect(jobs.find((job) => job.name === 'report')).toMatchObject({
+      kind: 'interval',
+      schedule: 'every 200 ms',
+      paused: false,
+      nodes: ['node-a'],
+      lastRun: { state: 'succeeded', node: 'node-a' },
+    });
+    expect(jobs.find((job) => job.name === 'hourly')).toMatchObject({ schedule: '0 0 * * * *', lastRun: null });
+    expect((await admin.listNodes()).map((node) => node.lockedBy)).toEqual(['node-a']);
+
+    const failed = await until(
+      () => admin.history('failing', 10),
+      (history) => runs(history).some((run) => run.outcome === 'failed'),
+    );
+    const run = runs(failed).find((entry) => entry.outcome === 'failed')!;
+    expect(run).toMatchObject({ node: 'node-a', error: 'boom: the ledger is locked', attempt: 1 });
+    expect(run.fencingToken).toBeGreaterThan(0);
+    expect(run.finishedAt).toBeGreaterThanOrEqual(run.startedAt);
+    await expect(admin.getJob('no-such-job')).rejects.toBeInstanceOf(UnknownJobError);
+  });
+
+  it('pause: the ticks are skipped as paused until resume; both are in the history, counted and emitted', async () => {
+    const app = await startApp([Jobs]);
+    const admin = app.get(SchedulerLockAdmin);
+    await until(
+      () => admin.listNodes(),
+      (found) => found.length === 1,
+    );
+    const operatorEvent = nextEvent(app.events$, (event) => event.type === 'operator');
+
+    expect(await admin.pause('report', { actor: 'alice', reason: 'ledger maintenance' })).toBe(true);
+    expect(await admin.pause('report', { actor: 'alice' })).toBe(false);
+    expect(await operatorEvent).toMatchObject({ action: 'pause', jobName: 'report', actor: 'alice' });
+    // A run that had its lock before the pause may still end; none starts after the first paused skip.
+    const skippedReport = (event: LockEvent) => event.type === 'skipped' && event.jobName === 'report';
+    await events(app.events$, skippedReport, 1);
+    const from = app.recorded.length;
+    await events(app.events$, skippedReport, 2);
+    const sincePause = app.recorded.slice(from).filter((event) => event.jobName === 'report');
+    expect(sincePause.filter((event) => event.type === 'started')).toEqual([]);
+    expect(sincePause.filter((event) => event.type === 'skipped')).toEqual(
+      sincePause.filter((event) => event.type === 'skipped').map(() => expect.objectContaining({ reason: 'paused' })),
+    );
+    expect(await admin.getJob('report')).toMatchObject({
+      paused: true,
+      pause: { actor: 'alice', reason: 'ledger maintenance' },
+    });
+
+    const started = nextEvent(app.events$, jobEvent('started', 'report'));
+    expect(await admin.resume('report', { actor: 'alice' })).toBe(true);
+    await started;
+    expect((await admin.history('report')).filter((entry) => entry.type !== 'run')).toMatchObject([
+      { type: 'resume', actor: 'alice' },
+      { type: 'pause', actor: 'alice', reason: 'ledger maintenance' },
+    ]);
+    const counted = await until(
+      () => admin.getJob('report'),
+      (job) => (job.skips.paused ?? 0) >= 2,
+    );
+    expect(counted.paused).toBe(false);
+  });
+
+  it('trigger: runs a job with no tick due once, as a manual run in its history', async () => {
+    const app = await startApp([Jobs]);
+    const admin = app.get(SchedulerLockAdmin);
+    await until(
+      () => admin.listNodes(),
+      (found) => found.length === 1,
+    );
+    const started = nextEvent(app.events$, jobEvent('started', 'hourly'));
+
+    const outcome = await admin.trigger('hourly', { actor: 'bob', reason: 'rerun after the fix' });
+    expect(outcome).toMatchObject({ triggered: true, result: { node: 'node-a', state: 'started' } });
+    await started;
+    const history = await until(
+      () => admin.history('hourly'),
+      (entries) => runs(entries).length === 1,
+    );
+    expect(runs(history)[0]).toMatchObject({ outcome: 'succeeded', node: 'node-a', manual: { actor: 'bob' } });
+    expect(history.find((entry) => entry.type === 'trigger')).toMatchObject({ actor: 'bob' });
+  });
+
+  it('unlock: frees a held lock (trigger refused before), and the run sees its lock lost (not-owner)', async () => {
+    const app = await startApp([LongRun]);
+    const admin = app.get(SchedulerLockAdmin);
+    await app.get(LongRun).started.promise;
+    await until(
+      () => admin.listNodes(),
+      (found) => found.length === 1,
+    );
+    const held = await admin.getJob('long-run');
+    expect(held).toMatchObject({ holder: 'node-a', fencingToken: 1 });
+    expect(held.lockedUntil).toBeGreaterThan(Date.now());
+
+    expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({
+      triggered: false,
+      reason: 'running',
+      holder: 'node-a',
+    });
+    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerHolder: 'node-a' });
+    const reason = await app.get(LongRun).lost.promise;
+    expect(reason).toBeInstanceOf(LockLostError);
+    expect(reason).toMatchObject({ reason: 'not-owner' });
+    expect((await admin.getJob('long-run')).holder).toBeNull();
+    expect((await admin.history('long-run')).find((entry) => entry.type === 'unlock')).toMatchObject({
+      actor: 'carol',
+      reason: 'stuck',
+      formerHolder: 'node-a',
+    });
+  });
+
+  it('finds the operator store by its ability, whatever the provider class', async () => {
+    const store = new InMemoryLockProvider({ lockedBy: 'node-a' });
+    // A provider of its own (a plain object), delegating to the in-memory one: no class to test for.
+    const provider = {
+      lock: store.lock.bind(store),
+      lockJob: store.lockJob.bind(store),
+      lockOccurrence: store.lockOccurrence.bind(store),
+      recoverOccurrence: store.recoverOccurrence.bind(store),
+      operatorStore: store.operatorStore.bind(store),
+    };
+    const app = await startApp([Jobs], provider);
+
+    const jobs = await until(
+      () => app.get(SchedulerLockAdmin).listJobs(),
+      (list) => list.length === 3,
+    );
+    expect(jobs.map((job) => job.name)).toEqual(['failing', 'hourly', 'report']);
+  });
+});

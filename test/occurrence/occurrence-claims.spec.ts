@@ -6,6 +6,8 @@ import {
   type RecoveringLockProvider,
   type SimpleLock,
 } from '../../lib/index.js';
+import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
+import { postgresFixture } from '../postgres/postgres-fixture.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil } from '../support/timing.js';
 
@@ -27,7 +29,7 @@ async function lockOf(claim: Awaited<ReturnType<OccurrenceProvider['lockOccurren
   return claim.lock;
 }
 
-describe.each<[string, () => Nodes]>([
+describe.each<[string, () => Nodes | Promise<Nodes>]>([
   [
     'RedisLockProvider',
     () => {
@@ -54,10 +56,20 @@ describe.each<[string, () => Nodes]>([
       return { a: store, b: store, close: async () => undefined };
     },
   ],
+  [
+    'PostgresLockProvider',
+    async () => {
+      const fixture = await postgresFixture('occurrence');
+      const [a, b]: PostgresLockProvider[] = ['a', 'b'].map((node) => fixture.connect({ lockedBy: `node-${node}` }));
+      // The table and a connection each, before the tests time their 50 ms locks.
+      await Promise.all([a, b].map((node) => node.readJobRecord('warm-up')));
+      return { a, b, close: () => fixture.close() };
+    },
+  ],
 ])('%s occurrence claims', (_, makeNodes) => {
   let nodes: Nodes;
-  beforeEach(() => {
-    nodes = makeNodes();
+  beforeEach(async () => {
+    nodes = await makeNodes();
   });
   afterEach(() => nodes.close());
 

@@ -9,6 +9,8 @@ export interface PostgresFixture extends LockProviderFixture {
   /** The admin pool, for looking at the table directly. */
   readonly admin: pg.Pool;
   connect(options?: PostgresLockProviderOptions): PostgresLockProvider;
+  /** The pool a provider of {@link connect} runs on. */
+  poolOf(provider: PostgresLockProvider): pg.Pool;
 }
 
 /**
@@ -20,14 +22,18 @@ export async function postgresFixture(label: string): Promise<PostgresFixture> {
   const schema = uniqueSchema(label);
   await createSchema(admin, schema);
   const pools: pg.Pool[] = [];
+  const poolsByProvider = new Map<PostgresLockProvider, pg.Pool>();
   return {
     schema,
     admin,
     connect(options = {}) {
       const pool = postgresPool();
       pools.push(pool);
-      return new PostgresLockProvider(pool, { schema, lockedBy: `node-${pools.length}`, ...options });
+      const provider = new PostgresLockProvider(pool, { schema, lockedBy: `node-${pools.length}`, ...options });
+      poolsByProvider.set(provider, pool);
+      return provider;
     },
+    poolOf: (provider) => poolsByProvider.get(provider)!,
     async close() {
       await Promise.all(pools.map((pool) => pool.end()));
       await dropSchema(admin, schema);

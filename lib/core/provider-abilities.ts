@@ -7,6 +7,7 @@ import type {
   RecoveryClaim,
 } from './lock-provider.js';
 import type { LockConfiguration } from './lock-configuration.js';
+import type { OutageReporter } from './store-outage.js';
 
 /*
  * What a provider can do beyond `lock()`, one interface per ability (ShedLock's `ExtensibleLockProvider`
@@ -54,12 +55,19 @@ export interface JobRecordReader {
   readJobRecord(name: string): Promise<JobRecord | undefined>;
 }
 
+/**
+ * Reports its store's outages itself: one line when the store becomes unreachable (naming it, never a
+ * password), one when it is back. The module uses it for a `provider` it is given.
+ */
+export interface OutageReportingLockProvider extends LockProvider, OutageReporter {}
+
 /** The abilities, by the method each one adds. */
 export const PROVIDER_ABILITY_METHODS = [
   'renewLeases',
   'lockOccurrence',
   'recoverOccurrence',
   'readJobRecord',
+  'reportOutages',
 ] as const;
 
 export function canRenewLeases(provider: LockProvider): provider is LeaseRenewingLockProvider {
@@ -79,4 +87,8 @@ export function canRecoverOccurrences(provider: LockProvider): provider is Recov
 
 export function canReadJobRecords(provider: LockProvider): provider is LockProvider & JobRecordReader {
   return typeof (provider as Partial<JobRecordReader>).readJobRecord === 'function';
+}
+
+export function canReportOutages(provider: LockProvider): provider is OutageReportingLockProvider {
+  return typeof (provider as Partial<OutageReportingLockProvider>).reportOutages === 'function';
 }

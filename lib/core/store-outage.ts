@@ -1,3 +1,5 @@
+import type { SchedulerLockLogger } from './logger.js';
+
 /**
  * Reports an outage of the lock store once, instead of a line per lock and per 30 s: the executor hands
  * it every failed lock attempt and every answered one (see `RedisOutageReport`).
@@ -10,4 +12,17 @@ export interface StoreOutageReport {
   covers(error: unknown): boolean;
   /** A lock attempt got the store's answer. */
   answered(): void;
+}
+
+/** A {@link StoreOutageReport} the module runs from the app's start to its shutdown. */
+export interface StoreOutageMonitor extends StoreOutageReport {
+  /** The app has started: an outage already under way is reported now, with the number of locked jobs. */
+  start(lockedJobs: () => number): void;
+  /** Stops watching the store (the app shuts down). */
+  close(): void;
+}
+
+/** Makes the outage report of a provider's store, for the module (see `OutageReportingLockProvider`). */
+export interface OutageReporter {
+  reportOutages(logger: SchedulerLockLogger): StoreOutageMonitor;
 }

@@ -12,7 +12,8 @@ import { defaultLockedBy } from '../core/locked-by.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import type { RunInstrumentation } from '../core/run-instrumentation.js';
 import { assertLockProvider } from '../core/provider-contract.js';
-import { PROVIDER_ABILITY_METHODS } from '../core/provider-abilities.js';
+import type { StoreOutageMonitor } from '../core/store-outage.js';
+import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider-abilities.js';
 import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
@@ -34,8 +35,8 @@ export interface SchedulerLockSettings {
   readonly heartbeatInterval: number;
   /** The Redis client the module created, and so must close; never one it was handed. */
   readonly ownedClient?: Redis;
-  /** Reports outages of the module's Redis (its own client or the app's). */
-  readonly outages?: RedisOutageReport;
+  /** Reports outages of the module's Redis (its own client or the app's), or of a provider that reports its own. */
+  readonly outages?: StoreOutageMonitor;
   /** Wraps each locked run (tracing). */
   readonly instrumentation?: RunInstrumentation;
 }
@@ -120,7 +121,9 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   const replicaAck = replicaAckOptions(options, acquireTimeout);
   if (options.provider !== undefined) {
     assertLockProvider(options.provider, SUBJECT, [...PROVIDER_ABILITY_METHODS, ...OPERATOR_ABILITY_METHODS]);
-    return { provider: options.provider, ...common };
+    const { provider } = options;
+    const outages = canReportOutages(provider) ? provider.reportOutages(new Logger('SchedulerLock')) : undefined;
+    return { provider, ...common, outages };
   }
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;

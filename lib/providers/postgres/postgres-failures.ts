@@ -56,9 +56,10 @@ const SERVER_FAILURES: Readonly<Record<string, string>> = {
  * statement with (a missing privilege, say) stays as it is.
  */
 export function postgresFailure(endpoint: string, error: unknown, statementTimeout: number | false): unknown {
-  if (!(error instanceof Error)) return error;
+  // Not `instanceof Error`: a socket's error comes from Node's own realm, which a vm context (Jest) does not share.
+  if (typeof (error as Error | undefined)?.message !== 'string') return error;
   const code = (error as { code?: unknown }).code;
-  const reason = failureReason(error, typeof code === 'string' ? code : undefined, statementTimeout);
+  const reason = failureReason(error as Error, typeof code === 'string' ? code : undefined, statementTimeout);
   if (reason === undefined) return error;
   return new LockStoreUnavailableError(`PostgreSQL ${endpoint} is unreachable (${reason})`, reason, { cause: error });
 }

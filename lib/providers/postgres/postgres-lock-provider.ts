@@ -13,9 +13,11 @@ import type {
   RecoveryClaim,
   SimpleLock,
 } from '../../core/lock-provider.js';
+import type { SchedulerLockLogger } from '../../core/logger.js';
 import type {
   JobRecordReader,
   LeaseRenewingLockProvider,
+  OutageReportingLockProvider,
   RecoveringLockProvider,
 } from '../../core/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider } from '../../operators/operator-abilities.js';
@@ -30,6 +32,7 @@ import {
   type PostgresLockContext,
   type ReleaseRequest,
 } from './postgres-simple-lock.js';
+import { PostgresOutageReport } from './postgres-outage-report.js';
 import { postgresStatements } from './postgres-statements.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
 
@@ -82,7 +85,12 @@ interface NewHolder {
  * (see the README, "PostgreSQL"), so that the app's busy connections cannot delay a release.
  */
 export class PostgresLockProvider
-  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider
+  implements
+    LeaseRenewingLockProvider,
+    RecoveringLockProvider,
+    JobRecordReader,
+    JobLockProvider,
+    OutageReportingLockProvider
 {
   readonly lockedBy: string;
   /** The quoted, schema-qualified name of the locks table. */
@@ -94,11 +102,13 @@ export class PostgresLockProvider
   private readonly ownerId = randomUUID().slice(0, 13);
   private acquisitions = 0;
   private readonly recover: ReturnType<typeof recoveryStatement>;
+  private readonly pool: Pool;
 
   constructor(pool: Pool, options: PostgresLockProviderOptions = {}) {
     if (typeof (pool as Partial<Pool> | undefined)?.connect !== 'function') {
       throw new TypeError('PostgresLockProvider: pool must be a pg Pool (got ' + describe(pool) + ')');
     }
+    this.pool = pool;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
     this.table = locksTable({
       schema: options.schema ?? 'public',
@@ -136,6 +146,11 @@ export class PostgresLockProvider
   /** Creates the locks table unless it exists (or `createTables` is off); the first statement does it anyway. */
   createTables(): Promise<void> {
     return this.context.session.createTables();
+  }
+
+  /** One log line per outage of the pool's server, for the module (see {@link PostgresOutageReport}). */
+  reportOutages(logger: SchedulerLockLogger): PostgresOutageReport {
+    return new PostgresOutageReport(this.pool, this.endpoint, logger);
   }
 
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {

@@ -15,6 +15,7 @@ import {
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
+import { postgresFixture, type PostgresFixture } from '../postgres/postgres-fixture.js';
 import { pollUntil } from '../support/timing.js';
 import { deferred } from '../support/wait-until.js';
 
@@ -53,13 +54,20 @@ class LongRun {
   }
 }
 
-afterEach(closeSchedulerApps);
+/** The provider of each test's app: in memory, or on a PostgreSQL schema of the test's own. */
+let newProvider: () => LockProvider;
+let fixture: PostgresFixture | undefined;
+afterEach(async () => {
+  await closeSchedulerApps();
+  await fixture?.close();
+  fixture = undefined;
+});
 
-/** An app on `provider` (an in-memory one unless given), publishing itself every 100 ms. */
+/** An app on `provider` ({@link newProvider}'s unless given), publishing itself every 100 ms. */
 function startApp(jobs: (typeof Jobs | typeof LongRun)[], provider?: LockProvider): Promise<SchedulerApp> {
   return startSchedulerApp({
     lock: {
-      provider: provider ?? new InMemoryLockProvider({ lockedBy: 'node-a' }),
+      provider: provider ?? newProvider(),
       lockedBy: 'node-a',
       defaultLockAtMostFor: '1m',
       heartbeatInterval: '100ms',
@@ -81,7 +89,21 @@ function runs(history: HistoryEntry[]): RunHistoryEntry[] {
   return history.filter((entry): entry is RunHistoryEntry => entry.type === 'run');
 }
 
-describe('SchedulerLockAdmin on the in-memory provider: the whole console without Redis', () => {
+describe.each([
+  ['the in-memory provider', async () => () => new InMemoryLockProvider({ lockedBy: 'node-a' })],
+  [
+    'PostgreSQL',
+    async () => {
+      const pg = await postgresFixture('admin');
+      fixture = pg;
+      return () => pg.connect({ lockedBy: 'node-a' });
+    },
+  ],
+])('SchedulerLockAdmin on %s: the whole console without Redis', (_, providers) => {
+  beforeEach(async () => {
+    newProvider = await providers();
+  });
+
   it('listJobs, listNodes and history: each run with its node, outcome, fencing token and error', async () => {
     const app = await startApp([Jobs]);
     const admin = app.get(SchedulerLockAdmin);

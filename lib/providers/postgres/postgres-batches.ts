@@ -10,17 +10,18 @@ export interface NamedRequest {
 
 /**
  * A {@link CallBatch} of `statement`: a burst's requests go as one statement whose parameters are the
- * `columns` of the requests, and each request gets the row of its name. A statement cannot touch a row
+ * `parameters` of the requests (arrays, one element per request), and each request gets the row of its
+ * name. A statement cannot touch a row
  * twice, so a batch that names a lock twice (a lost run's release and its successor's) goes in rounds of
  * distinct names, one after the other.
  */
 export function statementBatch<Request extends NamedRequest, Row extends QueryResultRow & NamedRequest>(
   session: PostgresSession,
   statement: Statement,
-  columns: (requests: readonly Request[]) => readonly unknown[][],
+  parameters: (requests: readonly Request[]) => readonly unknown[],
 ): CallBatch<Request, Row | undefined> {
   const sendRound = async (requests: readonly Request[]) => {
-    const rows = await session.run<Row>(statement, columns(requests));
+    const rows = await session.run<Row>(statement, parameters(requests));
     const byName = new Map(rows.map((row) => [row.name, row]));
     return requests.map((request) => byName.get(request.name));
   };

@@ -20,42 +20,35 @@ import type {
   OutageReportingLockProvider,
   RecoveringLockProvider,
 } from '../../core/provider-abilities.js';
-import type { JobLockClaim, JobLockProvider } from '../../operators/operator-abilities.js';
+import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { statementBatch } from './postgres-batches.js';
-import { locksTable } from './postgres-schema.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { postgresTables, type PostgresTables } from './postgres-schema.js';
 import { PostgresSession } from './postgres-session.js';
 import {
+  PLAIN_LOCK,
   PostgresSimpleLock,
-  releaseColumns,
+  releaseParameters,
   renewLocks,
   type OwnerCheckRow,
+  type LockUse,
   type PostgresLockContext,
   type ReleaseRequest,
 } from './postgres-simple-lock.js';
+import {
+  DEFAULT_STATEMENT_TIMEOUT,
+  DEFAULT_TABLE_PREFIX,
+  type PostgresLockProviderOptions,
+} from './postgres-options.js';
+import { PostgresOperatorStore } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { postgresStatements } from './postgres-statements.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
 
-/** Options of {@link PostgresLockProvider}. */
-export interface PostgresLockProviderOptions {
-  /** The schema of the locks table; it must exist. Default `public`. */
-  schema?: string;
-  /** Prefix of the table's name: `<tablePrefix>locks`. Default `scheduler_lock_`. */
-  tablePrefix?: string;
-  /** Stored with each lock so an operator can see who holds it. Default `<hostname>:<pid>`. */
-  lockedBy?: string;
-  /** Creates the table on first use when it is missing (`CREATE TABLE IF NOT EXISTS`). Default `true`. */
-  createTables?: boolean;
-  /**
-   * The `statement_timeout` (ms) the provider sets on each pool connection it uses, so that a statement that
-   * cannot finish in time is rolled back instead of taking a lock late. Make it your `acquireTimeout`
-   * (default 2 s, the module's). `false` leaves the connections' setting alone: for a pool the app shares.
-   */
-  statementTimeout?: number | false;
-}
-
-const DEFAULT_TABLE_PREFIX = 'scheduler_lock_';
-const DEFAULT_STATEMENT_TIMEOUT = 2_000;
+/** A scheduled job's plain tick: its end goes into the history. */
+const JOB_LOCK: LockUse = { ofJob: true, recorded: false };
+/** An occurrence's run: in the job record too. */
+const OCCURRENCE_LOCK: LockUse = { ofJob: true, recorded: true };
 
 interface JobLockRow {
   readonly name: string;
@@ -90,11 +83,12 @@ export class PostgresLockProvider
     RecoveringLockProvider,
     JobRecordReader,
     JobLockProvider,
+    OperatorLockProvider,
     OutageReportingLockProvider
 {
   readonly lockedBy: string;
-  /** The quoted, schema-qualified name of the locks table. */
-  readonly table: string;
+  /** The quoted, schema-qualified names of the tables. */
+  readonly tables: PostgresTables;
   private readonly context: PostgresLockContext;
   private readonly claims: CallBatch<NewHolder & { occurrence: number }, ClaimRow | undefined>;
   private readonly jobLocks: CallBatch<NewHolder & { manual: boolean }, JobLockRow | undefined>;
@@ -103,6 +97,7 @@ export class PostgresLockProvider
   private acquisitions = 0;
   private readonly recover: ReturnType<typeof recoveryStatement>;
   private readonly pool: Pool;
+  private readonly operators: PostgresOperatorStore;
 
   constructor(pool: Pool, options: PostgresLockProviderOptions = {}) {
     if (typeof (pool as Partial<Pool> | undefined)?.connect !== 'function') {
@@ -110,16 +105,18 @@ export class PostgresLockProvider
     }
     this.pool = pool;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
-    this.table = locksTable({
-      schema: options.schema ?? 'public',
-      tablePrefix: options.tablePrefix ?? DEFAULT_TABLE_PREFIX,
-    });
+    const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
+    this.tables = postgresTables({ schema: options.schema ?? 'public', tablePrefix });
+    const historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
     const statementTimeout = options.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT;
-    const session = new PostgresSession(pool, this.table, statementTimeout, options.createTables ?? true);
-    const statements = postgresStatements(this.table);
-    const finishes = statementBatch<ReleaseRequest, OwnerCheckRow>(session, statements.release, releaseColumns);
-    this.context = { session, statements, finishes };
-    this.recover = recoveryStatement(this.table);
+    const session = new PostgresSession(pool, this.tables, statementTimeout, options.createTables ?? true);
+    const statements = postgresStatements(this.tables);
+    const finishes = statementBatch<ReleaseRequest, OwnerCheckRow>(session, statements.release, (requests) =>
+      releaseParameters(requests, historyLimit),
+    );
+    this.context = { session, statements, finishes, lockedBy: this.lockedBy, historyLimit };
+    this.recover = recoveryStatement(this.tables);
+    this.operators = new PostgresOperatorStore(session, this.tables, historyLimit);
     const holders = <T extends NewHolder>(requests: readonly T[]) => [
       requests.map((request) => request.name),
       requests.map((request) => request.owner),
@@ -148,6 +145,11 @@ export class PostgresLockProvider
     return this.context.session.createTables();
   }
 
+  /** The operator console's records, in the tables beside the locks. */
+  operatorStore(): PostgresOperatorStore {
+    return this.operators;
+  }
+
   /** One log line per outage of the pool's server, for the module (see {@link PostgresOutageReport}). */
   reportOutages(logger: SchedulerLockLogger): PostgresOutageReport {
     return new PostgresOutageReport(this.pool, this.endpoint, logger);
@@ -159,13 +161,13 @@ export class PostgresLockProvider
     const values = [configuration.name, owner, this.lockedBy, ttlMillis(configuration.lockAtMostFor)];
     return session
       .run<{ fencing_token: string }>(statements.lock, values)
-      .then(([row]) => row && new PostgresSimpleLock(this.context, owner, configuration, Number(row.fencing_token)));
+      .then(([row]) => row && this.lockOf(configuration, owner, row, PLAIN_LOCK));
   }
 
   lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {
     const request = { ...this.newHolder(configuration), manual };
     return this.jobLocks.call(request).then((row): JobLockClaim => {
-      if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, false) };
+      if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, JOB_LOCK) };
       return { refused: row?.held === false ? 'paused' : 'locked' };
     });
   }
@@ -173,7 +175,7 @@ export class PostgresLockProvider
   lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
     const request = { ...this.newHolder(configuration), occurrence };
     return this.claims.call(request).then((row): OccurrenceClaim => {
-      if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, true) };
+      if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, OCCURRENCE_LOCK) };
       const last = row?.occurrence == null ? undefined : Number(row.occurrence);
       if (last !== undefined && last >= occurrence) {
         return { refused: 'already-ran', running: last === occurrence && row?.run_state === 'running' };
@@ -190,9 +192,10 @@ export class PostgresLockProvider
     grace: number,
   ): Promise<RecoveryClaim> {
     const { owner, ttl, name } = this.newHolder(configuration);
-    const values = [name, owner, this.lockedBy, ttl, occurrence, maxAttempts, Math.ceil(grace)];
+    const { historyLimit } = this.context;
+    const values = [name, owner, this.lockedBy, ttl, occurrence, maxAttempts, Math.ceil(grace), historyLimit];
     const [row] = await this.context.session.run<RecoveryRow>(this.recover, values);
-    return recoveryClaim(row, (fence) => new PostgresSimpleLock(this.context, owner, configuration, fence, true));
+    return recoveryClaim(row, (fence) => this.lockOf(configuration, owner, { fencing_token: fence }, OCCURRENCE_LOCK));
   }
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
@@ -227,8 +230,8 @@ export class PostgresLockProvider
     return { name: configuration.name, owner: this.ownerValue(), ttl: ttlMillis(configuration.lockAtMostFor) };
   }
 
-  private lockOf(configuration: LockConfiguration, owner: string, row: JobLockRow, recorded: boolean) {
-    return new PostgresSimpleLock(this.context, owner, configuration, Number(row.fencing_token), recorded);
+  private lockOf(configuration: LockConfiguration, owner: string, row: { fencing_token: unknown }, use: LockUse) {
+    return new PostgresSimpleLock(this.context, owner, configuration, Number(row.fencing_token), use);
   }
 
   /** A lock's owner value: who took it and when (epoch ms, for operators), and a part unique to this acquisition. */

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { LockStoreUnavailableError } from '../../core/errors.js';
 import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
-import { locksTableDdl } from './postgres-schema.js';
+import { tablesDdl, type PostgresTables } from './postgres-schema.js';
 import type { Statement } from './postgres-statements.js';
 
 /** SQLSTATEs of a `CREATE TABLE IF NOT EXISTS` that lost a race with another node's: the table is there. */
@@ -12,20 +12,20 @@ const CREATED_MEANWHILE = new Set(['23505', '42P07']);
  * statement alone (never a client the app holds, so never inside the app's transaction), in autocommit,
  * as a named prepared statement (parsed once per connection). Each connection gets the provider's
  * `statement_timeout` the first time the provider uses it, so a statement that cannot finish in time is
- * rolled back by the server instead of taking a lock late. The table is created before the first statement,
- * unless it exists or `createTables` is off.
+ * rolled back by the server instead of taking a lock late. The tables are created before the first statement,
+ * unless they exist or `createTables` is off.
  */
 export class PostgresSession {
   /** `host:port/database`, for messages. */
   readonly endpoint: string;
   /** Connections whose `statement_timeout` the provider has set. */
   private readonly timed = new WeakSet<PoolClient>();
-  /** The table's creation, once; `true` once it is known to exist. */
+  /** The tables' creation, once; `true` once they are known to exist. */
   private tables: Promise<void> | true | undefined;
 
   constructor(
     private readonly pool: Pool,
-    private readonly table: string,
+    private readonly tableNames: PostgresTables,
     private readonly statementTimeout: number | false,
     createTables: boolean,
   ) {
@@ -39,7 +39,7 @@ export class PostgresSession {
     return this.createTables().then(() => this.query<Row>(statement.text, values, statement.name));
   }
 
-  /** Creates the table unless it exists; concurrent first uses on several nodes are safe. */
+  /** Creates the tables unless they exist; concurrent first uses on several nodes are safe. */
   createTables(): Promise<void> {
     if (this.tables === true) return Promise.resolve();
     this.tables ??= this.createMissingTable().then(
@@ -55,12 +55,15 @@ export class PostgresSession {
   private async createMissingTable(): Promise<void> {
     // Looked up first: CREATE TABLE IF NOT EXISTS needs the CREATE privilege even when the table exists.
     const [{ present }] = await this.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
-      this.table,
+      this.tableNames.locks,
     ]);
     if (present) return;
-    await this.query(locksTableDdl(this.table), []).catch((failure: unknown) => {
-      if (!CREATED_MEANWHILE.has(String((failure as { code?: unknown }).code))) throw failure;
-    });
+    // The locks table comes last: once it exists, so do the others.
+    for (const ddl of tablesDdl(this.tableNames)) {
+      await this.query(ddl, []).catch((failure: unknown) => {
+        if (!CREATED_MEANWHILE.has(String((failure as { code?: unknown }).code))) throw failure;
+      });
+    }
   }
 
   private async query<Row extends QueryResultRow>(text: string, values: readonly unknown[], name?: string) {

@@ -6,6 +6,7 @@ import {
   type LeaseRenewal,
   type LeaseRenewalOutcome,
   type RunOutcome,
+  type RunReport,
   type SimpleLock,
 } from '../../core/lock-provider.js';
 import type { PostgresSession } from './postgres-session.js';
@@ -26,6 +27,8 @@ export interface ReleaseRequest {
   readonly outcome: RunOutcome | null;
   /** Whether the job record holds this run (an occurrence's run). */
   readonly recorded: boolean;
+  /** The run's history entry (JSON, less its outcome), for a scheduled job's run that reported itself. */
+  readonly entry: string | null;
 }
 
 /** What the provider's locks share: the session, the statements, and the batch of run ends. */
@@ -33,16 +36,31 @@ export interface PostgresLockContext {
   readonly session: PostgresSession;
   readonly statements: PostgresStatements;
   readonly finishes: CallBatch<ReleaseRequest, OwnerCheckRow | undefined>;
+  /** This node, in history entries. */
+  readonly lockedBy: string;
+  /** How many entries each job's history keeps. */
+  readonly historyLimit: number;
 }
 
-/** The release statement's columns for `requests`. */
-export function releaseColumns(requests: readonly ReleaseRequest[]): unknown[][] {
+/** How a lock was taken: for a scheduled job's run (its end goes into the history), and in its job record. */
+export interface LockUse {
+  readonly ofJob: boolean;
+  readonly recorded: boolean;
+}
+
+/** A lock for {@link PostgresLockProvider.lock}: no history, no record. */
+export const PLAIN_LOCK: LockUse = { ofJob: false, recorded: false };
+
+/** The release statement's parameters for `requests`. */
+export function releaseParameters(requests: readonly ReleaseRequest[], historyLimit: number): unknown[] {
   return [
     requests.map((request) => request.name),
     requests.map((request) => request.owner),
     requests.map((request) => request.atLeast),
     requests.map((request) => request.outcome),
     requests.map((request) => request.recorded),
+    requests.map((request) => request.entry),
+    historyLimit,
   ];
 }
 
@@ -53,17 +71,23 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     readonly owner: string,
     configuration: LockConfiguration,
     readonly fencingToken: number,
-    /** Whether the job record holds this run, so that its end is recorded there. */
-    private readonly recorded = false,
+    private readonly use: LockUse,
   ) {
     // lockAtLeastFor is applied by the release statement, on the database's clock: no local time is kept.
     super(configuration, 0);
   }
 
   /** `outcome` is `undefined` for `unlock()`: nothing is recorded, so an occurrence's record still reads running. */
-  protected release(_keepFor: number, outcome?: RunOutcome): Promise<void> {
+  protected release(_keepFor: number, outcome?: RunOutcome, report?: RunReport): Promise<void> {
     const { name, lockAtLeastFor } = this.configuration;
-    const request = { name, owner: this.owner, atLeast: Math.ceil(lockAtLeastFor), recorded: this.recorded };
+    const { recorded } = this.use;
+    const request = {
+      name,
+      owner: this.owner,
+      atLeast: Math.ceil(lockAtLeastFor),
+      recorded,
+      entry: this.entry(report),
+    };
     const onCheck = (row: OwnerCheckRow | undefined) => {
       if (!row?.live) throw new LockNotHeldError(name, 'expired');
       if (!row.mine) throw new LockNotHeldError(name, 'not-owner');
@@ -71,8 +95,9 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     // A release the store never answered may be made again, to record the run's outcome once it does.
     const failed = () => this.releaseFailed();
     if (outcome !== undefined) return this.context.finishes.call({ ...request, outcome }, failed).then(onCheck);
-    const { session, statements } = this.context;
-    const releasing = session.run<OwnerCheckRow>(statements.release, releaseColumns([{ ...request, outcome: null }]));
+    const { session, statements, historyLimit } = this.context;
+    const unlocking = releaseParameters([{ ...request, outcome: null }], historyLimit);
+    const releasing = session.run<OwnerCheckRow>(statements.release, unlocking);
     return releasing.then(
       ([row]) => onCheck(row),
       (failure: unknown) => {
@@ -85,7 +110,15 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const [outcome] = await renewLocks(this.context, [{ lock: this, ttl: configuration.lockAtMostFor }], true);
     if (outcome !== 'renewed') return undefined;
-    return new PostgresSimpleLock(this.context, this.owner, configuration, this.fencingToken, this.recorded);
+    return new PostgresSimpleLock(this.context, this.owner, configuration, this.fencingToken, this.use);
+  }
+
+  /** The history entry of a scheduled job's run that `report`s itself, less its outcome (the release adds it). */
+  private entry(report: RunReport | undefined): string | null {
+    if (!this.use.ofJob || !report) return null;
+    const finishedAt = Math.round(report.startedAt + report.durationMs);
+    const { lockedBy: node } = this.context;
+    return JSON.stringify({ type: 'run', ...report, finishedAt, node, fencingToken: this.fencingToken });
   }
 }
 

@@ -37,6 +37,7 @@ export type {
   LeaseRenewingLockProvider,
   OccurrenceLockProvider,
   RecoveringLockProvider,
+  StartupCheckingLockProvider,
 } from './core/provider-abilities.js';
 export type { SchedulerLockLogger } from './core/logger.js';
 export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
@@ -48,7 +49,12 @@ export type { InstrumentedRun, RunInstrumentation } from './core/run-instrumenta
 export { LockAssert } from './core/lock-assert.js';
 export { LockExtender } from './core/lock-extender.js';
 export { currentLock, type LockContext } from './core/lock-context.js';
-export { LockLostError, LockExtensionError, LockStoreUnavailableError } from './core/errors.js';
+export {
+  LockLostError,
+  LockExtensionError,
+  LockStoreMisconfiguredError,
+  LockStoreUnavailableError,
+} from './core/errors.js';
 export {
   LockEvents,
   type LockEvent,

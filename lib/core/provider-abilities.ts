@@ -61,6 +61,19 @@ export interface JobRecordReader {
  */
 export interface OutageReportingLockProvider extends LockProvider, OutageReporter {}
 
+/**
+ * Checks once, at startup, that its store accepts the provider's configuration: credentials, the
+ * commands it needs, the TLS certificate. The module fails the startup on what it finds (option
+ * `startupCheck`).
+ */
+export interface StartupCheckingLockProvider extends LockProvider {
+  /**
+   * Resolves when the store answered the check, and when it is unreachable (an outage, which the app
+   * must survive). Rejects with a `LockStoreMisconfiguredError` naming the store and what is wrong.
+   */
+  checkStore(): Promise<void>;
+}
+
 /** The abilities, by the method each one adds. */
 export const PROVIDER_ABILITY_METHODS = [
   'renewLeases',
@@ -68,6 +81,7 @@ export const PROVIDER_ABILITY_METHODS = [
   'recoverOccurrence',
   'readJobRecord',
   'reportOutages',
+  'checkStore',
 ] as const;
 
 export function canRenewLeases(provider: LockProvider): provider is LeaseRenewingLockProvider {
@@ -91,4 +105,8 @@ export function canReadJobRecords(provider: LockProvider): provider is LockProvi
 
 export function canReportOutages(provider: LockProvider): provider is OutageReportingLockProvider {
   return typeof (provider as Partial<OutageReportingLockProvider>).reportOutages === 'function';
+}
+
+export function canCheckStore(provider: LockProvider): provider is StartupCheckingLockProvider {
+  return typeof (provider as Partial<StartupCheckingLockProvider>).checkStore === 'function';
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { FaultLog } from '../core/fault-log.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
 import type { CatalogueJob } from '../operators/cluster-records.js';
 import type { OperatorStore } from '../operators/operator-store.js';
@@ -24,7 +25,8 @@ const TRIGGER_POLL_MS = 1_000;
  */
 @Injectable()
 export class ClusterPresence {
-  private readonly logger = new Logger('SchedulerLock');
+  /** Failures while Redis is down are the outage report's; others are logged once per 30 s each. */
+  private readonly faults: FaultLog;
   private readonly startedAt = Date.now();
   private readonly published = new Map<string, string>();
   private timers: NodeJS.Timeout[] = [];
@@ -38,7 +40,9 @@ export class ClusterPresence {
     private readonly registry: SchedulerRegistry,
     private readonly executor: LockingTaskExecutor,
     private readonly interceptor: SchedulerRegistryInterceptor,
-  ) {}
+  ) {
+    this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
+  }
 
   /** Starts the heartbeat and the trigger poll (a provider without an operator store has no cluster view). */
   start(): void {
@@ -77,9 +81,10 @@ export class ClusterPresence {
       for (const { entry, json } of changed) this.published.set(entry.jobName, json);
       await store.addSkips(this.executor.drainSkips());
       if (++this.heartbeats % FORGET_EVERY === 0) await store.forgetNodes(Date.now() - FORGET_AFTER_MS);
+      this.faults.storeAnswered('heartbeat');
     } catch (error) {
-      // The outage report covers the store being down; the next heartbeat sends what this one could not.
-      this.logger.debug(`Heartbeat not sent: ${(error as Error).message}`);
+      // The next heartbeat sends what this one could not.
+      this.faults.storeFailed('heartbeat', `Heartbeat not sent: ${(error as Error).message}`, error);
     }
   }
 
@@ -89,6 +94,7 @@ export class ClusterPresence {
     const store = this.store!;
     try {
       const requests = await store.takeTriggers(new Set(this.interceptor.registeredJobs));
+      this.faults.storeAnswered('triggers');
       for (const { id, jobName, actor } of requests) {
         const node = this.settings.lockedBy;
         const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
@@ -99,7 +105,7 @@ export class ClusterPresence {
         });
       }
     } catch (error) {
-      this.logger.debug(`Could not look for triggers: ${(error as Error).message}`);
+      this.faults.storeFailed('triggers', `Could not look for triggers: ${(error as Error).message}`, error);
     }
   }
 

@@ -12,6 +12,7 @@ import type {
   SimpleLock,
 } from '../../core/lock-provider.js';
 import type {
+  StartupCheckingLockProvider,
   JobRecordReader,
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
@@ -20,6 +21,7 @@ import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { redisFailure } from './redis-failures.js';
 import { RedisOperatorStore } from './redis-operator-store.js';
+import { checkRedisStore } from './redis-startup-check.js';
 import { JobScripts } from './job-scripts.js';
 import { acquireLock, recoverOccurrence, type JobKeys, type LockOwner, type RedisClient } from './redis-scripts.js';
 import { acquiredAt, RedisSimpleLock, renewLeasesOf, type RunRecording } from './redis-simple-lock.js';
@@ -62,7 +64,13 @@ export const DEFAULT_KEY_PREFIX = 'job-lock';
  * The client is the caller's: the provider never closes it.
  */
 export class RedisLockProvider
-  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider, OperatorLockProvider
+  implements
+    LeaseRenewingLockProvider,
+    RecoveringLockProvider,
+    JobRecordReader,
+    JobLockProvider,
+    OperatorLockProvider,
+    StartupCheckingLockProvider
 {
   /** @internal The client, for the operator store beside the locks. */
   readonly client: RedisClient;
@@ -88,6 +96,12 @@ export class RedisLockProvider
     this.jobScripts = new JobScripts(client);
     const { minReplicasToAck, replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT } = options;
     if (minReplicasToAck) this.replicaAck = new ReplicaAck(client, minReplicasToAck, replicaAckTimeout);
+  }
+
+  /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */
+  checkStore(): Promise<void> {
+    const replicaAck = this.replicaAck ? [['wait', '0', '0']] : [];
+    return checkRedisStore(this.client, this.lockKey('startup-check'), replicaAck);
   }
 
   /** The Redis key of a lock name, for operators and tests. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
-import { redisFailure, type ScriptCommands } from './redis-failures.js';
+import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.js';
 
 /** A Redis client the provider can use: a single node (also behind Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -93,7 +93,7 @@ function readScript(file: string): string {
 }
 
 function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+  return replyCode(error) === 'NOSCRIPT';
 }
 
 function same<T>(reply: T): T {

@@ -19,13 +19,16 @@ import type {
   LeaseRenewingLockProvider,
   OutageReportingLockProvider,
   RecoveringLockProvider,
+  StartupCheckingLockProvider,
 } from '../../core/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { statementBatch } from './postgres-batches.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { postgresTables, type PostgresTables } from './postgres-schema.js';
-import { PostgresSession } from './postgres-session.js';
+import { assertPool, PostgresSession } from './postgres-session.js';
 import {
+  JOB_LOCK,
+  OCCURRENCE_LOCK,
   PLAIN_LOCK,
   PostgresSimpleLock,
   releaseParameters,
@@ -42,13 +45,9 @@ import {
 } from './postgres-options.js';
 import { PostgresOperatorStore } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
+import { checkPostgresStore } from './postgres-startup-check.js';
 import { postgresStatements } from './postgres-statements.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
-
-/** A scheduled job's plain tick: its end goes into the history. */
-const JOB_LOCK: LockUse = { ofJob: true, recorded: false };
-/** An occurrence's run: in the job record too. */
-const OCCURRENCE_LOCK: LockUse = { ofJob: true, recorded: true };
 
 interface JobLockRow {
   readonly name: string;
@@ -84,7 +83,8 @@ export class PostgresLockProvider
     JobRecordReader,
     JobLockProvider,
     OperatorLockProvider,
-    OutageReportingLockProvider
+    OutageReportingLockProvider,
+    StartupCheckingLockProvider
 {
   readonly lockedBy: string;
   /** The quoted, schema-qualified names of the tables. */
@@ -100,9 +100,7 @@ export class PostgresLockProvider
   private readonly operators: PostgresOperatorStore;
 
   constructor(pool: Pool, options: PostgresLockProviderOptions = {}) {
-    if (typeof (pool as Partial<Pool> | undefined)?.connect !== 'function') {
-      throw new TypeError('PostgresLockProvider: pool must be a pg Pool (got ' + describe(pool) + ')');
-    }
+    assertPool(pool);
     this.pool = pool;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
     const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
@@ -143,6 +141,15 @@ export class PostgresLockProvider
   /** Creates the locks table unless it exists (or `createTables` is off); the first statement does it anyway. */
   createTables(): Promise<void> {
     return this.context.session.createTables();
+  }
+
+  /**
+   * Checks once, at startup, the pool's credentials and database, the tables and the user's privileges on
+   * them (see {@link checkPostgresStore}); the module calls it before the jobs are mounted.
+   */
+  checkStore(): Promise<void> {
+    const user = (this.pool.options as { user?: string }).user ?? process.env.PGUSER ?? process.env.USER ?? '';
+    return checkPostgresStore(this.context.session, this.tables, user);
   }
 
   /** The operator console's records, in the tables beside the locks. */
@@ -238,9 +245,4 @@ export class PostgresLockProvider
   private ownerValue(): string {
     return `${this.lockedBy}|${Date.now()}|${this.ownerId}-${++this.acquisitions}`;
   }
-}
-
-function describe(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return String(value);
-  return `an instance of ${(value as object).constructor?.name ?? 'an unnamed class'}`;
 }

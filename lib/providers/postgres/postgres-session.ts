@@ -89,3 +89,13 @@ export class PostgresSession {
     return postgresFailure(this.endpoint, error, this.statementTimeout);
   }
 }
+
+/** Fails unless `pool` looks like a `pg` Pool (it has `connect()`), naming what it got. */
+export function assertPool(pool: unknown): asserts pool is Pool {
+  if (typeof (pool as Partial<Pool> | undefined)?.connect === 'function') return;
+  const got =
+    typeof pool !== 'object' || pool === null
+      ? String(pool)
+      : `an instance of ${(pool as object).constructor?.name ?? 'an unnamed class'}`;
+  throw new TypeError(`PostgresLockProvider: pool must be a pg Pool (got ${got})`);
+}

@@ -50,6 +50,10 @@ export interface LockUse {
 
 /** A lock for {@link PostgresLockProvider.lock}: no history, no record. */
 export const PLAIN_LOCK: LockUse = { ofJob: false, recorded: false };
+/** A scheduled job's plain tick: its end goes into the history. */
+export const JOB_LOCK: LockUse = { ofJob: true, recorded: false };
+/** An occurrence's run: in the job record too. */
+export const OCCURRENCE_LOCK: LockUse = { ofJob: true, recorded: true };
 
 /** The release statement's parameters for `requests`. */
 export function releaseParameters(requests: readonly ReleaseRequest[], historyLimit: number): unknown[] {

@@ -36,10 +36,12 @@ export type {
   JobRecordReader,
   LeaseRenewingLockProvider,
   OccurrenceLockProvider,
+  OutageReportingLockProvider,
   RecoveringLockProvider,
   StartupCheckingLockProvider,
 } from './core/provider-abilities.js';
 export type { SchedulerLockLogger } from './core/logger.js';
+export type { StoreOutageMonitor, StoreOutageReport } from './core/store-outage.js';
 export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
 export { AbstractSimpleLock } from './core/abstract-simple-lock.js';
 export { LockingTaskExecutor } from './core/locking-task-executor.js';

@@ -28,7 +28,7 @@ export type {
   RecoveringLockProvider,
   StartupCheckingLockProvider,
 } from '../core/provider/provider-abilities.js';
-export type { StoreOutageMonitor, StoreOutageReport } from '../core/provider/store-outage-report.js';
+export type { OutageLog, StoreOutageMonitor, StoreOutageReport } from '../core/provider/store-outage-report.js';
 export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 
 // The operator console's port, and the framework-free admin on top of it.

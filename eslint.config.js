@@ -25,6 +25,8 @@ const layer = (files, forbidden, why, ...moreGroups) => ({
 });
 const NEST = '^@nestjs/';
 const ours = (folder) => `^\\.\\.?/(\\.\\./)*${folder}/`;
+/** The PostgreSQL provider (its own entry point, nest-scheduler-lock/postgres) and `pg`, the peer only it loads. */
+const POSTGRES = ['^pg$', ours('providers/postgres'), ours('postgres')];
 /** Only the wiring of the default Redis provider (the `redis:` option) and the options type name a store. */
 const STORE_WIRING = [
   'lib/nest/scheduler-lock.settings.ts',
@@ -34,8 +36,8 @@ const STORE_WIRING = [
 const STORES_WHY =
   'only the wiring of the `redis:` option names a store: the rest of the module reads the provider through its abilities and the operator port';
 /**
- * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/provider-tests) and the optional
- * peers only they load: nothing the main entry loads may import them.
+ * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/providers/postgres,
+ * lib/provider-tests) and the optional peers only they load: nothing the main entry loads may import them.
  */
 const INTEGRATIONS = [
   '^@nestjs/terminus',
@@ -43,6 +45,7 @@ const INTEGRATIONS = [
   ours('terminus'),
   ours('opentelemetry'),
   ours('dashboard'),
+  ...POSTGRES,
   ours('provider-tests'),
 ];
 /** Test runners: the conformance kit runs under any of them, so it imports none (node:assert instead). */
@@ -98,13 +101,13 @@ export default tseslint.config(
   layer(
     ['lib/nest/**', 'lib/index.ts'],
     INTEGRATIONS,
-    'the module never loads an optional entry point (terminus, opentelemetry, dashboard): apps without its peer import the main entry',
+    'the module never loads an optional entry point (terminus, opentelemetry, dashboard, postgres): apps without its peer import the main entry',
   ),
   {
     ...layer(
       ['lib/nest/**'],
       INTEGRATIONS,
-      'the module never loads an optional entry point (terminus, opentelemetry, dashboard): apps without its peer import the main entry',
+      'the module never loads an optional entry point (terminus, opentelemetry, dashboard, postgres): apps without its peer import the main entry',
       [['^ioredis$', ours('providers')], STORES_WHY],
     ),
     ignores: STORE_WIRING,
@@ -152,6 +155,18 @@ export default tseslint.config(
     ['lib/providers/in-memory/**'],
     [NEST, '^ioredis$', ours('nest'), ours('occurrence'), '^\\.\\./redis/', ...INTEGRATIONS],
     'the in-memory provider implements lib/core interfaces and the operator port, and needs no Redis',
+  ),
+  layer(
+    ['lib/providers/postgres/**'],
+    [
+      NEST,
+      '^ioredis$',
+      ours('nest'),
+      ours('occurrence'),
+      '^\\.\\./redis/',
+      ...INTEGRATIONS.filter((i) => !POSTGRES.includes(i)),
+    ],
+    'the PostgreSQL provider implements lib/core interfaces with pg, and needs no Redis',
   ),
   layer(
     ['lib/provider-tests/**'],

@@ -13,7 +13,8 @@ import {
 import { defaultLockedBy } from '../core/provider/default-locked-by.js';
 import { quoted, withoutCredentials } from '../core/provider/message-text.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
-import { PROVIDER_ABILITY_METHODS } from '../core/provider/provider-abilities.js';
+import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider/provider-abilities.js';
+import type { StoreOutageMonitor } from '../core/provider/store-outage-report.js';
 import { assertLockProvider } from '../core/provider/provider-checks.js';
 import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor/executor-settings.js';
 import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
@@ -45,8 +46,8 @@ export interface SchedulerLockSettings {
   readonly heartbeatInterval: number;
   /** The Redis client the module created, and so must close; never one it was handed. */
   readonly ownedClient?: Redis;
-  /** Reports outages of the module's Redis (its own client or the app's). */
-  readonly outages?: RedisOutageReport;
+  /** Reports outages of the module's Redis (its own client or the app's), or of a provider that reports its own. */
+  readonly outages?: StoreOutageMonitor;
   /** Wraps each locked run (tracing). */
   readonly instrumentation?: RunInstrumentation;
   /** Log each skipped tick (`locked`, `already-ran`, `paused`), not only emit it. */
@@ -161,7 +162,9 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   const replicaAck = replicaAckOptions(options, acquireTimeout);
   if (options.provider !== undefined) {
     assertLockProvider(options.provider, SUBJECT, [...PROVIDER_ABILITY_METHODS, ...OPERATOR_ABILITY_METHODS]);
-    return { provider: options.provider, ...common };
+    const { provider } = options;
+    const outages = canReportOutages(provider) ? provider.reportOutages(new Logger('SchedulerLock')) : undefined;
+    return { provider, ...common, outages };
   }
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;

@@ -2,15 +2,15 @@ import type { WorkerJobSpec } from './fixtures/worker-protocol.js';
 import { endlessJob, runAfterKill } from './kill-handover.js';
 import { isStartOf } from './message-matchers.js';
 import { overlappingPairs, runsBySecond, runSpans } from './run-analysis.js';
-import { useWorkerCluster } from './use-worker-cluster.js';
+import { useWorkerCluster, type WorkerStore } from './use-worker-cluster.js';
 
 /**
- * The claim of the library, shown with separate OS processes (each its own Nest app, Redis client
- * and timers) on the shared Redis: a locked job runs on one node at a time.
+ * The claim of the library, shown with separate OS processes (each its own Nest app, store client
+ * and timers) on the shared Redis, and on the shared PostgreSQL: a locked job runs on one node at a time.
  */
-describe('three worker processes on one Redis', () => {
+describe.each<WorkerStore>(['Redis', 'PostgreSQL'])('three worker processes on one %s', (store) => {
   const INSTANCES = ['A', 'B', 'C'];
-  const cluster = useWorkerCluster('cluster', INSTANCES);
+  const cluster = useWorkerCluster('cluster', INSTANCES, store);
 
   it('runs a per-second cron job once per second across the cluster, and in (nearly) every second', async () => {
     const job: WorkerJobSpec = { name: 'every-second', schedule: { cron: '* * * * * *' }, lockAtLeastFor: '500ms' };
@@ -75,7 +75,7 @@ describe('three worker processes on one Redis', () => {
     const first = await workers.waitFor(isStartOf(job.name), 5_000, 'the first run');
     const next = await runAfterKill(workers, first, lockAtMostForMs + 3_000);
     expect(next.instance).not.toBe(first.instance);
-    // The lock's TTL starts when Redis takes it: after the first worker asked for it, a little before its run started.
+    // The lock's TTL starts when the store takes it: after the first worker asked for it, a little before its run started.
     expect(next.startedAt - first.lockedAt!).toBeGreaterThanOrEqual(lockAtMostForMs - toleranceMs);
     expect(next.startedAt - first.startedAt).toBeLessThanOrEqual(lockAtMostForMs + 2 * tickMs + toleranceMs);
   }, 25_000);

@@ -1,4 +1,5 @@
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { createSchema, dropSchema, postgresPool, uniqueSchema } from '../support/shared-postgres.js';
 import type { WorkerJobSpec } from './fixtures/worker-protocol.js';
 import { WorkerCluster } from './worker-cluster.js';
 
@@ -8,20 +9,57 @@ export interface UsedWorkerCluster {
   start(job: WorkerJobSpec): Promise<WorkerCluster>;
 }
 
+/** The lock store a cluster's workers share. */
+export type WorkerStore = 'Redis' | 'PostgreSQL';
+
 /**
  * Registers, in the describe block that calls it, the hooks of tests that each start worker processes
- * (named `workers`) on the shared Redis: a fresh key prefix for each test, and after each test its
- * workers killed -9, so the next test gets the CPU to itself, then the prefix's keys deleted.
+ * (named `workers`) on the shared Redis, or the shared PostgreSQL: a fresh key prefix (or schema) for each
+ * test, and after each test its workers killed -9, so the next test gets the CPU to itself, then the
+ * prefix's keys deleted (or the schema dropped).
  */
-export function useWorkerCluster(label: string, workers: readonly string[]): UsedWorkerCluster {
+export function useWorkerCluster(label: string, workers: readonly string[], store: WorkerStore = 'Redis') {
   let cluster: WorkerCluster | undefined;
-  const shared = useSharedRedisPrefix(label, async () => {
+  const stop = async () => {
     await cluster?.killAll();
     cluster = undefined;
-  });
+  };
+  if (store === 'PostgreSQL') return usePostgresSchema(label, stop, workers, (started) => (cluster = started));
+  const shared = useSharedRedisPrefix(label, stop);
   return {
     async start(job) {
       cluster = await WorkerCluster.start({ workers: [...workers], jobs: [job], keyPrefix: shared.prefix });
+      return cluster;
+    },
+  } satisfies UsedWorkerCluster;
+}
+
+function usePostgresSchema(
+  label: string,
+  stop: () => Promise<void>,
+  workers: readonly string[],
+  started: (cluster: WorkerCluster) => void,
+): UsedWorkerCluster {
+  const admin = postgresPool();
+  let schema = '';
+  beforeEach(async () => {
+    schema = uniqueSchema(label);
+    await createSchema(admin, schema);
+  });
+  afterEach(async () => {
+    await stop();
+    await dropSchema(admin, schema);
+  });
+  afterAll(() => admin.end());
+  return {
+    async start(job) {
+      const cluster = await WorkerCluster.start({
+        workers: [...workers],
+        jobs: [job],
+        keyPrefix: '',
+        postgresSchema: schema,
+      });
+      started(cluster);
       return cluster;
     },
   };

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SHARED_POSTGRES } from '../support/shared-postgres.js';
 import { SHARED_REDIS_URL } from '../support/shared-redis.js';
 import { spawnJsonLinesProcess, type JsonLinesProcess } from '../support/json-lines-process.js';
 import type {
@@ -35,6 +36,8 @@ export interface WorkerClusterOptions {
   jobs: WorkerJobSpec[];
   keyPrefix: string;
   redisUrl?: string;
+  /** Lock in this schema of the shared PostgreSQL instead of Redis. */
+  postgresSchema?: string;
   /** How long all workers get to report `ready`. Default 20 s (3 Nest apps starting on 2 cores). */
   readyTimeoutMs?: number;
 }
@@ -150,9 +153,10 @@ export class WorkerCluster {
   private launch({ instance, nodeArgs, env }: WorkerLaunch, options: WorkerClusterOptions): void {
     const workerEnv: WorkerEnv = {
       INSTANCE: instance,
-      REDIS_URL: options.redisUrl ?? SHARED_REDIS_URL,
-      KEY_PREFIX: options.keyPrefix,
       JOBS: JSON.stringify(options.jobs),
+      ...(options.postgresSchema
+        ? { POSTGRES_SCHEMA: options.postgresSchema, ...postgresEnv() }
+        : { REDIS_URL: options.redisUrl ?? SHARED_REDIS_URL, KEY_PREFIX: options.keyPrefix }),
     };
     const worker = spawnJsonLinesProcess<WorkerMessage>({
       script: WORKER_SCRIPT,
@@ -192,4 +196,10 @@ function assertWorkerBuilt(): void {
       throw new Error(`The worker fixture ${built} is missing or older than its source: ${hint}`);
     }
   }
+}
+
+/** node-postgres's environment variables for the shared PostgreSQL. */
+function postgresEnv(): NodeJS.ProcessEnv {
+  const { host, port, database, user } = SHARED_POSTGRES;
+  return { PGHOST: host, PGPORT: String(port), PGDATABASE: database, PGUSER: user };
 }

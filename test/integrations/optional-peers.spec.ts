@@ -9,7 +9,7 @@ const WITHOUT_PACKAGES = fileURLToPath(
 );
 
 /** The optional peers, each loaded only by its own entry point. */
-const OPTIONAL_PEERS = ['@nestjs/terminus', '@opentelemetry/api'];
+const OPTIONAL_PEERS = ['@nestjs/terminus', '@opentelemetry/api', 'pg'];
 
 /**
  * Imports `entry` (a specifier of this package, resolved to the built dist/ by its `exports`) in a fresh
@@ -42,6 +42,12 @@ describe('optional peers', () => {
   ])('%s is the entry point that needs %s', async (entry, peer) => {
     expect(await importWithoutOptionalPeers(entry)).toEqual({
       error: expect.stringContaining(`Cannot find package '${peer}': not installed in this app`),
+    });
+  });
+
+  it("nest-scheduler-lock/postgres takes the app's pg Pool and imports only the types of pg: pg is a peer for them", async () => {
+    expect(await importWithoutOptionalPeers('nest-scheduler-lock/postgres')).toEqual({
+      exports: ['PostgresLockProvider'],
     });
   });
 });

@@ -75,3 +75,8 @@ export function formatDuration(ms: number): string {
   }
   return text;
 }
+
+/** How long an outage lasted, for a log line: `2.4s` under a minute, else whole units (`3m12s`, `1h5m`). */
+export function describeOutage(ms: number): string {
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(Math.round(ms / 1000) * 1000);
+}

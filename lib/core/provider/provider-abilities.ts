@@ -7,6 +7,7 @@ import type {
   RecoveryClaim,
 } from './lock-provider.js';
 import type { LockConfiguration } from './lock-configuration.js';
+import type { OutageReporter } from './store-outage-report.js';
 
 /*
  * What a provider can do beyond `lock()`, one interface per ability (ShedLock's `ExtensibleLockProvider`
@@ -55,6 +56,12 @@ export interface JobRecordReader {
 }
 
 /**
+ * Reports its store's outages itself: one line when the store becomes unreachable (naming it, never a
+ * password), one when it is back. The module uses it for a `provider` it is given.
+ */
+export interface OutageReportingLockProvider extends LockProvider, OutageReporter {}
+
+/**
  * Checks once, at startup, that its store accepts the provider's configuration: credentials, the
  * commands it needs, the TLS certificate. The module fails the startup on what it finds (option
  * `startupCheck`).
@@ -73,6 +80,7 @@ export const PROVIDER_ABILITY_METHODS = [
   'lockOccurrence',
   'recoverOccurrence',
   'readJobRecord',
+  'reportOutages',
   'checkStore',
 ] as const;
 
@@ -93,6 +101,10 @@ export function canRecoverOccurrences(provider: LockProvider): provider is Recov
 
 export function canReadJobRecords(provider: LockProvider): provider is LockProvider & JobRecordReader {
   return typeof (provider as Partial<JobRecordReader>).readJobRecord === 'function';
+}
+
+export function canReportOutages(provider: LockProvider): provider is OutageReportingLockProvider {
+  return typeof (provider as Partial<OutageReportingLockProvider>).reportOutages === 'function';
 }
 
 export function canCheckStore(provider: LockProvider): provider is StartupCheckingLockProvider {

@@ -12,3 +12,23 @@ export interface StoreOutageReport {
   /** A call to the store got its answer. */
   answered(): void;
 }
+
+/** A {@link StoreOutageReport} the module runs from the app's start to its shutdown. */
+export interface StoreOutageMonitor extends StoreOutageReport {
+  /** The app has started: an outage already under way is reported now, with the number of locked jobs. */
+  start(lockedJobs: () => number): void;
+  /** Stops watching the store (the app shuts down). */
+  close(): void;
+}
+
+/** Where an outage report writes its lines: the module's logger (the executor's `SchedulerLockLogger` fits). */
+export interface OutageLog {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Makes the outage report of a provider's store, for the module (see `OutageReportingLockProvider`). */
+export interface OutageReporter {
+  reportOutages(logger: OutageLog): StoreOutageMonitor;
+}

@@ -1,7 +1,7 @@
 import type { SchedulerLockLogger } from '../../core/executor/logger.js';
-import { formatDuration } from '../../core/provider/duration.js';
+import { describeOutage } from '../../core/provider/duration.js';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
-import type { StoreOutageReport } from '../../core/provider/store-outage-report.js';
+import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
 import { connectionFailure, describeRedisEndpoint, RedisCommandRefusedError } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -28,7 +28,7 @@ type Listener = (error: Error) => void;
  * whose locks need other commands go on. Each refusal gets one error line — the endpoint, the refused
  * command and the user — for as long as the connection lasts, however many attempts it fails.
  */
-export class RedisOutageReport implements StoreOutageReport {
+export class RedisOutageReport implements StoreOutageMonitor {
   private readonly endpoint: string;
   private readonly listeners: [event: string, listener: Listener][];
   /** The connection is ready, as far as the client's events tell. */
@@ -147,9 +147,4 @@ export class RedisOutageReport implements StoreOutageReport {
     this.reported = false;
     this.failedCalls = 0;
   }
-}
-
-/** `2.4s` under a minute, else whole units (`3m12s`, `1h5m`). */
-function describeOutage(ms: number): string {
-  return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(Math.round(ms / 1000) * 1000);
 }

@@ -1,0 +1,73 @@
+import type { Pool, PoolConfig } from 'pg';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+
+/**
+ * Where a pool connects, for messages: `host:port/database`, from its options (or a connection string)
+ * and the `PG*` environment variables node-postgres falls back to. Never a user name or password.
+ */
+export function describePostgresEndpoint(pool: Pool): string {
+  const options = pool.options as PoolConfig;
+  let url: URL | undefined;
+  try {
+    url = options.connectionString ? new URL(options.connectionString) : undefined;
+  } catch {
+    url = undefined;
+  }
+  const env = process.env;
+  const host = options.host ?? (url?.hostname || undefined) ?? env.PGHOST ?? 'localhost';
+  const port = options.port ?? (url?.port || undefined) ?? env.PGPORT ?? 5432;
+  const database = options.database ?? (url?.pathname.slice(1) || undefined) ?? env.PGDATABASE ?? options.user;
+  return `${host}:${port}/${database ?? env.USER ?? ''}`;
+}
+
+/** Socket errors, by their code. */
+const SOCKET_FAILURES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connect timeout',
+  EHOSTUNREACH: 'host unreachable',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  EPIPE: 'connection lost',
+};
+
+/** What node-postgres's own failures mean, by their wording. */
+const CLIENT_FAILURES: readonly [wording: RegExp, meaning: string][] = [
+  [/^Connection terminated unexpectedly/, 'connection lost'],
+  [/connection timeout|timeout exceeded when trying to connect/i, 'connect timeout'],
+  [/not queryable|Client was closed/, 'connection lost'],
+];
+
+/** SQLSTATEs that mean the server cannot serve the provider now, or the pool's connection settings are wrong. */
+const SERVER_FAILURES: Readonly<Record<string, string>> = {
+  '57P01': 'server shutting down',
+  '57P02': 'server crashed',
+  '57P03': 'server starting up or shutting down',
+  '53300': 'too many connections',
+  '28P01': 'authentication failed',
+  '28000': 'authentication failed',
+  '3D000': 'database does not exist',
+};
+
+/**
+ * What a failed statement says about PostgreSQL: a connection-level failure (no connection, a server that
+ * is down or restarting, a failed authentication, a statement that ran past `statement_timeout`) becomes a
+ * {@link LockStoreUnavailableError} naming `endpoint` and the cause; an error the server answered a
+ * statement with (a missing privilege, say) stays as it is.
+ */
+export function postgresFailure(endpoint: string, error: unknown, statementTimeout: number | false): unknown {
+  // Not `instanceof Error`: a socket's error comes from Node's own realm, which a vm context (Jest) does not share.
+  if (typeof (error as Error | undefined)?.message !== 'string') return error;
+  const code = (error as { code?: unknown }).code;
+  const reason = failureReason(error as Error, typeof code === 'string' ? code : undefined, statementTimeout);
+  if (reason === undefined) return error;
+  return new LockStoreUnavailableError(`PostgreSQL ${endpoint} is unreachable (${reason})`, reason, { cause: error });
+}
+
+function failureReason(error: Error, code: string | undefined, statementTimeout: number | false): string | undefined {
+  if (code === '57014') return `no answer within ${statementTimeout}ms (statement_timeout)`;
+  if (code !== undefined && SOCKET_FAILURES[code]) return `${SOCKET_FAILURES[code]}, ${code}`;
+  if (code !== undefined && SERVER_FAILURES[code]) return `${SERVER_FAILURES[code]}, ${code}`;
+  if (code?.startsWith('08')) return `connection failure, ${code}`;
+  return CLIENT_FAILURES.find(([wording]) => wording.test(error.message))?.[1];
+}

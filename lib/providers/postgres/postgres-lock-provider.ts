@@ -1,0 +1,248 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import type { CallBatch } from '../../core/provider/call-batch.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
+import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
+import type {
+  JobRecord,
+  JobRunState,
+  LeaseRenewal,
+  LeaseRenewalOutcome,
+  OccurrenceClaim,
+  RecoveryClaim,
+  SimpleLock,
+} from '../../core/provider/lock-provider.js';
+import type { SchedulerLockLogger } from '../../core/executor/logger.js';
+import type {
+  JobRecordReader,
+  LeaseRenewingLockProvider,
+  OutageReportingLockProvider,
+  RecoveringLockProvider,
+  StartupCheckingLockProvider,
+} from '../../core/provider/provider-abilities.js';
+import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
+import { statementBatch } from './postgres-batches.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { postgresTables, type PostgresTables } from './postgres-schema.js';
+import { assertPool, PostgresSession } from './postgres-session.js';
+import {
+  JOB_LOCK,
+  OCCURRENCE_LOCK,
+  PLAIN_LOCK,
+  PostgresSimpleLock,
+  releaseParameters,
+  renewLocks,
+  type OwnerCheckRow,
+  type LockUse,
+  type PostgresLockContext,
+  type ReleaseRequest,
+} from './postgres-simple-lock.js';
+import {
+  DEFAULT_STATEMENT_TIMEOUT,
+  DEFAULT_TABLE_PREFIX,
+  type PostgresLockProviderOptions,
+} from './postgres-options.js';
+import { PostgresOperatorStore } from './postgres-operator-store.js';
+import { PostgresOutageReport } from './postgres-outage-report.js';
+import { checkPostgresStore } from './postgres-startup-check.js';
+import { postgresStatements } from './postgres-statements.js';
+import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
+
+interface JobLockRow {
+  readonly name: string;
+  readonly fencing_token: string | null;
+  readonly held: boolean | null;
+}
+interface ClaimRow extends JobLockRow {
+  readonly occurrence: string | null;
+  readonly run_state: JobRunState | null;
+}
+interface NewHolder {
+  readonly name: string;
+  readonly owner: string;
+  readonly ttl: number;
+}
+
+/**
+ * Locks in PostgreSQL (`pg` ^8 `Pool`), ShedLock's JDBC design: one row per lock name in
+ * `<schema>.<tablePrefix>locks`, taken by one `INSERT … ON CONFLICT (name) DO UPDATE … WHERE lock_until <=
+ * clock_timestamp()` and released by one `UPDATE` that applies `lockAtLeastFor`. Every expiry and grace is
+ * measured on the database's clock. The row's `fencing_token` grows by one per acquisition; rows are never
+ * deleted. A burst's claims, job locks and run ends each go as one statement; `keepAlive` leases are
+ * renewed together, one statement per interval.
+ *
+ * Statements run on connections of `pool` checked out for one statement each, never inside the app's
+ * transactions. The pool is the caller's: the provider never ends it. Give it a small pool of its own
+ * (see the README, "PostgreSQL"), so that the app's busy connections cannot delay a release.
+ */
+export class PostgresLockProvider
+  implements
+    LeaseRenewingLockProvider,
+    RecoveringLockProvider,
+    JobRecordReader,
+    JobLockProvider,
+    OperatorLockProvider,
+    OutageReportingLockProvider,
+    StartupCheckingLockProvider
+{
+  readonly lockedBy: string;
+  /** The quoted, schema-qualified names of the tables. */
+  readonly tables: PostgresTables;
+  private readonly context: PostgresLockContext;
+  private readonly claims: CallBatch<NewHolder & { occurrence: number }, ClaimRow | undefined>;
+  private readonly jobLocks: CallBatch<NewHolder & { manual: boolean }, JobLockRow | undefined>;
+  /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
+  private readonly ownerId = randomUUID().slice(0, 13);
+  private acquisitions = 0;
+  private readonly recover: ReturnType<typeof recoveryStatement>;
+  private readonly pool: Pool;
+  private readonly operators: PostgresOperatorStore;
+
+  constructor(pool: Pool, options: PostgresLockProviderOptions = {}) {
+    assertPool(pool);
+    this.pool = pool;
+    this.lockedBy = options.lockedBy ?? defaultLockedBy();
+    const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
+    this.tables = postgresTables({ schema: options.schema ?? 'public', tablePrefix });
+    const historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+    const statementTimeout = options.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT;
+    const session = new PostgresSession(pool, this.tables, statementTimeout, options.createTables ?? true);
+    const statements = postgresStatements(this.tables);
+    const finishes = statementBatch<ReleaseRequest, OwnerCheckRow>(session, statements.release, (requests) =>
+      releaseParameters(requests, historyLimit),
+    );
+    this.context = { session, statements, finishes, lockedBy: this.lockedBy, historyLimit };
+    this.recover = recoveryStatement(this.tables);
+    this.operators = new PostgresOperatorStore(session, this.tables, historyLimit);
+    const holders = <T extends NewHolder>(requests: readonly T[]) => [
+      requests.map((request) => request.name),
+      requests.map((request) => request.owner),
+      requests.map(() => this.lockedBy),
+      requests.map((request) => request.ttl),
+    ];
+    this.claims = statementBatch<NewHolder & { occurrence: number }, ClaimRow>(
+      session,
+      statements.claimOccurrences,
+      (requests) => [...holders(requests), requests.map((request) => request.occurrence)],
+    );
+    this.jobLocks = statementBatch<NewHolder & { manual: boolean }, JobLockRow>(
+      session,
+      statements.lockJobs,
+      (requests) => [...holders(requests), requests.map((request) => request.manual)],
+    );
+  }
+
+  /** `host:port/database` of the pool, for messages (never a user name or password). */
+  get endpoint(): string {
+    return this.context.session.endpoint;
+  }
+
+  /** Creates the locks table unless it exists (or `createTables` is off); the first statement does it anyway. */
+  createTables(): Promise<void> {
+    return this.context.session.createTables();
+  }
+
+  /**
+   * Checks once, at startup, the pool's credentials and database, the tables and the user's privileges on
+   * them (see {@link checkPostgresStore}); the module calls it before the jobs are mounted.
+   */
+  checkStore(): Promise<void> {
+    const user = (this.pool.options as { user?: string }).user ?? process.env.PGUSER ?? process.env.USER ?? '';
+    return checkPostgresStore(this.context.session, this.tables, user);
+  }
+
+  /** The operator console's records, in the tables beside the locks. */
+  operatorStore(): PostgresOperatorStore {
+    return this.operators;
+  }
+
+  /** One log line per outage of the pool's server, for the module (see {@link PostgresOutageReport}). */
+  reportOutages(logger: SchedulerLockLogger): PostgresOutageReport {
+    return new PostgresOutageReport(this.pool, this.endpoint, logger);
+  }
+
+  lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    const { session, statements } = this.context;
+    const owner = this.ownerValue();
+    const values = [configuration.name, owner, this.lockedBy, ttlMillis(configuration.lockAtMostFor)];
+    return session
+      .run<{ fencing_token: string }>(statements.lock, values)
+      .then(([row]) => row && this.lockOf(configuration, owner, row, PLAIN_LOCK));
+  }
+
+  lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {
+    const request = { ...this.newHolder(configuration), manual };
+    return this.jobLocks.call(request).then((row): JobLockClaim => {
+      if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, JOB_LOCK) };
+      return { refused: row?.held === false ? 'paused' : 'locked' };
+    });
+  }
+
+  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+    const request = { ...this.newHolder(configuration), occurrence };
+    return this.claims.call(request).then((row): OccurrenceClaim => {
+      if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, OCCURRENCE_LOCK) };
+      const last = row?.occurrence == null ? undefined : Number(row.occurrence);
+      if (last !== undefined && last >= occurrence) {
+        return { refused: 'already-ran', running: last === occurrence && row?.run_state === 'running' };
+      }
+      // A row another node created meanwhile is not seen by this statement: it counts as held.
+      return { refused: row?.held === false ? 'paused' : 'locked' };
+    });
+  }
+
+  async recoverOccurrence(
+    configuration: LockConfiguration,
+    occurrence: number,
+    maxAttempts: number,
+    grace: number,
+  ): Promise<RecoveryClaim> {
+    const { owner, ttl, name } = this.newHolder(configuration);
+    const { historyLimit } = this.context;
+    const values = [name, owner, this.lockedBy, ttl, occurrence, maxAttempts, Math.ceil(grace), historyLimit];
+    const [row] = await this.context.session.run<RecoveryRow>(this.recover, values);
+    return recoveryClaim(row, (fence) => this.lockOf(configuration, owner, { fencing_token: fence }, OCCURRENCE_LOCK));
+  }
+
+  async readJobRecord(name: string): Promise<JobRecord | undefined> {
+    const [row] = await this.context.session.run<{
+      occurrence: string | null;
+      run_state: JobRunState;
+      run_by: string;
+      run_started_at: Date;
+      run_finished_at: Date | null;
+      run_attempt: number;
+      run_previous_holder: string | null;
+      held: boolean;
+    }>(this.context.statements.readRecord, [name]);
+    if (row?.occurrence == null) return undefined;
+    return {
+      occurrence: new Date(Number(row.occurrence)),
+      state: row.run_state,
+      runBy: row.run_by,
+      startedAt: row.run_started_at,
+      finishedAt: row.run_finished_at ?? undefined,
+      attempt: row.run_attempt,
+      previousHolder: row.run_previous_holder ?? undefined,
+      held: row.held,
+    };
+  }
+
+  renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
+    return renewLocks(this.context, renewals);
+  }
+
+  private newHolder(configuration: LockConfiguration): NewHolder {
+    return { name: configuration.name, owner: this.ownerValue(), ttl: ttlMillis(configuration.lockAtMostFor) };
+  }
+
+  private lockOf(configuration: LockConfiguration, owner: string, row: { fencing_token: unknown }, use: LockUse) {
+    return new PostgresSimpleLock(this.context, owner, configuration, Number(row.fencing_token), use);
+  }
+
+  /** A lock's owner value: who took it and when (epoch ms, for operators), and a part unique to this acquisition. */
+  private ownerValue(): string {
+    return `${this.lockedBy}|${Date.now()}|${this.ownerId}-${++this.acquisitions}`;
+  }
+}

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { SkipReason } from '../../core/task/task-result.js';
+import type {
+  CatalogueJob,
+  ClusterNode,
+  HistoryEntry,
+  PauseState,
+  SteeringEntry,
+  SteeringNote,
+  TriggerRequest,
+  TriggerResult,
+} from '../../operators/cluster-records.js';
+import type { LockState, OperatorStore } from '../../operators/operator-store.js';
+import { operatorStatements } from './postgres-operator-statements.js';
+import type { PostgresTables } from './postgres-schema.js';
+import type { PostgresSession } from './postgres-session.js';
+
+type Statements = ReturnType<typeof operatorStatements>;
+
+/**
+ * The operator console's store in PostgreSQL, in the tables beside a {@link PostgresLockProvider}'s locks:
+ * the catalogue and heartbeats, a history per job (a ring of `historyLimit` slots, written by each run's
+ * release in the release's own statement), skip counts, pauses (the lock row's `paused`, which the job
+ * lock statements check), triggers taken by exactly one node (the node whose `DELETE` returns it), and a
+ * force-release its holder sees as lost. One statement per call.
+ */
+export class PostgresOperatorStore implements OperatorStore {
+  private readonly statements: Statements;
+
+  constructor(
+    private readonly session: PostgresSession,
+    tables: PostgresTables,
+    private readonly historyLimit: number,
+  ) {
+    this.statements = operatorStatements(tables);
+  }
+
+  async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
+    const values = [node.lockedBy, node.lastSeen, JSON.stringify(node), JSON.stringify(jobs)];
+    await this.session.run(this.statements.publish, values);
+  }
+
+  async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {
+    const rows = [...counts].flatMap(([lock, reasons]) => [...reasons].map(([reason, count]) => [lock, reason, count]));
+    if (rows.length === 0) return;
+    await this.session.run(
+      this.statements.addSkips,
+      [0, 1, 2].map((column) => rows.map((row) => row[column])),
+    );
+  }
+
+  async takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]> {
+    if (jobNames.size === 0) return [];
+    const rows = await this.session.run<{ request: TriggerRequest }>(this.statements.takeTriggers, [[...jobNames]]);
+    return rows.map((row) => row.request);
+  }
+
+  async reportTrigger(id: string, result: TriggerResult): Promise<void> {
+    await this.session.run(this.statements.reportTrigger, [id, JSON.stringify(result)]);
+  }
+
+  async forgetNodes(cutoff: number): Promise<number> {
+    return (await this.session.run(this.statements.forgetNodes, [cutoff])).length;
+  }
+
+  async nodes(): Promise<ClusterNode[]> {
+    return (await this.session.run<{ node: ClusterNode }>(this.statements.nodes, [])).map((row) => row.node);
+  }
+
+  async jobs(): Promise<CatalogueJob[]> {
+    return (await this.session.run<{ job: CatalogueJob }>(this.statements.jobs, [])).map((row) => row.job);
+  }
+
+  async job(jobName: string): Promise<CatalogueJob | undefined> {
+    const [row] = await this.session.run<{ job: CatalogueJob }>(this.statements.job, [jobName]);
+    return row?.job;
+  }
+
+  async history(lockName: string, limit: number): Promise<HistoryEntry[]> {
+    const rows = await this.session.run<{ entry: HistoryEntry }>(this.statements.history, [lockName, limit]);
+    return rows.map((row) => row.entry);
+  }
+
+  async lockState(lockName: string): Promise<LockState> {
+    const [row] = await this.session.run<{
+      owner: string | null;
+      locked_by: string;
+      fencing_token: string;
+      paused: PauseState | null;
+      ttl: string;
+    }>(this.statements.lockState, [lockName]);
+    if (!row) return {};
+    // The owner value is `<lockedBy>|<epoch ms, the holder's clock>|<unique id>`.
+    const since = row.owner === null ? NaN : Number(row.owner.split('|').at(-2));
+    return {
+      holder: row.owner === null ? undefined : { lockedBy: row.locked_by, since, ttl: Number(row.ttl) },
+      fencingToken: row.owner === null ? undefined : Number(row.fencing_token),
+      paused: row.paused ?? undefined,
+    };
+  }
+
+  async skips(): Promise<Map<string, Record<string, number>>> {
+    const rows = await this.session.run<{ name: string; reason: string; count: string }>(this.statements.skips, []);
+    const byLock = new Map<string, Record<string, number>>();
+    for (const { name, reason, count } of rows) byLock.set(name, { ...byLock.get(name), [reason]: Number(count) });
+    return byLock;
+  }
+
+  async pause(lockName: string, note: SteeringNote): Promise<boolean> {
+    return (await this.steer(this.statements.pause, lockName, this.entry('pause', note))).length === 1;
+  }
+
+  async resume(lockName: string, note: SteeringNote): Promise<boolean> {
+    return (await this.steer(this.statements.resume, lockName, this.entry('resume', note))).length === 1;
+  }
+
+  async requestTrigger(jobName: string, lockName: string, note: SteeringNote) {
+    const entry = this.entry('trigger', note);
+    const request: TriggerRequest = { id: randomUUID(), jobName, actor: note.actor, reason: note.reason, at: entry.at };
+    const [row] = await this.steer(this.statements.requestTrigger, lockName, entry, jobName, JSON.stringify(request));
+    if (row?.queued) return { request, queued: true };
+    // Pending: the trigger queued before this one. (One queued by another node during this very statement is
+    // not visible to it: this one is dropped all the same, and named as pending.)
+    return { request: row?.pending ?? request, queued: false };
+  }
+
+  async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
+    return (await this.session.run(this.statements.withdrawTrigger, [jobName, id])).length === 1;
+  }
+
+  async triggerResult(id: string): Promise<TriggerResult | undefined> {
+    const [row] = await this.session.run<{ result: TriggerResult }>(this.statements.triggerResult, [id]);
+    return row?.result;
+  }
+
+  async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
+    const marker = `unlocked|${note.actor}`;
+    const [row] = await this.steer(this.statements.unlock, lockName, this.entry('unlock', note), marker);
+    return row?.former ?? undefined;
+  }
+
+  private entry(type: SteeringEntry['type'], { actor, reason }: SteeringNote): SteeringEntry {
+    return { type, actor, reason, at: Date.now() };
+  }
+
+  /** Runs a steering statement: `$1` lock name, `$2` its history entry, `$3` the history limit, then `more`. */
+  private steer(statement: Statements['pause'], lockName: string, entry: SteeringEntry, ...more: unknown[]) {
+    return this.session.run<{ former?: string | null; queued?: TriggerRequest; pending?: TriggerRequest }>(statement, [
+      lockName,
+      JSON.stringify(entry),
+      this.historyLimit,
+      ...more,
+    ]);
+  }
+}

@@ -1,0 +1,104 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
+import { tablesDdl, type PostgresTables } from './postgres-schema.js';
+import type { Statement } from './postgres-statements.js';
+
+/**
+ * SQLSTATEs of a `CREATE TABLE IF NOT EXISTS` that lost a race with another node's (its row type or its
+ * catalog entry was created meanwhile): the table is there.
+ */
+const CREATED_MEANWHILE = new Set(['23505', '42P07', '42710']);
+
+/**
+ * Runs the provider's statements on the app's pool: each on a connection of its own, checked out for that
+ * statement alone (never a client the app holds, so never inside the app's transaction), in autocommit,
+ * as a named prepared statement (parsed once per connection). Each connection gets the provider's
+ * `statement_timeout` the first time the provider uses it, so a statement that cannot finish in time is
+ * rolled back by the server instead of taking a lock late. The tables are created before the first statement,
+ * unless they exist or `createTables` is off.
+ */
+export class PostgresSession {
+  /** `host:port/database`, for messages. */
+  readonly endpoint: string;
+  /** Connections whose `statement_timeout` the provider has set. */
+  private readonly timed = new WeakSet<PoolClient>();
+  /** The tables' creation, once; `true` once they are known to exist. */
+  private tables: Promise<void> | true | undefined;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly tableNames: PostgresTables,
+    private readonly statementTimeout: number | false,
+    createTables: boolean,
+  ) {
+    this.endpoint = describePostgresEndpoint(pool);
+    if (!createTables) this.tables = true;
+  }
+
+  /** Runs `statement` with `values`; rejects with what the failure says about the server (see `postgresFailure`). */
+  run<Row extends QueryResultRow>(statement: Statement, values: readonly unknown[]): Promise<Row[]> {
+    if (this.tables === true) return this.query<Row>(statement.text, values, statement.name);
+    return this.createTables().then(() => this.query<Row>(statement.text, values, statement.name));
+  }
+
+  /** Creates the tables unless they exist; concurrent first uses on several nodes are safe. */
+  createTables(): Promise<void> {
+    if (this.tables === true) return Promise.resolve();
+    this.tables ??= this.createMissingTable().then(
+      () => void (this.tables = true),
+      (failure: unknown) => {
+        this.tables = undefined;
+        throw failure;
+      },
+    );
+    return this.tables;
+  }
+
+  private async createMissingTable(): Promise<void> {
+    // Looked up first: CREATE TABLE IF NOT EXISTS needs the CREATE privilege even when the table exists.
+    const [{ present }] = await this.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
+      this.tableNames.locks,
+    ]);
+    if (present) return;
+    // The locks table comes last: once it exists, so do the others.
+    for (const ddl of tablesDdl(this.tableNames)) {
+      await this.query(ddl, []).catch((failure: unknown) => {
+        if (!CREATED_MEANWHILE.has(String((failure as { code?: unknown }).code))) throw failure;
+      });
+    }
+  }
+
+  private async query<Row extends QueryResultRow>(text: string, values: readonly unknown[], name?: string) {
+    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(this.failure(error)));
+    try {
+      if (this.statementTimeout !== false && !this.timed.has(client)) {
+        await client.query(`SET statement_timeout = ${this.statementTimeout}`);
+        this.timed.add(client);
+      }
+      const { rows } = await client.query<Row>({ text, values: values as unknown[], name });
+      client.release();
+      return rows;
+    } catch (error) {
+      const failure = this.failure(error);
+      // A broken connection goes back destroyed; one whose statement was refused or timed out is fine.
+      const broken = failure instanceof LockStoreUnavailableError && (error as { code?: string }).code !== '57014';
+      client.release(broken ? (error as Error) : undefined);
+      throw failure;
+    }
+  }
+
+  private failure(error: unknown): unknown {
+    return postgresFailure(this.endpoint, error, this.statementTimeout);
+  }
+}
+
+/** Fails unless `pool` looks like a `pg` Pool (it has `connect()`), naming what it got. */
+export function assertPool(pool: unknown): asserts pool is Pool {
+  if (typeof (pool as Partial<Pool> | undefined)?.connect === 'function') return;
+  const got =
+    typeof pool !== 'object' || pool === null
+      ? String(pool)
+      : `an instance of ${(pool as object).constructor?.name ?? 'an unnamed class'}`;
+  throw new TypeError(`PostgresLockProvider: pool must be a pg Pool (got ${got})`);
+}

@@ -1,0 +1,151 @@
+import { AbstractSimpleLock, ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import type { CallBatch } from '../../core/provider/call-batch.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
+import {
+  LockNotHeldError,
+  type LeaseRenewal,
+  type LeaseRenewalOutcome,
+  type RunOutcome,
+  type RunReport,
+  type SimpleLock,
+} from '../../core/provider/lock-provider.js';
+import type { PostgresSession } from './postgres-session.js';
+import type { PostgresStatements } from './postgres-statements.js';
+
+/** How a lock stood when a release or renewal looked at it: ours (`mine`), and not yet expired (`live`). */
+export interface OwnerCheckRow {
+  readonly name: string;
+  readonly mine: boolean | null;
+  readonly live: boolean | null;
+}
+
+/** One lock to release: its name and owner, its `lockAtLeastFor` (ms), and the outcome to record, if any. */
+export interface ReleaseRequest {
+  readonly name: string;
+  readonly owner: string;
+  readonly atLeast: number;
+  readonly outcome: RunOutcome | null;
+  /** Whether the job record holds this run (an occurrence's run). */
+  readonly recorded: boolean;
+  /** The run's history entry (JSON, less its outcome), for a scheduled job's run that reported itself. */
+  readonly entry: string | null;
+}
+
+/** What the provider's locks share: the session, the statements, and the batch of run ends. */
+export interface PostgresLockContext {
+  readonly session: PostgresSession;
+  readonly statements: PostgresStatements;
+  readonly finishes: CallBatch<ReleaseRequest, OwnerCheckRow | undefined>;
+  /** This node, in history entries. */
+  readonly lockedBy: string;
+  /** How many entries each job's history keeps. */
+  readonly historyLimit: number;
+}
+
+/** How a lock was taken: for a scheduled job's run (its end goes into the history), and in its job record. */
+export interface LockUse {
+  readonly ofJob: boolean;
+  readonly recorded: boolean;
+}
+
+/** A lock for {@link PostgresLockProvider.lock}: no history, no record. */
+export const PLAIN_LOCK: LockUse = { ofJob: false, recorded: false };
+/** A scheduled job's plain tick: its end goes into the history. */
+export const JOB_LOCK: LockUse = { ofJob: true, recorded: false };
+/** An occurrence's run: in the job record too. */
+export const OCCURRENCE_LOCK: LockUse = { ofJob: true, recorded: true };
+
+/** The release statement's parameters for `requests`. */
+export function releaseParameters(requests: readonly ReleaseRequest[], historyLimit: number): unknown[] {
+  return [
+    requests.map((request) => request.name),
+    requests.map((request) => request.owner),
+    requests.map((request) => request.atLeast),
+    requests.map((request) => request.outcome),
+    requests.map((request) => request.recorded),
+    requests.map((request) => request.entry),
+    historyLimit,
+  ];
+}
+
+/** A lock in PostgreSQL: the row `configuration.name`, held by `owner` until its `lock_until`. */
+export class PostgresSimpleLock extends AbstractSimpleLock {
+  constructor(
+    private readonly context: PostgresLockContext,
+    readonly owner: string,
+    configuration: LockConfiguration,
+    readonly fencingToken: number,
+    private readonly use: LockUse,
+  ) {
+    // lockAtLeastFor is applied by the release statement, on the database's clock: no local time is kept.
+    super(configuration, 0);
+  }
+
+  /** `outcome` is `undefined` for `unlock()`: nothing is recorded, so an occurrence's record still reads running. */
+  protected release(_keepFor: number, outcome?: RunOutcome, report?: RunReport): Promise<void> {
+    const { name, lockAtLeastFor } = this.configuration;
+    const { recorded } = this.use;
+    const request = {
+      name,
+      owner: this.owner,
+      atLeast: Math.ceil(lockAtLeastFor),
+      recorded,
+      entry: this.entry(report),
+    };
+    const onCheck = (row: OwnerCheckRow | undefined) => {
+      if (!row?.live) throw new LockNotHeldError(name, 'expired');
+      if (!row.mine) throw new LockNotHeldError(name, 'not-owner');
+    };
+    // A release the store never answered may be made again, to record the run's outcome once it does.
+    const failed = () => this.releaseFailed();
+    if (outcome !== undefined) return this.context.finishes.call({ ...request, outcome }, failed).then(onCheck);
+    const { session, statements, historyLimit } = this.context;
+    const unlocking = releaseParameters([{ ...request, outcome: null }], historyLimit);
+    const releasing = session.run<OwnerCheckRow>(statements.release, unlocking);
+    return releasing.then(
+      ([row]) => onCheck(row),
+      (failure: unknown) => {
+        failed();
+        throw failure;
+      },
+    );
+  }
+
+  protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    const [outcome] = await renewLocks(this.context, [{ lock: this, ttl: configuration.lockAtMostFor }], true);
+    if (outcome !== 'renewed') return undefined;
+    return new PostgresSimpleLock(this.context, this.owner, configuration, this.fencingToken, this.use);
+  }
+
+  /** The history entry of a scheduled job's run that `report`s itself, less its outcome (the release adds it). */
+  private entry(report: RunReport | undefined): string | null {
+    if (!this.use.ofJob || !report) return null;
+    const finishedAt = Math.round(report.startedAt + report.durationMs);
+    const { lockedBy: node } = this.context;
+    return JSON.stringify({ type: 'run', ...report, finishedAt, node, fencingToken: this.fencingToken });
+  }
+}
+
+/**
+ * Renews `renewals`' locks (each a {@link PostgresSimpleLock}) in one statement; `restart` (an extension)
+ * also counts `lockAtLeastFor` from now.
+ */
+export async function renewLocks(
+  { session, statements }: PostgresLockContext,
+  renewals: readonly LeaseRenewal[],
+  restart = false,
+): Promise<LeaseRenewalOutcome[]> {
+  const locks = renewals.map(({ lock }) => lock as PostgresSimpleLock);
+  const rows = await session.run<OwnerCheckRow>(statements.renew, [
+    locks.map((lock) => lock.configuration.name),
+    locks.map((lock) => lock.owner),
+    renewals.map(({ ttl }) => ttlMillis(ttl)),
+    renewals.map(() => restart),
+  ]);
+  const byName = new Map(rows.map((row) => [row.name, row]));
+  return locks.map((lock) => {
+    const row = byName.get(lock.configuration.name);
+    if (!row?.live) return 'expired';
+    return row.mine ? 'renewed' : 'not-owner';
+  });
+}

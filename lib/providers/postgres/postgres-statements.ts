@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type { PostgresTables } from './postgres-schema.js';
+
+/** A statement the provider prepares once per connection, under a name derived from its text. */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** A statement named after its text: the same text gets the same name in every process. */
+export function statement(text: string): Statement {
+  const compact = text.replace(/\s+/g, ' ').trim();
+  return { name: `nsl_${createHash('sha1').update(compact).digest('hex').slice(0, 16)}`, text: compact };
+}
+
+/** The database's clock: `clock_timestamp()`, which moves on within a transaction, unlike the frozen `now()`. */
+export const NOW = 'clock_timestamp()';
+/** An interval of `value` milliseconds. */
+export const ms = (value: string) => `${value}::bigint * interval '1 millisecond'`;
+/**
+ * Whether the lock of row `l` is held right now. A lock an operator force-released (`unlocked|<actor>`, kept
+ * until the old lock would have expired, so that its holder learns it lost it) is free.
+ */
+export const HELD = `(l.lock_until > ${NOW} AND l.owner NOT LIKE 'unlocked|%')`;
+/** A lock's columns set to a new holder, from the row an INSERT proposes (`excluded`). */
+const TAKE_OVER = `owner = excluded.owner, locked_by = excluded.locked_by, locked_at = excluded.locked_at,
+  lock_until = excluded.lock_until, fencing_token = l.fencing_token + 1`;
+
+/**
+ * Adds the rows of `source` (`name`, `seq`: the lock row's new `history_seq`, `entry`) to a history, each in
+ * slot `seq % limit` of its lock name: a ring that keeps the newest `limit` entries without a delete.
+ */
+export function appendHistory(history: string, source: string, limit: string): string {
+  return `INSERT INTO ${history} (name, slot, seq, entry) SELECT name, seq % ${limit}, seq, entry FROM ${source}
+    ON CONFLICT (name, slot) DO UPDATE SET seq = excluded.seq, entry = excluded.entry`;
+}
+
+/**
+ * The lock statements of one set of tables. Statements that touch several rows lock them in name order, so
+ * two nodes' batches cannot deadlock; a batch never names a row twice.
+ */
+export function postgresStatements({ locks, history }: PostgresTables) {
+  return {
+    /**
+     * ShedLock's acquire: `[fencing_token]` when taken, no row when held. `$1` name, `$2` owner, `$3` lockedBy,
+     * `$4` ms.
+     */
+    lock: statement(`
+      INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token)
+      VALUES ($1, $2, $3, ${NOW}, ${NOW} + ${ms('$4')}, 1)
+      ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}
+      WHERE NOT ${HELD}
+      RETURNING l.fencing_token`),
+
+    /**
+     * Job locks (arrays: name, owner, lockedBy, ms, manual): per name `fencing_token` when taken, else
+     * `held` (false: refused because paused). The refused rows are read `FOR SHARE`, which returns their
+     * latest version: the one the INSERT found.
+     */
+    lockJobs: statement(`
+      WITH input AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[])
+          AS i(name, owner, locked_by, ttl, manual)
+      ), taken AS (
+        INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token)
+        SELECT name, owner, locked_by, ${NOW}, ${NOW} + ${ms('ttl')}, 1 FROM input ORDER BY name
+        ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}
+        WHERE NOT ${HELD} AND (l.paused IS NULL OR (SELECT manual FROM input WHERE input.name = l.name))
+        RETURNING l.name, l.fencing_token
+      ), refused AS (
+        SELECT l.name, ${HELD} AS held FROM ${locks} l
+        WHERE l.name IN (SELECT name FROM input) AND l.name NOT IN (SELECT name FROM taken)
+        ORDER BY l.name FOR SHARE
+      )
+      SELECT input.name, taken.fencing_token, refused.held
+      FROM input LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
+
+    /**
+     * Occurrence claims (arrays: name, owner, lockedBy, ms, occurrence) with the job record, graphile-worker's
+     * `known_crontabs` rule: taken only if no occurrence as late was claimed. Per name `fencing_token`, or the
+     * refused row as it stands: its `occurrence`, `run_state` and whether it is `held`.
+     */
+    claimOccurrences: statement(`
+      WITH input AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+          AS i(name, owner, locked_by, ttl, occurrence)
+      ), taken AS (
+        INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token, occurrence,
+          run_state, run_owner, run_by, run_started_at, run_attempt)
+        SELECT name, owner, locked_by, ${NOW}, ${NOW} + ${ms('ttl')}, 1, occurrence,
+          'running', owner, locked_by, ${NOW}, 1 FROM input ORDER BY name
+        ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}, occurrence = excluded.occurrence, run_state = 'running',
+          run_owner = excluded.owner, run_by = excluded.locked_by, run_started_at = excluded.locked_at,
+          run_finished_at = NULL, run_attempt = 1, run_previous_holder = NULL, run_orphaned_at = NULL
+        WHERE (l.occurrence IS NULL OR l.occurrence < excluded.occurrence) AND NOT ${HELD} AND l.paused IS NULL
+        RETURNING l.name, l.fencing_token
+      ), refused AS (
+        SELECT l.name, l.occurrence, l.run_state, ${HELD} AS held FROM ${locks} l
+        WHERE l.name IN (SELECT name FROM input) AND l.name NOT IN (SELECT name FROM taken)
+        ORDER BY l.name FOR SHARE
+      )
+      SELECT input.name, taken.fencing_token, refused.occurrence, refused.run_state, refused.held
+      FROM input LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
+
+    /**
+     * Releases (arrays: name, owner, lockAtLeastFor ms, outcome or null, whether the job record holds the
+     * run, the history entry or null; `$7` history limit): a lock still ours is kept until `lockAtLeastFor`
+     * after `locked_at` (ShedLock's unlock); a run's outcome goes into the job record if the record is still
+     * that run's, even when the lock expired; the entry, with its outcome (`lost` when the lock was no longer
+     * the run's), into the history. Per name: `mine`, `live` as the lock stood.
+     */
+    release: statement(`
+      WITH input AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::boolean[], $6::jsonb[])
+          AS i(name, owner, at_least, outcome, recorded, entry)
+      ), current AS (
+        SELECT l.name, l.owner = input.owner AS mine, l.lock_until > ${NOW} AS live,
+          input.recorded AND input.outcome IS NOT NULL AND l.run_owner = input.owner AS records
+        FROM ${locks} l JOIN input USING (name) ORDER BY l.name FOR UPDATE OF l
+      ), released AS (
+        UPDATE ${locks} l SET
+          lock_until = CASE WHEN c.mine AND c.live
+            THEN greatest(l.locked_at + ${ms('input.at_least')}, ${NOW}) ELSE l.lock_until END,
+          run_state = CASE WHEN c.records THEN input.outcome ELSE l.run_state END,
+          run_finished_at = CASE WHEN c.records THEN ${NOW} ELSE l.run_finished_at END,
+          history_seq = l.history_seq + (input.entry IS NOT NULL)::integer
+        FROM current c JOIN input USING (name)
+        WHERE l.name = c.name AND ((c.mine AND c.live) OR c.records OR input.entry IS NOT NULL)
+        RETURNING l.name, l.history_seq AS seq, input.entry || jsonb_build_object('outcome',
+          CASE WHEN c.mine AND c.live THEN input.outcome ELSE 'lost' END) AS entry
+      ), recorded AS (
+        ${appendHistory(history, '(SELECT * FROM released WHERE entry IS NOT NULL) AS ended', '$7::integer')}
+      )
+      SELECT input.name, current.mine, current.live FROM input LEFT JOIN current USING (name)`),
+
+    /**
+     * Lease renewals, one statement for all of a node's leases (arrays: name, owner, ms, restart): each lock
+     * still ours expires `ms` from now; `restart` (an extension) also counts `lockAtLeastFor` from now.
+     * Per name: `mine`, `live` as the lock stood.
+     */
+    renew: statement(`
+      WITH input AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[]) AS i(name, owner, ttl, restart)
+      ), current AS (
+        SELECT l.name, l.owner = input.owner AS mine, l.lock_until > ${NOW} AS live
+        FROM ${locks} l JOIN input USING (name) ORDER BY l.name FOR UPDATE OF l
+      ), renewed AS (
+        UPDATE ${locks} l SET lock_until = ${NOW} + ${ms('input.ttl')},
+          locked_at = CASE WHEN input.restart THEN ${NOW} ELSE l.locked_at END
+        FROM current c JOIN input USING (name)
+        WHERE l.name = c.name AND c.mine AND c.live
+      )
+      SELECT input.name, current.mine, current.live FROM input LEFT JOIN current USING (name)`),
+
+    /** A job record and whether its lock is held. `$1` name. */
+    readRecord: statement(`
+      SELECT occurrence, run_state, run_by, run_started_at, run_finished_at, run_attempt, run_previous_holder,
+        ${HELD} AS held
+      FROM ${locks} l WHERE name = $1`),
+  };
+}
+
+export type PostgresStatements = ReturnType<typeof postgresStatements>;

@@ -1,0 +1,75 @@
+import type pg from 'pg';
+import type { LockProviderSubject } from '../../lib/provider-tests/index.js';
+import { PostgresLockProvider, type PostgresLockProviderOptions } from '../../lib/providers/postgres/index.js';
+import { createSchema, dropSchema, postgresPool, uniqueSchema } from '../support/shared-postgres.js';
+
+/** Nodes that are PostgresLockProviders, with the pools and schema they use. */
+export interface PostgresFixture {
+  readonly schema: string;
+  /** The admin pool, for looking at the table directly. */
+  readonly admin: pg.Pool;
+  /** A node on a pool of its own. */
+  connect(options?: PostgresLockProviderOptions): PostgresLockProvider;
+  /** The pool a provider of {@link connect} runs on. */
+  poolOf(provider: PostgresLockProvider): pg.Pool;
+  /** Ends the pool of one node before {@link close}. */
+  disconnect(provider: PostgresLockProvider): Promise<void>;
+  /** Ends the pools still open and drops the schema. */
+  close(): Promise<void>;
+}
+
+/**
+ * Nodes on the shared PostgreSQL in a fresh schema, each a provider on a pool of its own (`node-<n>`).
+ * Closing ends the pools and drops the schema.
+ */
+export async function postgresFixture(label: string): Promise<PostgresFixture> {
+  const admin = postgresPool();
+  const schema = uniqueSchema(label);
+  await createSchema(admin, schema);
+  const poolsByProvider = new Map<PostgresLockProvider, pg.Pool>();
+  let made = 0;
+  return {
+    schema,
+    admin,
+    connect(options = {}) {
+      const pool = postgresPool();
+      made += 1;
+      const provider = new PostgresLockProvider(pool, { schema, lockedBy: `node-${made}`, ...options });
+      poolsByProvider.set(provider, pool);
+      return provider;
+    },
+    poolOf: (provider) => poolsByProvider.get(provider)!,
+    async disconnect(provider) {
+      const pool = poolsByProvider.get(provider);
+      poolsByProvider.delete(provider);
+      await pool?.end();
+    },
+    async close() {
+      await Promise.all([...poolsByProvider.values()].map((pool) => pool.end()));
+      await dropSchema(admin, schema);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * The conformance kit's subject: nodes on one fresh schema (made on the first node), each on a pool of its own,
+ * warmed up (table, connection, prepared statements) before a check times its 50 ms locks; `close()` drops it.
+ */
+export function postgresSubject(label: string): LockProviderSubject<PostgresLockProvider> & { close(): Promise<void> } {
+  let fixture: Promise<PostgresFixture> | undefined;
+  const open = () => (fixture ??= postgresFixture(label));
+  return {
+    name: 'PostgresLockProvider',
+    provider: PostgresLockProvider,
+    fencingTokens: true,
+    singleUseLocks: true,
+    async create() {
+      const node = (await open()).connect();
+      await node.readJobRecord('warm-up');
+      return node;
+    },
+    cleanup: async (node) => (await open()).disconnect(node),
+    close: async () => (await fixture)?.close(),
+  };
+}

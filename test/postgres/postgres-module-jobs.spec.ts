@@ -1,0 +1,204 @@
+import { Injectable } from '@nestjs/common';
+import { Cron, Interval, Timeout } from '@nestjs/schedule';
+import { currentLock, LockedJobStatus, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { jobEvent } from '../support/lock-event-match.js';
+import { events, nextEvent } from '../support/lock-events.js';
+import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
+import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
+import { countStatements } from './statement-counter.js';
+
+const HOUR = 3_600_000;
+
+/** What a locked run saw of its lock. */
+interface SeenRun {
+  readonly fencingToken?: number;
+  readonly occurrence?: number;
+  readonly catchUp?: boolean;
+  readonly attempt?: number;
+  readonly previousHolder?: string;
+}
+
+function seen(): SeenRun {
+  const lock = currentLock()!;
+  return {
+    fencingToken: lock.fencingToken,
+    occurrence: lock.occurrence?.getTime(),
+    catchUp: lock.catchUp,
+    attempt: lock.recovery?.attempt,
+    previousHolder: lock.recovery?.previousHolder,
+  };
+}
+
+@Injectable()
+class EveryKind {
+  readonly runs = new Map<string, SeenRun[]>();
+  @Cron('* * * * * *')
+  @SchedulerLock({ name: 'pg-cron' })
+  cron() {
+    this.record('cron');
+  }
+  @Interval(200)
+  @SchedulerLock({ name: 'pg-interval' })
+  interval() {
+    this.record('interval');
+  }
+  @Timeout(0)
+  @SchedulerLock({ name: 'pg-timeout' })
+  timeout() {
+    this.record('timeout');
+  }
+  private record(kind: string) {
+    this.runs.set(kind, [...(this.runs.get(kind) ?? []), seen()]);
+  }
+}
+
+@Injectable()
+class EverySecond {
+  readonly runs: SeenRun[] = [];
+  @Cron('* * * * * *')
+  @SchedulerLock({ name: 'every-second' })
+  tick() {
+    this.runs.push(seen());
+  }
+}
+
+/** Every 3 s: long enough between occurrences for a watcher to find a dead run and wait out its grace. */
+@Injectable()
+class EveryThreeSeconds {
+  readonly runs: SeenRun[] = [];
+  @Cron('*/3 * * * * *')
+  @SchedulerLock({ name: 'every-three-seconds', onCrash: 'rerun', recoveryGrace: '200ms' })
+  tick() {
+    this.runs.push(seen());
+  }
+}
+
+@Injectable()
+class Hourly {
+  readonly runs: SeenRun[] = [];
+  @Cron('0 0 * * * *')
+  @SchedulerLock({ name: 'hourly', catchUp: { window: '2h' } })
+  tick() {
+    this.runs.push(seen());
+  }
+}
+
+describe('scheduled jobs on PostgreSQL, through the module', () => {
+  let fixture: PostgresFixture;
+  beforeEach(async () => {
+    fixture = await postgresFixture('module-jobs');
+  });
+  afterEach(async () => {
+    await closeSchedulerApps();
+    await fixture.close();
+  });
+
+  function start(providers: (new (...args: never[]) => unknown)[], node = 'node-a') {
+    const provider = fixture.connect({ lockedBy: node });
+    return startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '10s', lockedBy: node }, providers });
+  }
+
+  it('runs @Cron (once per occurrence), @Interval and @Timeout jobs under their locks, and releases them', async () => {
+    const app = await start([EveryKind]);
+    await Promise.all(
+      ['EveryKind.cron', 'EveryKind.timeout'].map((job) => nextEvent(app.history$, jobEvent('released', job))),
+    );
+    await events(app.history$, jobEvent('released', 'EveryKind.interval'), 2);
+
+    const runs = app.get(EveryKind).runs;
+    expect(runs.get('timeout')).toEqual([expect.objectContaining({ fencingToken: 1 })]);
+    const [first, second] = runs.get('interval')!;
+    expect(second.fencingToken).toBeGreaterThan(first.fencingToken!);
+    const [cron] = runs.get('cron')!;
+    expect(cron.occurrence! % 1_000).toBe(0);
+    expect(await app.get(LockedJobStatus).getJobStatus('EveryKind.cron')).toMatchObject({
+      occurrence: new Date(cron.occurrence!),
+      state: 'succeeded',
+      runBy: 'node-a',
+    });
+    // Released on the database's clock: no row of a finished run is still held.
+    const { rows } = await fixture.admin.query<{ name: string; held: boolean }>(
+      `SELECT name, lock_until > clock_timestamp() AS held FROM "${fixture.schema}".scheduler_lock_locks
+       WHERE name = 'pg-timeout'`,
+    );
+    expect(rows).toEqual([{ name: 'pg-timeout', held: false }]);
+    expect(app.logs.texts('error')).toEqual([]);
+  });
+
+  it('runs each occurrence of a cron job once across two apps', async () => {
+    const [a, b] = await Promise.all([start([EverySecond], 'node-a'), start([EverySecond], 'node-b')]);
+    await events(a.history$, (event) => event.jobName === 'EverySecond.tick' && event.type !== 'attempt', 12);
+
+    const occurrences = [...a.get(EverySecond).runs, ...b.get(EverySecond).runs].map((run) => run.occurrence!);
+    expect(occurrences.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(occurrences).size).toBe(occurrences.length);
+    const skipped = [...a.recorded, ...b.recorded].filter((event) => event.type === 'skipped');
+    expect(skipped.map((event) => (event as LockEvent & { reason: string }).reason)).not.toContain('store-error');
+  });
+
+  it("re-runs an occurrence whose node died (onCrash: 'rerun') once its lock expired and recoveryGrace passed", async () => {
+    // A node claims the next occurrence at least a second away with a 300 ms lock and dies: never releases it.
+    const dead = fixture.connect({ lockedBy: 'dead-node' });
+    const occurrence = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;
+    const configuration = { name: 'every-three-seconds', lockAtMostFor: 300, lockAtLeastFor: 0 };
+    expect('lock' in (await dead.lockOccurrence(configuration, occurrence))).toBe(true);
+
+    const app = await start([EveryThreeSeconds]);
+    const runs = app.get(EveryThreeSeconds).runs;
+    await nextEvent(
+      app.history$,
+      (event) => event.type === 'released' && runs.some((run) => run.attempt === 2),
+      15_000,
+    );
+    expect(runs.find((run) => run.occurrence === occurrence)).toEqual(
+      expect.objectContaining({ occurrence, attempt: 2, previousHolder: 'dead-node' }),
+    );
+  });
+
+  it('catches up the latest missed occurrence once at start-up, across two apps starting together', async () => {
+    const lastHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const before = await fixture
+      .connect({ lockedBy: 'earlier' })
+      .lockOccurrence({ name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, lastHour - HOUR);
+    if ('lock' in before) await before.lock.finish!('succeeded');
+
+    const apps = await Promise.all([start([Hourly], 'node-a'), start([Hourly], 'node-b')]);
+    await Promise.race(apps.map((app: SchedulerApp) => nextEvent(app.history$, jobEvent('released', 'Hourly.tick'))));
+    // A node that reads the record after the other's catch-up finds nothing to catch up, and says nothing: no
+    // event announces that, so the test waits a while for a second run that must not come.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const runs = apps.flatMap((app) => app.get(Hourly).runs);
+    expect(runs).toEqual([expect.objectContaining({ occurrence: lastHour, catchUp: true })]);
+  });
+
+  it('renews the keepAlive leases of a node in one statement per interval, and no other node takes them', async () => {
+    const node = fixture.connect({ lockedBy: 'node-a' });
+    const rival = fixture.connect({ lockedBy: 'node-b' });
+    const app = await startSchedulerApp({ lock: { provider: node, defaultLockAtMostFor: '1m' }, providers: [] });
+    const executor = app.get(LockingTaskExecutor);
+    const lease = 600;
+    const renewals: LockEvent[] = [];
+    const subscription = app.events$.subscribe((event) => event.type === 'extended' && renewals.push(event));
+    const statements = countStatements(fixture.poolOf(node));
+    const stolen: boolean[] = [];
+    const run = (name: string) =>
+      executor.executeWithLock(
+        async () => {
+          const until = performance.now() + 3 * lease;
+          while (performance.now() < until) {
+            stolen.push((await rival.lock({ name, lockAtMostFor: 10_000, lockAtLeastFor: 0 })) !== undefined);
+            await new Promise((resolve) => setTimeout(resolve, lease / 4));
+          }
+        },
+        { name, lockAtMostFor: '1m', keepAlive: { lease } },
+      );
+    const results = await Promise.all(['lease-1', 'lease-2', 'lease-3'].map(run));
+    subscription.unsubscribe();
+
+    expect(results.every((result) => result.executed)).toBe(true);
+    expect(stolen).not.toContain(true);
+    expect(renewals.length).toBeGreaterThanOrEqual(3 * 5);
+    // Three leases renewed together: a third as many statements as renewals, give or take a round.
+    expect(statements.renewals()).toBeLessThanOrEqual(renewals.length / 3 + 2);
+  });
+});

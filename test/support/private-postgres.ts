@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './redis-server.js';
+
+const run = promisify(execFile);
+const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+/** A PostgreSQL cluster this test started on its own port, so it may stop, kill, pause or restart it. */
+export interface PrivatePostgres {
+  readonly port: number;
+  /** Starts the server (again) on the same port, with the same data, and waits until it accepts connections. */
+  start(): Promise<void>;
+  /** Stops the server by its PID: `SIGINT` (fast shutdown) or `SIGKILL`, and waits until it is gone. */
+  stop(signal?: 'SIGINT' | 'SIGKILL'): Promise<void>;
+  /** `SIGSTOP`s the server and every backend of it (a frozen host); `resume()` sends `SIGCONT`. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  /** Stops the server and removes its files. */
+  remove(): Promise<void>;
+}
+
+/** Runs `command` as the OS user `postgres`: the server refuses to run as root. */
+function asPostgres(command: string, args: string[]) {
+  const asRoot = process.getuid?.() === 0;
+  return asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
+}
+
+/** `initdb` into a temp dir (trust auth, user `postgres`), then started on a free loopback port. */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = await mkdtemp(join(tmpdir(), 'nsl-pg-'));
+  await chmod(dir, 0o777);
+  const data = join(dir, 'data');
+  await asPostgres(join(BIN, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const pidOf = async () => Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  /** The server's processes: the postmaster and its children. */
+  const processes = async () => {
+    const pid = await pidOf();
+    const { stdout } = await run('pgrep', ['-P', String(pid)]).catch(() => ({ stdout: '' }));
+    return [pid, ...stdout.split('\n').filter(Boolean).map(Number)];
+  };
+  const server: PrivatePostgres = {
+    port,
+    async start() {
+      await asPostgres(join(BIN, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+    },
+    async stop(signal = 'SIGINT') {
+      const pids = await processes().catch(() => []);
+      // A fast shutdown is the postmaster's to do; a crash takes every process of the server down at once.
+      for (const pid of signal === 'SIGKILL' ? pids : pids.slice(0, 1)) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // gone already
+        }
+      }
+      while (pids.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 20));
+      // After SIGKILL the children outlive the postmaster for a moment, and the pid file stays.
+      if (signal === 'SIGKILL') await rm(join(data, 'postmaster.pid'), { force: true });
+    },
+    async pause() {
+      for (const pid of await processes()) process.kill(pid, 'SIGSTOP');
+    },
+    async resume() {
+      for (const pid of await processes()) process.kill(pid, 'SIGCONT');
+    },
+    async remove() {
+      await server.resume().catch(() => undefined);
+      await server.stop('SIGINT');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  await server.start();
+  return server;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,91 @@
+import { Injectable, type Provider } from '@nestjs/common';
+import { Cron, Interval, ScheduleModule, Timeout } from '@nestjs/schedule';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { currentLock, SchedulerLock, SchedulerLockModule } from '../../lib/index.js';
+import { SchedulerLockTest, type TestLockStore, type TestNode } from '../../lib/testing/index.js';
+import { CapturedLogger } from '../support/captured-logger.js';
+
+/** New Year's midnight, UTC: the fire time of the yearly job, which no real timer reaches during a test. */
+export const NEW_YEAR = new Date('2027-01-01T00:00:00Z');
+
+/** The jobs every node of the test cluster runs; each run returns the node it ran on. */
+@Injectable()
+export class Jobs {
+  /** Once per occurrence (a cron job's default). */
+  @SchedulerLock({ lockAtMostFor: '10m' })
+  @Cron('0 0 0 1 1 *', { name: 'yearly', timeZone: 'UTC' })
+  yearly() {
+    return currentLock()!.lockedBy;
+  }
+
+  /** A plain lock: "not at the same time", so two nodes ticking one after the other both run it. */
+  @SchedulerLock({ lockAtMostFor: '10m', occurrence: false })
+  @Cron('0 0 0 1 1 *', { name: 'unclaimed', timeZone: 'UTC' })
+  unclaimed() {
+    return currentLock()!.lockedBy;
+  }
+
+  @SchedulerLock({ lockAtMostFor: '1m' })
+  @Cron('0 0 0 1 1 *', { name: 'failing', timeZone: 'UTC' })
+  failing() {
+    throw new Error('boom: the ledger is locked');
+  }
+
+  @SchedulerLock({ lockAtMostFor: '10m', lockAtLeastFor: '5m' })
+  @Interval('sweep', 3_600_000)
+  sweep() {
+    return 'swept';
+  }
+
+  @SchedulerLock({ lockAtMostFor: '1m' })
+  @Timeout('warm-up', 3_600_000)
+  warmUp() {
+    return 'warm';
+  }
+
+  /** Runs until its lock is lost; 10 minutes at most, or a renewed 300 ms lease. */
+  @SchedulerLock({ lockAtMostFor: '10m' })
+  @Interval('long', 3_600_000)
+  long() {
+    return untilLost();
+  }
+
+  @SchedulerLock({ lockAtMostFor: '10m', keepAlive: { lease: '300ms' } })
+  @Interval('leased', 3_600_000)
+  leased() {
+    return untilLost();
+  }
+}
+
+/** Resolves to why the run's lock was lost, once its signal aborts. */
+function untilLost(): Promise<unknown> {
+  const { signal } = currentLock()!;
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason)));
+}
+
+const open: TestingModule[] = [];
+
+/** A node of the test cluster on `store`; its module names a Redis that does not exist (the override drops it). */
+export async function startNode(store: TestLockStore, lockedBy: string, providers: Provider[] = [Jobs]) {
+  const moduleRef = await SchedulerLockTest.override(
+    Test.createTestingModule({
+      imports: [
+        ScheduleModule.forRoot(),
+        SchedulerLockModule.forRoot({ redis: 'redis://no-such-host.invalid:6379', defaultLockAtMostFor: '1m' }),
+      ],
+      providers,
+    }).setLogger(new CapturedLogger()),
+    { store, lockedBy },
+  ).compile();
+  open.push(moduleRef);
+  return SchedulerLockTest.node(moduleRef);
+}
+
+/** `count` nodes, `node-1`…, on `store`. */
+export function startNodes(store: TestLockStore, count: number): Promise<TestNode[]> {
+  return Promise.all(Array.from({ length: count }, (_, i) => startNode(store, `node-${i + 1}`)));
+}
+
+export async function closeNodes(): Promise<void> {
+  await Promise.all(open.splice(0).map((moduleRef) => moduleRef.close()));
+}

@@ -8,10 +8,11 @@ import {
 } from '../core/lock-configuration.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import { assertCanRenewLeases } from '../core/provider-contract.js';
-import { CronSchedule, type CronTimeLike } from '../occurrence/cron-schedule.js';
+import { CronSchedule } from '../occurrence/cron-schedule.js';
 import { occurrenceStore, type OccurrenceStore } from '../occurrence/occurrence-claims.js';
 import type { JobKind } from '../occurrence/occurrence-options.js';
 import { resolveOccurrencePolicy, type OccurrencePolicy } from '../occurrence/occurrence-policy.js';
+import type { CronJobParts, TimerParts } from './scheduled-job-parts.js';
 import type { SchedulerLockOptions } from './scheduler-lock-options.interface.js';
 
 /** A job whose ticks run under a lock. */
@@ -38,14 +39,6 @@ interface LockedJobDeclaration {
   readonly options: SchedulerLockOptions;
   readonly source: string;
   readonly handler?: () => unknown;
-}
-
-/** The parts of a cron 4 job the checks read. */
-interface CronJobParts {
-  readonly isActive: boolean;
-  readonly cronTime: CronTimeLike;
-  readonly _callbacks?: unknown;
-  lastDate(): unknown;
 }
 
 const logger = new Logger('SchedulerLock');
@@ -116,10 +109,9 @@ export function checkCronJob(job: LockedJob, cron: CronJobParts, provider: LockP
  */
 export function checkTimerJob(job: LockedJob, kind: 'interval' | 'timeout', timer: unknown): void {
   if (job.declaredOptions) resolveOccurrencePolicy(job.declaredOptions, kind, job.source);
-  if (typeof (timer as { _onTimeout?: unknown } | undefined)?._onTimeout !== 'function') {
-    throw unlockable(job, 'the timer is not a Node.js Timeout');
-  }
-  const period = (timer as { _repeat?: unknown })._repeat;
+  const parts = timer as TimerParts | undefined;
+  if (typeof parts?._onTimeout !== 'function') throw unlockable(job, 'the timer is not a Node.js Timeout');
+  const period = parts._repeat;
   if (kind === 'interval' && typeof period === 'number')
     warnIfLockOutlasts(job, period, `its interval (${formatDuration(period)})`);
 }

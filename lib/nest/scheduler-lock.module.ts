@@ -9,6 +9,8 @@ import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
 import { hasOperatorStore } from '../operators/operator-abilities.js';
 import { ClusterPresence } from './cluster-presence.js';
+import { OperatorTriggers } from './operator-triggers.js';
+import { RegisteredJobs } from './registered-jobs.js';
 import { SchedulerLockAdmin } from './scheduler-lock-admin.js';
 import {
   SCHEDULER_LOCK_OPERATOR_STORE,
@@ -69,7 +71,9 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     },
     LockedJobRegistry,
     LockedJobStatus,
+    RegisteredJobs,
     ClusterPresence,
+    OperatorTriggers,
     SchedulerLockAdmin,
     { provide: RecoveryWatcher, useFactory: () => new RecoveryWatcher() },
     SchedulerLockMetadataAccessor,

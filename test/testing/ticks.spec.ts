@@ -112,7 +112,7 @@ describe('the other side of a lock', () => {
     expect(await node.tick('sweep')).toMatchObject({ status: 'ran' });
   });
 
-  it("a run whose lock another node takes sees it lost: its signal aborts (not-owner)", async () => {
+  it('a run whose lock another node takes sees it lost: its signal aborts (not-owner)', async () => {
     const [node] = await startNodes(store, 1);
     const running = node.tick('leased');
     await new Promise<void>((resolve) => {

@@ -10,11 +10,19 @@ afterEach(async () => {
   store.reset();
 });
 
-describe('time under fake timers', () => {
-  beforeEach(() => jest.useFakeTimers({ now: NEW_YEAR.getTime() + 1_000 }));
+/**
+ * Nodes started on real timers, then fake timers: the module locks an @Interval or @Timeout job by wrapping the
+ * Node.js Timeout @nestjs/schedule registers, which a fake timer is not.
+ */
+async function startNodesThenFakeTimers(count: number) {
+  const nodes = await startNodes(store, count);
+  jest.useFakeTimers({ now: NEW_YEAR.getTime() + 1_000 });
+  return nodes;
+}
 
+describe('time under fake timers', () => {
   it('a 10-minute lockAtMostFor runs out in milliseconds: the run sees its lock expire', async () => {
-    const [node] = await startNodes(store, 1);
+    const [node] = await startNodesThenFakeTimers(1);
     let settled = false;
     const running = node.tick('long').finally(() => (settled = true));
     await jest.advanceTimersByTimeAsync(9 * 60_000);
@@ -24,7 +32,7 @@ describe('time under fake timers', () => {
   });
 
   it('lockAtLeastFor keeps the lock for 5 fake minutes after a short run', async () => {
-    const [a, b] = await startNodes(store, 2);
+    const [a, b] = await startNodesThenFakeTimers(2);
     expect(await a.tick('sweep')).toMatchObject({ status: 'ran' });
     await jest.advanceTimersByTimeAsync(4 * 60_000 + 59_000);
     expect(await b.tick('sweep')).toMatchObject({ status: 'skipped', reason: 'locked' });
@@ -33,7 +41,7 @@ describe('time under fake timers', () => {
   });
 
   it('a tick claims the occurrence its fake clock has reached', async () => {
-    const [node] = await startNodes(store, 1);
+    const [node] = await startNodesThenFakeTimers(1);
     expect(await node.tick('yearly')).toMatchObject({ status: 'ran', occurrence: NEW_YEAR });
     jest.setSystemTime(new Date('2028-01-01T00:00:02Z'));
     expect(await node.tick('yearly')).toMatchObject({ status: 'ran', occurrence: new Date('2028-01-01T00:00:00Z') });
@@ -44,7 +52,7 @@ describe('time under fake timers', () => {
   });
 
   it('a held lock expires on the fake clock', async () => {
-    const [node] = await startNodes(store, 1);
+    const [node] = await startNodesThenFakeTimers(1);
     await store.hold('sweep', { for: '10m' });
     expect(await node.tick('sweep')).toMatchObject({ status: 'skipped', reason: 'locked' });
     await jest.advanceTimersByTimeAsync(10 * 60_000);
@@ -64,7 +72,7 @@ describe('a clean slate: reset()', () => {
     expect(await node.tick('sweep')).toMatchObject({ status: 'ran' });
     expect(await node.tick('warm-up')).toMatchObject({ status: 'ran' });
     // The nodes and their jobs stay known to the console.
-    expect((await node.admin.listJobs()).map((job) => job.jobName)).toContain('yearly');
+    expect((await node.admin.listJobs()).map((job) => job.name)).toContain('yearly');
   });
 
   it('without it, the last test would still hold the lock', async () => {

@@ -29,8 +29,7 @@ interface Fireable {
  * Get it with `SchedulerLockTest.node(app)`.
  */
 export class TestNode {
-  /** @internal */
-  constructor(
+  private constructor(
     /** This node's `lockedBy`. */
     readonly lockedBy: string,
     /** The console on the test store: pause, resume, trigger, unlock, history. */

@@ -88,7 +88,8 @@ export class TestLockStore {
 
   /**
    * Asserts that the job whose lock is `name` ran exactly once, for `occurrence` when given (a cron job's fire
-   * time), else since the last {@link reset}; resolves to that run (its `node` says where it ran).
+   * time), else since the last {@link reset}; resolves to that run (its `node` says where it ran). Every attempt
+   * counts: a run whose node died (`crashed`) and its re-run are two.
    *
    * @throws AssertionError naming each run (node, occurrence, outcome) when it ran twice or more, or never.
    */

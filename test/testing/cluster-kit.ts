@@ -55,7 +55,18 @@ export class Jobs {
   leased() {
     return untilLost();
   }
+
+  /** Re-run by another node if its node dies; on node-1 it never ends by itself, deaf to its signal. */
+  @SchedulerLock({ lockAtMostFor: '10m', keepAlive: { lease: '3s' }, onCrash: 'rerun' })
+  @Cron('0 0 0 1 1 *', { name: 'rerun', timeZone: 'UTC' })
+  rerun() {
+    if (currentLock()!.lockedBy !== 'node-1') return 'recovered';
+    return new Promise<void>((resolve) => (crashedRun.release = resolve));
+  }
 }
+
+/** Holds the run of `rerun` on node-1 until the test lets it go: that node "crashed" with the run. */
+export const crashedRun = { release: () => {} };
 
 /** Resolves to why the run's lock was lost, once its signal aborts. */
 function untilLost(): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { TestLockStore } from '../../lib/testing/index.js';
 import { waitUntil } from '../support/wait-until.js';
-import { closeNodes, NEW_YEAR, startNodes } from './cluster-kit.js';
+import { closeNodes, crashedRun, NEW_YEAR, startNodes } from './cluster-kit.js';
 
 const store = new TestLockStore();
 afterEach(async () => {
@@ -49,6 +49,25 @@ describe('time under fake timers', () => {
       NEW_YEAR,
       new Date('2028-01-01T00:00:00Z'),
     ]);
+  });
+
+  it('a node re-runs an occurrence whose node died once the recovery grace has passed on the fake clock', async () => {
+    const [a, b] = await startNodesThenFakeTimers(2);
+    const crashed = a.tick('rerun'); // node-1 claims the occurrence and never ends its run
+    expect(await b.tick('rerun')).toMatchObject({ status: 'skipped', reason: 'already-ran' }); // node-2 watches it
+    store.expire('rerun'); // node-1's lease is gone, as when its process dies
+    await jest.advanceTimersByTimeAsync(4_000);
+    expect(await store.runs('rerun')).toEqual([]); // within the 5 s recovery grace: nobody re-ran it
+    await jest.advanceTimersByTimeAsync(3_000);
+    const summary = async () =>
+      (await store.runs('rerun')).map(({ node, attempt, outcome }) => `${node} #${attempt} ${outcome}`);
+    // The recovery records node-1's attempt as crashed, and node-2 runs the occurrence again.
+    expect(await summary()).toEqual(['node-1 #1 crashed', 'node-2 #2 succeeded']);
+    // "Ran once" counts every attempt that started: this occurrence's handler ran twice.
+    await expect(store.expectRanOnce('rerun', NEW_YEAR)).rejects.toThrow('but it ran 2 times');
+    crashedRun.release();
+    expect(await crashed).toMatchObject({ status: 'ran', node: 'node-1', lost: 'expired' });
+    expect(await summary()).toEqual(['node-1 #1 crashed', 'node-2 #2 succeeded', 'node-1 #1 lost']);
   });
 
   it('a held lock expires on the fake clock', async () => {

@@ -62,7 +62,7 @@ export {
   DEFAULT_KEY_PREFIX,
   type RedisLockProviderOptions,
 } from './providers/redis/redis-lock-provider.js';
-export type { RedisClient } from './providers/redis/redis-scripts.js';
+export type { RedisClient } from './providers/redis/redis-client.js';
 export {
   InMemoryLockProvider,
   type InMemoryLockProviderOptions,

@@ -1,7 +1,7 @@
 import { LockStoreUnavailableError } from '../core/errors.js';
 import { ClusterAdmin, UnknownJobError } from '../operators/cluster-admin.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import type { RedisClient } from '../providers/redis/redis-client.js';
 import { parseInvocation, USAGE, UsageError, type Invocation } from './arguments.js';
 import { runCommand } from './commands.js';
 import { connectRedis, described } from './redis-connection.js';

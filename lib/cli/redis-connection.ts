@@ -1,7 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { LockStoreUnavailableError } from '../core/errors.js';
 import { describeRedisEndpoint, redisFailure } from '../providers/redis/redis-failures.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import type { RedisClient } from '../providers/redis/redis-client.js';
 
 /** Where the CLI connects: one Redis, or a Redis Cluster through its startup nodes. */
 export interface RedisTarget {

@@ -30,3 +30,6 @@ export interface LockingTaskExecutorSettings {
   /** Wraps each run (a tracing span around the handler), e.g. `nest-scheduler-lock/opentelemetry`'s. */
   instrumentation?: RunInstrumentation;
 }
+
+/** How long a lock attempt may take unless `acquireTimeout` says otherwise (ms). */
+export const DEFAULT_ACQUIRE_TIMEOUT = 2_000;

@@ -13,7 +13,11 @@ import {
 import { holdsLock } from './lock-context.js';
 import { LockEvents, type LockLostReason } from './lock-events.js';
 import type { LockProvider, SimpleLock } from './lock-provider.js';
-import type { ExecuteWithLockOptions, LockingTaskExecutorSettings } from './executor-settings.js';
+import {
+  DEFAULT_ACQUIRE_TIMEOUT,
+  type ExecuteWithLockOptions,
+  type LockingTaskExecutorSettings,
+} from './executor-settings.js';
 import type { StoreOutageReport } from './store-outage.js';
 import { consoleLogger, type SchedulerLockLogger } from './logger.js';
 import { describeError, jobLabel } from './messages.js';
@@ -30,7 +34,6 @@ interface RunLabels {
 }
 
 const DEFAULTS: LockDefaults = { lockAtMostFor: 60_000, lockAtLeastFor: 0 };
-const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
 
 /**
  * Runs tasks under a lock, ShedLock's `LockingTaskExecutor`: the task runs only if the lock is free

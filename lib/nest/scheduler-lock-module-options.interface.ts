@@ -3,7 +3,7 @@ import type { Duration } from '../core/duration.js';
 import type { KeepAlive } from '../core/lock-configuration.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import type { RunInstrumentation } from '../core/run-instrumentation.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import type { RedisClient } from '../providers/redis/redis-client.js';
 
 /** Options of `SchedulerLockModule.forRoot()` / `forRootAsync()`. */
 export interface SchedulerLockModuleOptions {

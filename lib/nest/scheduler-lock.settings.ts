@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   SchedulerLockConfigurationError,
   durationOption,
@@ -11,6 +11,7 @@ import {
 import { defaultLockedBy } from '../core/locked-by.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import type { RunInstrumentation } from '../core/run-instrumentation.js';
+import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor-settings.js';
 import { assertLockProvider } from '../core/provider-contract.js';
 import { PROVIDER_ABILITY_METHODS } from '../core/provider-abilities.js';
 import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
@@ -19,7 +20,8 @@ import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../providers/redis/redis-
 import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
 import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
 import { replicaAckOptions } from './replica-ack-options.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
+import { createLockClient, isRedisClient, type RedisClient } from '../providers/redis/redis-client.js';
 
 /** The module's options, validated once at startup. */
 export interface SchedulerLockSettings {
@@ -40,9 +42,7 @@ export interface SchedulerLockSettings {
   readonly instrumentation?: RunInstrumentation;
 }
 
-const SUBJECT = 'SchedulerLockModule options';
 const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
-const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
 const DEFAULT_HEARTBEAT_INTERVAL = 5_000;
 
 /** Every option of {@link SchedulerLockModuleOptions}: any other key is a typo that would be ignored. */
@@ -124,15 +124,11 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   }
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  const ownedClient = isRedisClient(options.redis) ? undefined : createClient(options.redis!);
+  const ownedClient = isRedisClient(options.redis) ? undefined : createLockClient(options.redis!);
   const client = ownedClient ?? (options.redis as RedisClient);
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };
-}
-
-function isRedisClient(value: unknown): value is RedisClient {
-  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
 }
 
 function assertKnownOptions(options: object): void {
@@ -178,19 +174,4 @@ function assertRedisOption(redis: unknown): void {
 /** A connection string with its password replaced, for a message. */
 function withoutPassword(connection: string): string {
   return connection.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
-}
-
-/**
- * A client for locks. Until its first connection attempt succeeds or fails, commands wait in ioredis's
- * offline queue, so a job due at startup runs; from then on the queue is off (ioredis reads the option
- * on every command), so while Redis is unreachable a lock attempt fails at once and the tick is skipped
- * on time. Its connection errors are the {@link RedisOutageReport}'s to log.
- */
-function createClient(redis: RedisOptions | string): Redis {
-  const options: RedisOptions = { maxRetriesPerRequest: 1 };
-  const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...options, ...redis });
-  const failFast = () => (client.options.enableOfflineQueue = false);
-  client.on('error', failFast);
-  client.on('ready', failFast);
-  return client;
 }

@@ -3,7 +3,7 @@ import { formatDuration } from '../../core/duration.js';
 import { LockStoreUnavailableError } from '../../core/errors.js';
 import type { StoreOutageReport } from '../../core/store-outage.js';
 import { connectionFailure, describeRedisEndpoint, RedisCommandRefusedError } from './redis-failures.js';
-import type { RedisClient } from './redis-scripts.js';
+import type { RedisClient } from './redis-client.js';
 
 /**
  * With the connection lost and no reconnection failed yet (a reconnection that neither fails nor

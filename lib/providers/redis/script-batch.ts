@@ -1,4 +1,5 @@
-import type { LuaScript, RedisClient, ScriptArgument } from './redis-scripts.js';
+import type { LuaScript, ScriptArgument } from './lua-script.js';
+import type { RedisClient } from './redis-client.js';
 
 interface Call<Reply> {
   readonly keys: readonly ScriptArgument[];

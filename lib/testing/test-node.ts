@@ -4,6 +4,7 @@ import { LockEvents } from '../core/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
+import { cronJobParts, type TimerParts } from '../nest/scheduled-job-parts.js';
 import { SCHEDULER_LOCK_SETTINGS } from '../nest/scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from '../nest/scheduler-lock.settings.js';
 import { TickRecorder, type TickOutcome } from './tick-recorder.js';
@@ -17,11 +18,8 @@ export interface TickOptions {
   at?: Date | number;
 }
 
-/** The parts of a `cron` job and a Node timer through which the scheduler fires a tick. */
-interface Fireable {
-  fireOnTick?(): unknown;
-  _onTimeout?(): unknown;
-}
+/** How the scheduler fires a tick of a job: cron's `fireOnTick()`, or the timer's callback. */
+type Fire = () => unknown;
 
 /**
  * One app of a simulated cluster, as a test drives it: its ticks run now, exactly as the scheduler runs them
@@ -74,15 +72,15 @@ export class TestNode {
    * @throws Error for a job that is not a locked job registered on this node.
    */
   async tick(jobName: string, options: TickOptions = {}): Promise<TickOutcome> {
-    const job = this.scheduled(jobName);
+    const fire = this.scheduled(jobName);
     const at = options.at === undefined ? undefined : +options.at;
     return this.recorder.tick(jobName, this.lockedBy, () => {
-      if (at === undefined) return this.fire(job);
+      if (at === undefined) return fire();
       // The tick reads the clock once, synchronously, to pick its occurrence: the node's clock reads `at` then.
       const now = Date.now;
       Date.now = () => at;
       try {
-        return this.fire(job);
+        return fire();
       } finally {
         Date.now = now;
       }
@@ -94,19 +92,18 @@ export class TestNode {
     return this.presence.heartbeat();
   }
 
-  private fire(job: Fireable): unknown {
-    return job.fireOnTick ? job.fireOnTick() : job._onTimeout!();
-  }
-
-  private scheduled(jobName: string): Fireable {
+  private scheduled(jobName: string): Fire {
     if (!this.jobs.get(jobName)) throw new Error(`No locked job named "${jobName}" on ${this.lockedBy}`);
     for (const kind of ['cron', 'interval', 'timeout'] as const) {
       if (!this.registry.doesExist(kind, jobName)) continue;
-      if (kind === 'cron') return this.registry.getCronJob(jobName) as unknown as Fireable;
-      const timer = (
-        kind === 'interval' ? this.registry.getInterval(jobName) : this.registry.getTimeout(jobName)
-      ) as Fireable;
-      if (typeof timer._onTimeout === 'function') return timer;
+      if (kind === 'cron') {
+        const cron = cronJobParts(this.registry.getCronJob(jobName));
+        return () => cron.fireOnTick();
+      }
+      const timer: TimerParts =
+        kind === 'interval' ? this.registry.getInterval(jobName) : this.registry.getTimeout(jobName);
+      const callback = timer._onTimeout;
+      if (typeof callback === 'function') return () => callback.call(timer);
     }
     throw new Error(`Job "${jobName}" is not in the SchedulerRegistry of ${this.lockedBy} (not started, or removed)`);
   }

@@ -2,9 +2,15 @@ import { AssertionError } from 'node:assert';
 import { Injectable } from '@nestjs/common';
 import { Cron, ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
-import { LockLostError, SchedulerLockModule, InMemoryLockProvider } from '../../lib/index.js';
+import {
+  InMemoryLockProvider,
+  LockLostError,
+  SchedulerLockModule,
+  type InstrumentedRun,
+  type RunInstrumentation,
+} from '../../lib/index.js';
 import { SchedulerLockTest, TestLockStore } from '../../lib/testing/index.js';
-import { closeNodes, NEW_YEAR, startNode, startNodes } from './cluster-kit.js';
+import { closeNodes, Jobs, NEW_YEAR, startNode, startNodes } from './cluster-kit.js';
 
 const store = new TestLockStore();
 afterEach(async () => {
@@ -43,6 +49,38 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
   it('rejects a job that is not a locked job of the node', async () => {
     const [node] = await startNodes(store, 1);
     await expect(node.tick('no-such-job')).rejects.toThrow('No locked job named "no-such-job" on node-1');
+  });
+
+  it("keeps the app's options from forRootAsync, its own instrumentation included", async () => {
+    const wrapped: string[] = [];
+    const instrumentation: RunInstrumentation = {
+      around: (run: InstrumentedRun, task) => {
+        wrapped.push(`${run.jobName} on ${run.lockedBy}`);
+        return Promise.resolve(task());
+      },
+    };
+    const builder = Test.createTestingModule({
+      imports: [
+        ScheduleModule.forRoot(),
+        SchedulerLockModule.forRootAsync({
+          useFactory: () => ({
+            redis: 'redis://no-such-host.invalid:6379',
+            keyPrefix: 'app',
+            defaultLockAtMostFor: '1m',
+            instrumentation,
+          }),
+        }),
+      ],
+      providers: [Jobs],
+    });
+    const moduleRef = await SchedulerLockTest.override(builder, { store, lockedBy: 'node-7' }).compile();
+    try {
+      const node = await SchedulerLockTest.node(moduleRef);
+      expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', result: 'warm', node: 'node-7' });
+      expect(wrapped).toEqual(['warm-up on node-7']);
+    } finally {
+      await moduleRef.close();
+    }
   });
 
   it('refuses an app not built with SchedulerLockTest.override()', async () => {

@@ -31,3 +31,20 @@ export class LockStoreUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * The lock store refused the module at startup in a way that lasts until someone fixes the
+ * configuration: wrong credentials, an ACL without a command the module needs, a TLS certificate that
+ * does not verify. The message names the endpoint and the cause, never a password.
+ */
+export class LockStoreMisconfiguredError extends Error {
+  override readonly name = 'LockStoreMisconfiguredError';
+  constructor(
+    message: string,
+    /** What is wrong, e.g. `authentication failed: WRONGPASS`. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

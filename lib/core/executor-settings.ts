@@ -27,6 +27,11 @@ export interface LockingTaskExecutorSettings {
   outages?: StoreOutageReport;
   /** Where its lines go. Default: the console (in a Nest app, the module hands in Nest's `Logger`). */
   logger?: SchedulerLockLogger;
+  /**
+   * Log each run skipped because the store said no (`locked`, `already-ran`, `paused`), at debug level.
+   * Default `false`: those skips are routine, and stay events (`skipped`) and counters.
+   */
+  logSkips?: boolean;
   /** Wraps each run (a tracing span around the handler), e.g. `nest-scheduler-lock/opentelemetry`'s. */
   instrumentation?: RunInstrumentation;
 }

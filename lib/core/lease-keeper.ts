@@ -80,7 +80,7 @@ export class LeaseKeeper {
     const renewals = due.map((lock) => ({ lock: lock.lock, ttl: Math.min(lock.lease!, lock.capAt - sentAt) }));
     try {
       const outcomes = await renewer.renewLeases(renewals);
-      this.faults.clear('renewal');
+      this.faults.storeAnswered('renewal');
       outcomes.forEach((outcome, i) => {
         const lock = due[i];
         if (!this.active.has(lock)) return; // released while the renewal was under way
@@ -92,9 +92,10 @@ export class LeaseKeeper {
         }
       });
     } catch (error) {
-      this.faults.error(
+      this.faults.storeFailed(
         'renewal',
         `Could not renew ${due.length} lock lease(s), retrying next interval: ${(error as Error).message}`,
+        error,
       );
       const retryAt = performance.now();
       for (const lock of due) lock.renewAt = retryAt + lock.renewalInterval;

@@ -18,7 +18,6 @@ import {
   type ExecuteWithLockOptions,
   type LockingTaskExecutorSettings,
 } from './executor-settings.js';
-import type { StoreOutageReport } from './store-outage.js';
 import { consoleLogger, type SchedulerLockLogger } from './logger.js';
 import { describeError, jobLabel } from './messages.js';
 import { assertCanRenewLeases, awaitProviderCall, describeProvider, usableLock } from './provider-contract.js';
@@ -53,7 +52,7 @@ export class LockingTaskExecutor {
   private readonly events: RunEvents;
   private readonly releases: RunRelease;
   private readonly deadlines: AttemptDeadlines;
-  private readonly outages: StoreOutageReport | undefined;
+  private readonly logSkips: boolean;
   /** A plain lock from the provider: how a run is locked unless it is handed another {@link LockAcquisition}. */
   private readonly plainLock: LockAcquisition;
   /** The runs that hold their lock. */
@@ -71,13 +70,13 @@ export class LockingTaskExecutor {
     this.defaults = settings.defaults ?? DEFAULTS;
     this.lockedBy = settings.lockedBy;
     this.logger = settings.logger ?? consoleLogger;
-    this.faults = new FaultLog(this.logger);
+    this.faults = new FaultLog(this.logger, settings.outages);
+    this.logSkips = settings.logSkips ?? false;
     const events = settings.events ?? new LockEvents();
     this.events = new RunEvents(events, this.lockedBy);
     const { instrumentation } = settings;
     instrumentation?.attach?.(events);
     this.deadlines = new AttemptDeadlines(settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT);
-    this.outages = settings.outages;
     this.keeper = new LeaseKeeper(leaseRenewer(provider, instrumentation), this.faults);
     this.releases = new RunRelease(this.keeper, this.events, this.logger);
     this.held = new HeldRuns(this.keeper, this.events, this.releases, instrumentation);
@@ -147,12 +146,11 @@ export class LockingTaskExecutor {
 
   /** The store did not answer the attempt, or failed: the run is skipped, the fault logged once per streak. */
   private notTaken(error: unknown, name: string, jobName: string | undefined): SkippedRun {
-    if (!this.outages?.covers(error)) {
-      this.faults.error(
-        name,
-        `Could not take lock "${name}"${jobLabel(jobName)}, skipping this run: ${describeError(error)}`,
-      );
-    }
+    this.faults.storeFailed(
+      name,
+      `Could not take lock "${name}"${jobLabel(jobName)}, skipping this run: ${describeError(error)}`,
+      error,
+    );
     return this.events.skipped({ executed: false, reason: 'store-error', error }, name, jobName);
   }
 
@@ -165,15 +163,14 @@ export class LockingTaskExecutor {
     requestedAt: number,
   ): SkippedRun | Promise<TaskResult<T>> {
     const { name } = configuration;
-    this.outages?.answered();
-    this.faults.clear(name);
+    this.faults.storeAnswered(name);
     if ('lock' in taken && this.closing) {
       // Shutdown began while Redis answered: the keeper is stopping, so the run must not start.
       this.abandon(name, taken.lock, 'the app is shutting down');
       return this.events.skipped({ executed: false, reason: 'shutdown' }, name, jobName);
     }
     if (!('lock' in taken)) {
-      this.logger.debug(`Lock "${name}"${jobLabel(jobName)}: skipping this run (${taken.reason})`);
+      if (this.logSkips) this.logger.debug(`Lock "${name}"${jobLabel(jobName)}: skipping this run (${taken.reason})`);
       return this.events.skipped(taken, name, jobName);
     }
     return this.held.start(

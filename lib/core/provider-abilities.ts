@@ -54,12 +54,26 @@ export interface JobRecordReader {
   readJobRecord(name: string): Promise<JobRecord | undefined>;
 }
 
+/**
+ * Checks once, at startup, that its store accepts the provider's configuration: credentials, the
+ * commands it needs, the TLS certificate. The module fails the startup on what it finds (option
+ * `startupCheck`).
+ */
+export interface StartupCheckingLockProvider extends LockProvider {
+  /**
+   * Resolves when the store answered the check, and when it is unreachable (an outage, which the app
+   * must survive). Rejects with a `LockStoreMisconfiguredError` naming the store and what is wrong.
+   */
+  checkStore(): Promise<void>;
+}
+
 /** The abilities, by the method each one adds. */
 export const PROVIDER_ABILITY_METHODS = [
   'renewLeases',
   'lockOccurrence',
   'recoverOccurrence',
   'readJobRecord',
+  'checkStore',
 ] as const;
 
 export function canRenewLeases(provider: LockProvider): provider is LeaseRenewingLockProvider {
@@ -79,4 +93,8 @@ export function canRecoverOccurrences(provider: LockProvider): provider is Recov
 
 export function canReadJobRecords(provider: LockProvider): provider is LockProvider & JobRecordReader {
   return typeof (provider as Partial<JobRecordReader>).readJobRecord === 'function';
+}
+
+export function canCheckStore(provider: LockProvider): provider is StartupCheckingLockProvider {
+  return typeof (provider as Partial<StartupCheckingLockProvider>).checkStore === 'function';
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { FaultLog } from '../core/fault-log.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
 import type { CatalogueJob } from '../operators/cluster-records.js';
 import type { OperatorStore } from '../operators/operator-store.js';
@@ -22,7 +23,8 @@ const FORGET_AFTER_MS = 3_600_000;
  */
 @Injectable()
 export class ClusterPresence {
-  private readonly logger = new Logger('SchedulerLock');
+  /** Failures while Redis is down are the outage report's; others are logged once per 30 s each. */
+  private readonly faults: FaultLog;
   private readonly startedAt = Date.now();
   private readonly published = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
@@ -36,7 +38,9 @@ export class ClusterPresence {
     private readonly registry: SchedulerRegistry,
     private readonly executor: LockingTaskExecutor,
     private readonly triggers: OperatorTriggers,
-  ) {}
+  ) {
+    this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
+  }
 
   /** Starts the heartbeat and the trigger poll (a provider without an operator store has no cluster view). */
   start(): void {
@@ -73,9 +77,10 @@ export class ClusterPresence {
       for (const { entry, json } of changed) this.published.set(entry.jobName, json);
       await store.addSkips(this.executor.drainSkips());
       if (++this.heartbeats % FORGET_EVERY === 0) await store.forgetNodes(Date.now() - FORGET_AFTER_MS);
+      this.faults.storeAnswered('heartbeat');
     } catch (error) {
-      // The outage report covers the store being down; the next heartbeat sends what this one could not.
-      this.logger.debug(`Heartbeat not sent: ${(error as Error).message}`);
+      // The next heartbeat sends what this one could not.
+      this.faults.storeFailed('heartbeat', `Heartbeat not sent: ${(error as Error).message}`, error);
     }
   }
 

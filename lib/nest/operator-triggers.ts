@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { FaultLog } from '../core/fault-log.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
 import type { TaskResult } from '../core/task-result.js';
 import { JobLock } from '../operators/job-lock.js';
@@ -25,7 +26,8 @@ export interface ManualRun {
  */
 @Injectable()
 export class OperatorTriggers {
-  private readonly logger = new Logger('SchedulerLock');
+  /** Failures while the store is down are the outage report's; others are logged once per 30 s. */
+  private readonly faults: FaultLog;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -34,7 +36,9 @@ export class OperatorTriggers {
     @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: OperatorStore | undefined,
     private readonly registered: RegisteredJobs,
     private readonly executor: LockingTaskExecutor,
-  ) {}
+  ) {
+    this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
+  }
 
   /** Starts the poll (a provider without an operator store takes no triggers). */
   start(): void {
@@ -55,6 +59,7 @@ export class OperatorTriggers {
     const node = this.settings.lockedBy;
     try {
       const requests = await store.takeTriggers(new Set(this.registered.names()));
+      this.faults.storeAnswered('triggers');
       for (const { id, jobName, actor } of requests) {
         const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
         void this.run(jobName, { actor, triggerId: id }, started)?.then((result) => {
@@ -63,7 +68,7 @@ export class OperatorTriggers {
         });
       }
     } catch (error) {
-      this.logger.debug(`Could not look for triggers: ${(error as Error).message}`);
+      this.faults.storeFailed('triggers', `Could not look for triggers: ${(error as Error).message}`, error);
     }
   }
 

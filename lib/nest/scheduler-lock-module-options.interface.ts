@@ -64,4 +64,18 @@ export interface SchedulerLockModuleOptions {
    * `nest-scheduler-lock/opentelemetry` for a span per run and lock metrics. Default: none.
    */
   instrumentation?: RunInstrumentation;
+  /**
+   * Log each tick this node skipped because the lock was held (`locked`), the occurrence already ran
+   * (`already-ran`) or an operator paused the job (`paused`), at debug level. Default `false`: a skip is
+   * routine on every node but one, and stays an event (`skipped`) and a counter.
+   */
+  logSkips?: boolean;
+  /**
+   * Before the app reports it started, the module checks its store once: credentials, the commands it
+   * needs (ACL) and the TLS certificate. `'fail'` (default): a store that refuses any of them fails the
+   * startup with an error naming the endpoint and the cause. `'warn'`: the app logs that as a warning and
+   * starts, its locked ticks skipped until the store is fixed. An unreachable store fails neither: it is
+   * an outage, and the app starts.
+   */
+  startupCheck?: 'fail' | 'warn';
 }

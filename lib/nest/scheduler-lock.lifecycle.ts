@@ -1,11 +1,15 @@
 import {
   Inject,
   Injectable,
+  Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
   type OnModuleDestroy,
+  type OnModuleInit,
 } from '@nestjs/common';
+import { LockStoreMisconfiguredError } from '../core/errors.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
+import { canCheckStore } from '../core/provider-abilities.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { ClusterPresence } from './cluster-presence.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
@@ -13,13 +17,17 @@ import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /**
- * Outage reports from startup on (they name the number of locked jobs, known once the app started).
+ * The store's startup check, before the jobs are mounted: a store that refuses the module's
+ * configuration fails the startup (or, with `startupCheck: 'warn'`, logs it once). Outage reports from
+ * startup on (they name the number of locked jobs, known once the app started).
  * Graceful shutdown: locked runs in progress are drained first (while the app's other providers still
  * work), and the Redis client the module created is closed last. A client the app handed in is the
  * app's to close.
  */
 @Injectable()
-export class SchedulerLockLifecycle implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+export class SchedulerLockLifecycle
+  implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown
+{
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
     private readonly executor: LockingTaskExecutor,
@@ -27,6 +35,17 @@ export class SchedulerLockLifecycle implements OnApplicationBootstrap, OnModuleD
     private readonly watcher: RecoveryWatcher,
     private readonly presence: ClusterPresence,
   ) {}
+
+  async onModuleInit(): Promise<void> {
+    const { provider, startupCheck } = this.settings;
+    if (!canCheckStore(provider)) return;
+    try {
+      await provider.checkStore();
+    } catch (error) {
+      if (startupCheck === 'fail' || !(error instanceof LockStoreMisconfiguredError)) throw error;
+      new Logger('SchedulerLock').warn(`${error.message}; starting anyway (startupCheck: 'warn')`);
+    }
+  }
 
   onApplicationBootstrap(): void {
     this.settings.outages?.start(() => this.jobs.size);

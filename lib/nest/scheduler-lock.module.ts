@@ -60,6 +60,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
           outages: settings.outages,
           logger: new Logger('SchedulerLock'),
           instrumentation: settings.instrumentation,
+          logSkips: settings.logSkips,
         }),
       inject: [SCHEDULER_LOCK_SETTINGS, LockEvents],
     },

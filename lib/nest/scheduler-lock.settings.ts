@@ -40,7 +40,15 @@ export interface SchedulerLockSettings {
   readonly outages?: RedisOutageReport;
   /** Wraps each locked run (tracing). */
   readonly instrumentation?: RunInstrumentation;
+  /** Log each skipped tick (`locked`, `already-ran`, `paused`), not only emit it. */
+  readonly logSkips: boolean;
+  /** What a store that fails the startup check does to the startup: fail it, or log a warning. */
+  readonly startupCheck: StartupCheck;
 }
+
+/** See {@link SchedulerLockModuleOptions.startupCheck}. */
+export type StartupCheck = 'fail' | 'warn';
+const STARTUP_CHECKS: readonly StartupCheck[] = ['fail', 'warn'];
 
 const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 const DEFAULT_HEARTBEAT_INTERVAL = 5_000;
@@ -61,6 +69,8 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
   'minReplicasToAck',
   'replicaAckTimeout',
   'instrumentation',
+  'logSkips',
+  'startupCheck',
 ];
 
 /** Validates the module options and builds the lock provider they describe. */
@@ -79,10 +89,25 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   if (options.redis !== undefined) assertRedisOption(options.redis);
   if ((options.redis === undefined) === (options.provider === undefined)) {
     const got = options.redis === undefined ? 'neither' : 'both';
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: set exactly one of "redis" and "provider" (got ${got})`);
+    const unset = options.redis === undefined ? givenAsUndefined(options, 'redis', 'provider') : '';
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: set exactly one of "redis" and "provider" (got ${got})${unset}`,
+    );
   }
   if (options.defaultLockAtMostFor === undefined) {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: defaultLockAtMostFor is required (for example '10m')`);
+    const unset = givenAsUndefined(options, 'defaultLockAtMostFor');
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: defaultLockAtMostFor is required (for example '10m')${unset}`,
+    );
+  }
+  const { logSkips = false, startupCheck = 'fail' } = options;
+  if (typeof logSkips !== 'boolean') {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: logSkips must be true or false (got ${quoted(logSkips)})`);
+  }
+  if (!STARTUP_CHECKS.includes(startupCheck)) {
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: startupCheck must be 'fail' or 'warn' (got ${quoted(startupCheck)})`,
+    );
   }
   const { lockAtMostFor, lockAtLeastFor } = lockDurations(
     { lockAtMostFor: options.defaultLockAtMostFor, lockAtLeastFor: options.defaultLockAtLeastFor },
@@ -116,7 +141,16 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   if (instrumentation !== undefined && typeof instrumentation?.around !== 'function') {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: instrumentation must have an around(run, task) method`);
   }
-  const common = { defaults, lockedBy, shutdownTimeout, acquireTimeout, heartbeatInterval, instrumentation };
+  const common = {
+    defaults,
+    lockedBy,
+    shutdownTimeout,
+    acquireTimeout,
+    heartbeatInterval,
+    instrumentation,
+    logSkips,
+    startupCheck,
+  };
   const replicaAck = replicaAckOptions(options, acquireTimeout);
   if (options.provider !== undefined) {
     assertLockProvider(options.provider, SUBJECT, [...PROVIDER_ABILITY_METHODS, ...OPERATOR_ABILITY_METHODS]);
@@ -129,6 +163,22 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };
+}
+
+/**
+ * `; "redis" was given as undefined (…)` when the options have one of `keys` with the value `undefined`:
+ * most often an unset environment variable (`redis: process.env.REDIS_URL`).
+ */
+function givenAsUndefined(options: object, ...keys: (keyof SchedulerLockModuleOptions)[]): string {
+  const given = keys.filter((key) => Object.hasOwn(options, key));
+  if (given.length === 0) return '';
+  const names = given.map((key) => `"${key}"`).join(' and ');
+  return `; ${names} ${given.length === 1 ? 'was' : 'were'} given as undefined (an unset environment variable?)`;
+}
+
+/** A value as a message quotes it: JSON, or its type when JSON has none (`undefined`, a function). */
+function quoted(value: unknown): string {
+  return JSON.stringify(value) ?? typeof value;
 }
 
 function assertKnownOptions(options: object): void {

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { filter, firstValueFrom, merge, take, timeout, toArray } from 'rxjs';
-import { LockLostError, type HistoryEntry, type JobOverview, type SteeringEntry } from '../../lib/index.js';
+import { LockLostError, type HistoryEntry, type JobOverview } from '../../lib/index.js';
+import { type SteeringEntry } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';

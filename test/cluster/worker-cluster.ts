@@ -51,6 +51,8 @@ interface Waiter {
 export class WorkerCluster {
   /** Every message of every worker, in arrival order. */
   readonly messages: WorkerMessage[] = [];
+  /** Every line a worker logged (its stderr), in arrival order, with when it arrived (`Date.now()`). */
+  readonly logLines: { instance: string; at: number; line: string }[] = [];
   private readonly processes = new Map<string, JsonLinesProcess>();
   private readonly waiters = new Set<Waiter>();
 
@@ -158,6 +160,7 @@ export class WorkerCluster {
       // Nest's logs, on the worker's stderr, only serve as diagnostics: no colours, no per-tick debug lines.
       env: { NO_COLOR: '1', NEST_LOG_LEVEL: '>=log', ...env, ...workerEnv },
       onMessage: (message) => this.receive(message),
+      onStderrLine: (line) => this.logLines.push({ instance, at: Date.now(), line }),
       onUnexpectedExit: (description) => {
         for (const waiter of [...this.waiters]) waiter.fail(new Error(`Worker ${instance} died: ${description}`));
       },

@@ -16,7 +16,7 @@ function errorLines(): SchedulerLockLogger & { lines: string[] } {
 describe('FaultLog', () => {
   it('logs a recurring fault once per interval per key, then says how many were held back', async () => {
     const logger = errorLines();
-    const faults = new FaultLog(logger, 50);
+    const faults = new FaultLog(logger, undefined, 50);
     for (let i = 0; i < 10; i++) faults.error('report', 'Redis is down');
     faults.error('billing', 'Redis is down');
     expect(logger.lines).toEqual(['Redis is down', 'Redis is down']);
@@ -27,7 +27,7 @@ describe('FaultLog', () => {
 
   it('reports a fault again at once after it was cleared', () => {
     const logger = errorLines();
-    const faults = new FaultLog(logger, 60_000);
+    const faults = new FaultLog(logger, undefined, 60_000);
     faults.error('report', 'down');
     faults.clear('report');
     faults.error('report', 'down again');
@@ -36,7 +36,7 @@ describe('FaultLog', () => {
 
   it('forgets the oldest keys beyond 1,000, so per-item lock names do not grow it without bound', () => {
     const logger = errorLines();
-    const faults = new FaultLog(logger, 60_000);
+    const faults = new FaultLog(logger, undefined, 60_000);
     for (let i = 0; i <= 1_000; i++) faults.error(`customer-${i}`, `fault ${i}`);
     expect(logger.lines).toHaveLength(1_001);
     faults.error('customer-0', 'fault 0 again'); // forgotten: logged again at once

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { LockStoreUnavailableError, SchedulerLock } from '../../lib/index.js';
+import { LockStoreMisconfiguredError, LockStoreUnavailableError, SchedulerLock } from '../../lib/index.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
@@ -58,4 +58,36 @@ export function everythingSaid(app: SchedulerApp): string[] {
     (event) => `${JSON.stringify(event)} ${'error' in event ? String(event.error) : ''}`,
   );
   return [...logged, ...emitted];
+}
+
+/**
+ * Starts an app that its store's startup check must stop, and checks why: a LockStoreMisconfiguredError
+ * whose one-line message matches `line`, and nothing printed to the console by ioredis. Resolves to it.
+ */
+export async function expectStartupRefused(
+  startApp: () => Promise<SchedulerApp>,
+  line: RegExp,
+): Promise<LockStoreMisconfiguredError> {
+  const printed = [jest.spyOn(console, 'error'), jest.spyOn(console, 'warn')];
+  try {
+    const error = await startApp().then(
+      () => new Error('the app started'),
+      (rejection: unknown) => rejection as Error,
+    );
+
+    expect(error).toBeInstanceOf(LockStoreMisconfiguredError);
+    expect(error.message).toMatch(line);
+    expect(error.message).not.toContain('\n');
+    expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
+    return error as LockStoreMisconfiguredError;
+  } finally {
+    printed.forEach((spy) => spy.mockRestore());
+  }
+}
+
+/** The startup check's message for a store at `endpoint` refused for `cause` (a regular expression's source). */
+export function refusedStartup(endpoint: string, cause: string): RegExp {
+  return new RegExp(
+    `^Redis ${endpoint.replaceAll('.', '\\.')} cannot serve the locks \\(${cause}\\): fix the configuration$`,
+  );
 }

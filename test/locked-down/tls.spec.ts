@@ -8,7 +8,7 @@ import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../sup
 import { uniquePrefix } from '../support/shared-redis.js';
 import { createTestCertificates, type TestCertificates } from '../support/tls-certificates.js';
 import { LOCK_USER, setLockUser } from './lock-user.js';
-import { expectTicksSkippedWithOneLine, IntervalJob } from './skipped-ticks.js';
+import { expectStartupRefused, expectTicksSkippedWithOneLine, IntervalJob, refusedStartup } from './skipped-ticks.js';
 
 const ADMIN_PASSWORD = 'admin-secret';
 const JOB = 'EverySecond.tick';
@@ -96,19 +96,29 @@ describe('a Redis that serves TLS only', () => {
     for (const app of apps) expect(app.logs.texts('error')).toEqual([]);
   });
 
-  it('a client that does not trust the server’s certificate: one error line naming the endpoint and the TLS failure, and no run', async () => {
-    const line = new RegExp(
-      `^Redis 127\\.0\\.0\\.1:${redis.server.port} is unreachable \\(TLS certificate not trusted: [^,]+, [A-Z_]+\\): ` +
-        'locked ticks are skipped until it is back; 1 locked job affected$',
-    );
-
-    await expectTicksSkippedWithOneLine(
+  it('a client that does not trust the server’s certificate fails the startup with one error naming the endpoint and the TLS failure', async () => {
+    await expectStartupRefused(
       () =>
         startSchedulerApp({
           lock: { redis: lockUserOptions(strangerCertificates.ca), keyPrefix, defaultLockAtMostFor: '5s' },
           providers: [IntervalJob],
         }),
+      refusedStartup(`127.0.0.1:${redis.server.port}`, 'TLS certificate not trusted: [^,]+, [A-Z_]+'),
+    );
+  });
+
+  it("with startupCheck 'warn', a client that does not trust the certificate starts: one error line for the outage, and no run", async () => {
+    const line = new RegExp(
+      `^Redis 127\\.0\\.0\\.1:${redis.server.port} is unreachable \\(TLS certificate not trusted: [^,]+, [A-Z_]+\\): ` +
+        'locked ticks are skipped until it is back; 1 locked job affected$',
+    );
+    const lock = { redis: lockUserOptions(strangerCertificates.ca), keyPrefix, defaultLockAtMostFor: '5s' } as const;
+
+    const app = await expectTicksSkippedWithOneLine(
+      () => startSchedulerApp({ lock: { ...lock, startupCheck: 'warn' }, providers: [IntervalJob] }),
       line,
     );
+
+    expect(app.logs.texts('warn')).toEqual([expect.stringContaining('TLS certificate not trusted')]);
   });
 });

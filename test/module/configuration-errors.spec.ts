@@ -91,6 +91,22 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       { instrumentation: {} as never },
       [/instrumentation must have an around\(run, task\) method/],
     ],
+    [
+      'a logSkips that is not a boolean',
+      { logSkips: 'yes' as never },
+      [/logSkips must be true or false \(got "yes"\)/],
+    ],
+    ['a logSkips of 1', { logSkips: 1 as never }, [/logSkips must be true or false \(got 1\)/]],
+    [
+      'an unknown startupCheck',
+      { startupCheck: 'off' as never },
+      [/startupCheck must be 'fail' or 'warn' \(got "off"\)/],
+    ],
+    [
+      'a startupCheck of false',
+      { startupCheck: false as never },
+      [/startupCheck must be 'fail' or 'warn' \(got false\)/],
+    ],
     ['an empty keyPrefix', { keyPrefix: '' }, [/keyPrefix must be a non-empty string \(got ""\)/]],
     ['a lockedBy that is not a string', { lockedBy: 42 as never }, [/lockedBy must be a non-empty string \(got 42\)/]],
     [
@@ -111,6 +127,33 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     expect(message).toContain('SchedulerLockModule options');
     for (const pattern of expected) expect(message).toMatch(pattern);
   });
+
+  it.each<[string, Partial<SchedulerLockModuleOptions>, string]>([
+    [
+      'redis',
+      { redis: undefined },
+      'set exactly one of "redis" and "provider" (got neither); "redis" was given as undefined (an unset environment variable?)',
+    ],
+    [
+      'provider',
+      { provider: undefined },
+      'set exactly one of "redis" and "provider" (got neither); "provider" was given as undefined (an unset environment variable?)',
+    ],
+    [
+      'defaultLockAtMostFor',
+      { redis: 'redis://127.0.0.1:1', defaultLockAtMostFor: undefined },
+      'defaultLockAtMostFor is required (for example \'10m\'); "defaultLockAtMostFor" was given as undefined (an unset environment variable?)',
+    ],
+  ])(
+    'for %s given as undefined (process.env.REDIS_URL unset): says so and names the option',
+    async (_, options, problem) => {
+      const { message } = await configurationError({
+        options: { defaultLockAtMostFor: '1m', ...options } as SchedulerLockModuleOptions,
+      });
+
+      expect(message).toBe(`SchedulerLockModule options: ${problem}`);
+    },
+  );
 
   it.each<[string, unknown, string]>([
     ['a port number', 6379, '6379'],

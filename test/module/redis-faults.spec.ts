@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
-import {
-  currentLock,
-  LockStoreUnavailableError,
-  SchedulerLock,
-  type LockEvent,
-  type RedisClient,
-} from '../../lib/index.js';
+import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { type RedisClient } from '../../lib/provider/index.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import {
@@ -159,16 +154,19 @@ describe('Redis outages: one error line per outage, one line when Redis is back'
     expect(listening()).toEqual(before);
   });
 
-  it('reports a failed authentication as the cause, without the password, and when it is back', async () => {
+  it('reports a password rotated under a running app as the cause, without the password, and when it is back', async () => {
     const admin = await userClient(server.url);
-    await admin.config('SET', 'requirepass', 'rotated-secret');
-    const url = `redis://:stale-secret@127.0.0.1:${server.port}`;
+    await admin.config('SET', 'requirepass', 'current-secret');
+    const app = await startOutageJob(`redis://:current-secret@127.0.0.1:${server.port}`);
+    await nextEvent(app.history$, jobEvent('released', JOB));
 
-    const app = await startOutageJob(url);
+    // After startup a refused password is an outage: the app keeps going, its ticks skipped.
+    await admin.config('SET', 'requirepass', 'rotated-secret');
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
 
     await expectTicksSkippedWhileDown(app, outageLine(server.port, 'authentication failed: WRONGPASS'));
     await expectRunsAgainOnceRedisIsBack(app, server.port, async () => {
-      await admin.config('SET', 'requirepass', 'stale-secret');
+      await admin.config('SET', 'requirepass', 'current-secret');
     });
     const logged = app.logs.entries.map(({ message }) => String(message));
     const everything = [...logged, ...app.recorded.map((event) => JSON.stringify(event))];

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { RedisLockProvider, type LockConfiguration, type OccurrenceClaim, type SimpleLock } from '../../lib/index.js';
+import { RedisLockProvider, type LockConfiguration, type SimpleLock } from '../../lib/index.js';
+import { type OccurrenceClaim } from '../../lib/provider/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
 import { uniquePrefix } from '../support/shared-redis.js';

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
-import { DEFAULT_KEY_PREFIX, LockStoreUnavailableError, RedisLockProvider } from '../../lib/index.js';
+import { LockStoreUnavailableError, RedisLockProvider } from '../../lib/index.js';
+import { DEFAULT_KEY_PREFIX } from '../../lib/provider/index.js';
 import { recordCommands } from '../support/redis-monitor.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';

@@ -11,6 +11,8 @@ export interface JsonLinesProcessOptions<M> {
   env?: NodeJS.ProcessEnv;
   /** Called for each stdout line that parses as JSON. */
   onMessage(message: M): void;
+  /** Called for each line of stderr (a Nest app's log lines). */
+  onStderrLine?(line: string): void;
   /** Called when the process exits for any reason other than {@link JsonLinesProcess.kill}. */
   onUnexpectedExit?(description: string): void;
 }
@@ -51,7 +53,10 @@ export function spawnJsonLinesProcess<M>(options: JsonLinesProcessOptions<M>): J
     }
     options.onMessage(message);
   });
-  createInterface({ input: child.stderr! }).on('line', keep);
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    keep(line);
+    options.onStderrLine?.(line);
+  });
 
   let killed = false;
   const exited = new Promise<void>((resolve) =>

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { RedisClient } from './redis-client.js';
-import { redisFailure, type ScriptCommands } from './redis-failures.js';
+import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.js';
 
 /** A key or an argument of a script call. */
 export type ScriptArgument = string | number;
@@ -69,7 +69,7 @@ function readScript(file: string): string {
 }
 
 function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+  return replyCode(error) === 'NOSCRIPT';
 }
 
 function same<T>(reply: T): T {

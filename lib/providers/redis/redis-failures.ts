@@ -11,6 +11,25 @@ const IOREDIS_FAILURES: readonly [wording: RegExp, meaning: string][] = [
   [/Failed to refresh slots cache/, 'no node answered for the slot map'],
 ];
 
+/**
+ * Replies of a Redis that answers but cannot serve the module now, by the code they start with (Redis and
+ * Valkey word the rest differently): an outage, like no answer at all.
+ */
+const UNAVAILABLE_REPLIES: Readonly<Record<string, string>> = {
+  READONLY: 'a read-only replica answered (failover in progress?)',
+  LOADING: 'still loading its dataset',
+  BUSY: 'busy running a script',
+  MOVED: "the key's slot is served by another node (a Cluster: use an ioredis Cluster client)",
+  ASK: "the key's slot is migrating to another node (a Cluster: use an ioredis Cluster client)",
+};
+
+/**
+ * The two wordings of a command the ACL refuses inside a script (no code of its own: `ERR`): Redis 7.0's
+ * `The user executing the script can't run this command …`, and Valkey's and Redis 7.2's
+ * `ACL failure in script: …`, which names the command.
+ */
+const SCRIPT_REFUSAL = /^ERR (The user executing the script can't run|ACL failure in script:)/;
+
 /** How many nodes of a Sentinel or Cluster list a message names before "and N more". */
 const NODES_NAMED = 3;
 
@@ -44,7 +63,7 @@ export class RedisCommandRefusedError extends LockStoreUnavailableError {
   constructor(
     message: string,
     reason: string,
-    /** What was refused: `EVALSHA`, or `a command acquire.lua runs (one of SET, INCR)`. */
+    /** What was refused: `EVALSHA`, `SET (run by acquire.lua)`, or `a command acquire.lua runs (one of SET, INCR)`. */
     readonly refused: string,
     /** The ACL user the client authenticates as (`default` without a user name). */
     readonly user: string,
@@ -65,10 +84,21 @@ export function redisFailure(client: RedisClient, error: unknown, script?: Scrip
   if (!(error instanceof Error)) return error;
   const refusal = commandRefusal(client, error, script);
   if (refusal) return refusal;
-  if (error.name === 'ReplyError' && !isAuthFailure(error)) return error;
-  const reason = connectionFailure(error, client) ?? clientFailure(client, error);
+  const unavailable = UNAVAILABLE_REPLIES[replyCode(error) ?? ''];
+  if (error.name === 'ReplyError' && !unavailable && !isAuthFailure(error)) return error;
+  const reason = unavailable
+    ? `${unavailable}, ${replyCode(error)}`
+    : (connectionFailure(error, client) ?? clientFailure(client, error));
   const message = `Redis ${describeRedisEndpoint(client)} is unreachable (${reason})`;
   return new LockStoreUnavailableError(message, reason, { cause: error });
+}
+
+/**
+ * The code a Redis reply error starts with (`NOSCRIPT`, `NOPERM`, `ERR`…): what a reply means, where
+ * the words after it differ between Redis and Valkey and between their versions.
+ */
+export function replyCode(error: unknown): string | undefined {
+  return error instanceof Error ? /^([A-Z]+)(?: |$)/.exec(error.message)?.[1] : undefined;
 }
 
 /**
@@ -80,22 +110,28 @@ function commandRefusal(
   error: Error,
   script: ScriptCommands | undefined,
 ): RedisCommandRefusedError | undefined {
-  // A transaction (MULTI … EXEC) fails as a whole: EXECABORT, with the queued commands' own errors beside it.
+  // A transaction (MULTI … EXEC) fails as a whole: EXECABORT, with the queued commands' own errors beside it,
+  // or with the reply EXEC itself got after "because of:".
   const previous = (error as { previousErrors?: unknown[] }).previousErrors ?? [];
-  const noPerm = [error, ...previous].find(
-    (candidate): candidate is Error => candidate instanceof Error && /\bNOPERM\b/.test(candidate.message),
-  );
+  const noPerm = [error, ...previous].find((candidate): candidate is Error => replyCode(candidate) === 'NOPERM');
+  const execRefusal =
+    replyCode(error) === 'EXECABORT' ? /because of: (NOPERM .*)$/.exec(error.message)?.[1] : undefined;
   let refused: string;
   let reply: string;
   if (noPerm) {
-    reply = noPerm.message.slice(noPerm.message.indexOf('NOPERM'));
+    reply = noPerm.message;
     // Redis names the command it refused; a refused key is the sent command's.
-    refused = (/'([^']+)' command/.exec(reply)?.[1] ?? sentCommand(noPerm))?.toUpperCase() ?? 'a command';
-  } else if (/user executing the script can't/i.test(error.message)) {
+    refused = (namedCommand(reply) ?? sentCommand(noPerm))?.toUpperCase() ?? 'a command';
+  } else if (execRefusal) {
+    reply = execRefusal;
+    refused = namedCommand(reply)?.toUpperCase() ?? 'EXEC';
+  } else if (SCRIPT_REFUSAL.test(error.message)) {
     reply = error.message;
-    refused = script
-      ? `a command ${script.file} runs (one of ${script.commands.join(', ')})`
-      : 'a command the script runs';
+    const named = namedCommand(reply)?.toUpperCase();
+    const runs = script ? `${script.file} runs` : 'the script runs';
+    refused = named
+      ? `${named} (run by ${script?.file ?? 'a script'})`
+      : `a command ${runs}${script ? ` (one of ${script.commands.join(', ')})` : ''}`;
   } else {
     return undefined;
   }
@@ -106,13 +142,18 @@ function commandRefusal(
   });
 }
 
+/** The command a refusal names (`… to run the 'set' command`): Redis 7.0 names it only outside scripts. */
+function namedCommand(reply: string): string | undefined {
+  return /'([^']+)' command/.exec(reply)?.[1];
+}
+
 /** The name of the command an ioredis reply error answered, if it says. */
 function sentCommand(error: Error): string | undefined {
   return (error as { command?: { name?: string } }).command?.name;
 }
 
 /** The user name the client authenticates with, if it sets one (never its password). */
-function redisUser(client: RedisClient): string | undefined {
+export function redisUser(client: RedisClient): string | undefined {
   const options = client.isCluster ? (client as Cluster).options.redisOptions : (client as Redis).options;
   return options?.username || undefined;
 }
@@ -130,7 +171,7 @@ function clientFailure(client: RedisClient, error: Error): string {
 export function connectionFailure(error: Error, client: RedisClient): string | undefined {
   if (isAuthFailure(error)) {
     const user = redisUser(client);
-    return `authentication failed${user ? ` for user "${user}"` : ''}: ${error.message.split(' ')[0]}`;
+    return `authentication failed${user ? ` for user "${user}"` : ''}: ${replyCode(error) ?? error.message}`;
   }
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
@@ -150,14 +191,41 @@ export function connectionFailure(error: Error, client: RedisClient): string | u
       return `host unreachable, ${code}`;
     default:
       // A certificate the client's CA list does not vouch for, or one issued for another host.
-      if (/CERT|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code))
-        return `TLS certificate not trusted: ${error.message}, ${code}`;
+      if (isCertificateFailure(error)) return `TLS certificate not trusted: ${error.message}, ${code}`;
       return code;
   }
 }
 
+/** Redis refused the client's credentials: `WRONGPASS`, `NOAUTH`, or Redis 5's `ERR invalid password`. */
 function isAuthFailure(error: Error): boolean {
-  return /^(WRONGPASS|NOAUTH)\b|invalid password|AUTH.*without any password/i.test(error.message);
+  const code = replyCode(error);
+  return (
+    code === 'WRONGPASS' ||
+    code === 'NOAUTH' ||
+    /^ERR (invalid password|AUTH.*without any password)/.test(error.message)
+  );
+}
+
+/** The TLS handshake failed on the server's certificate: no trusted CA signed it, or it names another host. */
+function isCertificateFailure(error: Error): boolean {
+  return /CERT|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test((error as NodeJS.ErrnoException).code ?? '');
+}
+
+/**
+ * Why a failure is a mistake in the client's configuration rather than an outage: Redis refused its
+ * credentials, its ACL refused a command, or the server's certificate does not verify. `undefined` for
+ * anything that may pass (refused connection, timeout, failover).
+ */
+export function misconfiguration(error: unknown, client: RedisClient): string | undefined {
+  // Not `instanceof Error`: a socket's errors may come from another realm (a test runner's VM context).
+  if (typeof (error as Error | undefined)?.message !== 'string') return undefined;
+  if (error instanceof RedisCommandRefusedError) return error.reason;
+  // A Cluster that reached no node says why in its last node's error.
+  const nodeError = (error as { lastNodeError?: unknown }).lastNodeError;
+  if (nodeError) return misconfiguration(nodeError, client);
+  const cause = (error instanceof LockStoreUnavailableError && (error.cause as Error | undefined)) || (error as Error);
+  if (typeof cause.message !== 'string') return undefined;
+  return isAuthFailure(cause) || isCertificateFailure(cause) ? connectionFailure(cause, client) : undefined;
 }
 
 /** `host:port` of each node as ioredis accepts them (objects, `host:port`, URLs, bare ports), hiding credentials. */

@@ -12,6 +12,7 @@ import type {
   SimpleLock,
 } from '../../core/lock-provider.js';
 import type {
+  StartupCheckingLockProvider,
   JobRecordReader,
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
@@ -24,6 +25,7 @@ import { RedisKeys, type JobKeys } from './redis-keys.js';
 import { RedisOperatorStore } from './redis-operator-store.js';
 import { RedisScripts, type LockOwner } from './redis-scripts.js';
 import { acquiredAt, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
+import { checkRedisStore } from './redis-startup-check.js';
 import { DEFAULT_REPLICA_ACK_TIMEOUT, ReplicaAck } from './replica-ack.js';
 
 /** Options of {@link RedisLockProvider}. */
@@ -61,7 +63,13 @@ export const DEFAULT_KEY_PREFIX = 'job-lock';
  * The client is the caller's: the provider never closes it.
  */
 export class RedisLockProvider
-  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider, OperatorLockProvider
+  implements
+    LeaseRenewingLockProvider,
+    RecoveringLockProvider,
+    JobRecordReader,
+    JobLockProvider,
+    OperatorLockProvider,
+    StartupCheckingLockProvider
 {
   readonly keyPrefix: string;
   readonly lockedBy: string;
@@ -85,6 +93,12 @@ export class RedisLockProvider
     this.scripts = new RedisScripts(client);
     const { minReplicasToAck, replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT } = options;
     if (minReplicasToAck) this.replicaAck = new ReplicaAck(client, minReplicasToAck, replicaAckTimeout);
+  }
+
+  /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */
+  checkStore(): Promise<void> {
+    const replicaAck = this.replicaAck ? [['wait', '0', '0']] : [];
+    return checkRedisStore(this.scripts, this.keys.lock('startup-check'), replicaAck);
   }
 
   /** The Redis key of a lock name, for operators and tests. */

@@ -17,11 +17,12 @@ type Listener = (error: Error) => void;
 /**
  * One error line when Redis becomes unreachable — the endpoint, the cause, that locked ticks are
  * skipped and how many locked jobs the app has — and one line when it is back, with how long it was
- * out. The lock attempts that fail meanwhile log nothing of their own.
+ * out. The node's calls to Redis that fail meanwhile (lock attempts, renewals, heartbeats, trigger
+ * polls) log nothing of their own.
  *
  * The outage is learnt from the client's connection events (the cause is the first failed
- * reconnection: refused, timed out, authentication, TLS) and from lock attempts that fail while the
- * connection looks fine (a Redis that stopped answering: the cause is the attempt's timeout).
+ * reconnection: refused, timed out, authentication, TLS) and from calls that fail while the
+ * connection looks fine (a Redis that stopped answering: the cause is the call's timeout).
  *
  * A command Redis refuses to the client's user (its ACL) is no outage: Redis answers, and the jobs
  * whose locks need other commands go on. Each refusal gets one error line — the endpoint, the refused
@@ -37,8 +38,8 @@ export class RedisOutageReport implements StoreOutageReport {
   /** Why Redis is unreachable, once known. */
   private cause: string | undefined;
   private reported = false;
-  /** Lock attempts that failed during the outage. */
-  private failedAttempts = 0;
+  /** Calls to Redis that failed during the outage. */
+  private failedCalls = 0;
   /** The number of locked jobs, once the app has started: a line waits for it. */
   private lockedJobs: (() => number) | undefined;
   /** The refusals logged on this connection, by user and what was refused. */
@@ -82,7 +83,7 @@ export class RedisOutageReport implements StoreOutageReport {
     // With the connection lost, the next failed reconnection names the cause (an attempt would only
     // say "not connected"); with the connection up, Redis stopped answering and the attempt says so.
     if (this.connected || now - this.downSince >= CAUSE_GRACE_MS) this.cause ??= error.reason;
-    this.failedAttempts += 1;
+    this.failedCalls += 1;
     this.report();
     return true;
   }
@@ -135,16 +136,16 @@ export class RedisOutageReport implements StoreOutageReport {
     const outFor = describeOutage(performance.now() - this.downSince!);
     if (this.reported) {
       this.logger.log(`Redis ${this.endpoint} is reachable again after ${outFor}; locked ticks run again`);
-    } else if (this.failedAttempts > 0 && this.lockedJobs) {
+    } else if (this.failedCalls > 0 && this.lockedJobs) {
       this.logger.warn(
         `Redis ${this.endpoint}: the connection was lost for ${outFor} and is back; ` +
-          `${this.failedAttempts} lock attempt${this.failedAttempts === 1 ? '' : 's'} failed meanwhile (skipped)`,
+          `${this.failedCalls} call${this.failedCalls === 1 ? '' : 's'} to it failed meanwhile (skipped)`,
       );
     }
     this.downSince = undefined;
     this.cause = undefined;
     this.reported = false;
-    this.failedAttempts = 0;
+    this.failedCalls = 0;
   }
 }
 

@@ -25,6 +25,7 @@ const FORCE_UNLOCK = new LuaScript('force-unlock.lua');
 const CLAIM_OCCURRENCE = new LuaScript('claim-occurrence.lua');
 const ACQUIRE_JOB = new LuaScript('acquire-job.lua');
 const FINISH = new LuaScript('finish.lua');
+const CHECK_ACL = new LuaScript('check-acl.lua');
 
 /**
  * The `lua/` scripts of one client, each called one way: a typed method here. The scripts of scheduled jobs'
@@ -102,6 +103,14 @@ export class RedisScripts {
   /** force-unlock.lua: the former holder's owner value, or `null` when the lock was free. */
   forceUnlock(keys: JobKeys, entry: string, historyLimit: number, marker: string): Promise<string | null> {
     return FORCE_UNLOCK.call(this.client, 2, [keys.lock, keys.history, entry, historyLimit, marker]);
+  }
+
+  /**
+   * check-acl.lua: which of the commands in `args` (each its length, then its name and arguments) the client's
+   * ACL refuses, without running any of them.
+   */
+  checkAcl(args: readonly (string | number)[]): Promise<string[] | number> {
+    return CHECK_ACL.call(this.client, 0, args);
   }
 
   /** claim-occurrence.lua: `[fence]`, `[0]` held, `[-1, state]` occurrence already claimed, `[-2]` paused. */

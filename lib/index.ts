@@ -12,16 +12,16 @@ export type {
 } from './nest/scheduler-lock.module-definition.js';
 export type { SchedulerLockOptions } from './nest/scheduler-lock-options.interface.js';
 export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
-export { parseDuration, type Duration } from './core/duration.js';
+export { parseDuration, type Duration } from './core/provider/duration.js';
 
 // What a task sees, and programmatic locking.
-export { LockingTaskExecutor } from './core/locking-task-executor.js';
-export type { ExecuteWithLockOptions } from './core/executor-settings.js';
-export type { TaskResult, SkipReason } from './core/task-result.js';
-export { currentLock, type LockContext } from './core/lock-context.js';
-export { LockAssert } from './core/lock-assert.js';
-export { LockExtender } from './core/lock-extender.js';
-export { LockEvents, type LockEvent, type LockEventType, type LockLostReason } from './core/lock-events.js';
+export { LockingTaskExecutor } from './core/executor/locking-task-executor.js';
+export type { ExecuteWithLockOptions } from './core/executor/executor-settings.js';
+export type { TaskResult, SkipReason } from './core/task/task-result.js';
+export { currentLock, type LockContext } from './core/task/lock-context.js';
+export { LockAssert } from './core/task/lock-assert.js';
+export { LockExtender } from './core/task/lock-extender.js';
+export { LockEvents, type LockEvent, type LockEventType } from './core/task/lock-events.js';
 
 // The jobs, their status, and the operator console.
 export { LockedJobRegistry } from './nest/locked-job.registry.js';
@@ -32,16 +32,17 @@ export type { JobOverview } from './operators/job-overview.js';
 export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
 
 // Errors.
-export { SchedulerLockConfigurationError, type LockConfiguration } from './core/lock-configuration.js';
-export type { LockProvider, SimpleLock } from './core/lock-provider.js';
+export { SchedulerLockConfigurationError, type LockConfiguration } from './core/provider/lock-configuration.js';
+export type { LockProvider, SimpleLock } from './core/provider/lock-provider.js';
 export {
   LockLostError,
   LockExtensionError,
   LockStoreMisconfiguredError,
   LockStoreUnavailableError,
-} from './core/errors.js';
+  type LockLostReason,
+} from './core/provider/errors.js';
 
 // The providers.
-export { AbstractSimpleLock } from './core/abstract-simple-lock.js';
+export { AbstractSimpleLock } from './core/provider/abstract-simple-lock.js';
 export { RedisLockProvider, type RedisLockProviderOptions } from './providers/redis/redis-lock-provider.js';
 export { InMemoryLockProvider } from './providers/in-memory/in-memory-lock-provider.js';

@@ -1,4 +1,4 @@
-import { LockStoreUnavailableError } from '../core/errors.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
 import { ClusterAdmin, UnknownJobError } from '../operators/cluster-admin.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
 import type { RedisClient } from '../providers/redis/redis-client.js';

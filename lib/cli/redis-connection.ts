@@ -1,5 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { LockStoreUnavailableError } from '../core/errors.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
 import { describeRedisEndpoint, redisFailure } from '../providers/redis/redis-failures.js';
 import type { RedisClient } from '../providers/redis/redis-client.js';
 

@@ -1,4 +1,4 @@
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 
 /** Who is looking at the status page, as `authorize` says. */
 export interface DashboardAccess {

@@ -12,8 +12,8 @@ import {
   ServiceUnavailableException,
   UseGuards,
 } from '@nestjs/common';
-import { LockStoreUnavailableError } from '../core/errors.js';
-import type { SteeringAction } from '../core/lock-events.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import type { SteeringAction } from '../core/task/lock-events.js';
 import type { ClusterNode, HistoryEntry, HistoryOutcome } from '../operators/cluster-records.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { FaultLog } from '../core/fault-log.js';
-import { LockingTaskExecutor } from '../core/locking-task-executor.js';
+import { FaultLog } from '../core/executor/fault-log.js';
+import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { CatalogueJob } from '../operators/cluster-records.js';
 import type { OperatorStore } from '../operators/operator-store.js';
 import { OperatorTriggers } from './operator-triggers.js';

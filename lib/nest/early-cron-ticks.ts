@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 
 /** The parts of `@nestjs/schedule`'s `SchedulerOrchestrator` (6 and 12) that hold decorated cron jobs. */

@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { formatDuration } from '../core/duration.js';
+import { formatDuration } from '../core/provider/duration.js';
 import {
   createLockConfiguration,
   SchedulerLockConfigurationError,
   type LockDefaults,
   type RunLockConfiguration,
-} from '../core/lock-configuration.js';
-import type { LockProvider } from '../core/lock-provider.js';
-import { assertCanRenewLeases } from '../core/provider-contract.js';
+} from '../core/provider/lock-configuration.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
+import { assertCanRenewLeases } from '../core/provider/provider-checks.js';
 import { CronSchedule } from '../occurrence/cron-schedule.js';
 import { occurrenceStore, type OccurrenceStore } from '../occurrence/occurrence-claims.js';
 import type { JobKind } from '../occurrence/occurrence-options.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { FaultLog } from '../core/fault-log.js';
-import { LockingTaskExecutor } from '../core/locking-task-executor.js';
-import type { TaskResult } from '../core/task-result.js';
+import { FaultLog } from '../core/executor/fault-log.js';
+import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import type { TaskResult } from '../core/task/task-result.js';
 import { JobLock } from '../operators/job-lock.js';
 import { canLockJobs } from '../operators/operator-abilities.js';
 import type { OperatorStore } from '../operators/operator-store.js';

@@ -1,5 +1,5 @@
-import { formatDuration } from '../core/duration.js';
-import { positiveDurationOption, SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { formatDuration } from '../core/provider/duration.js';
+import { positiveDurationOption, SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import type { RedisLockProviderOptions } from '../providers/redis/redis-lock-provider.js';
 import { assertMinReplicasToAck, DEFAULT_REPLICA_ACK_TIMEOUT } from '../providers/redis/replica-ack.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';

@@ -1,8 +1,8 @@
 import type { RedisOptions } from 'ioredis';
-import type { Duration } from '../core/duration.js';
-import type { KeepAlive } from '../core/lock-configuration.js';
-import type { LockProvider } from '../core/lock-provider.js';
-import type { RunInstrumentation } from '../core/run-instrumentation.js';
+import type { Duration } from '../core/provider/duration.js';
+import type { KeepAlive } from '../core/provider/lock-configuration.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
+import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
 import type { RedisClient } from '../providers/redis/redis-client.js';
 
 /** Options of `SchedulerLockModule.forRoot()` / `forRootAsync()`. */

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { formatDuration } from '../core/duration.js';
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { formatDuration } from '../core/provider/duration.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import { createLockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';

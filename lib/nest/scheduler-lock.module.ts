@@ -1,8 +1,8 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { LockEvents } from '../core/lock-events.js';
+import { LockEvents } from '../core/task/lock-events.js';
 import { EarlyCronTicks } from './early-cron-ticks.js';
-import { LockingTaskExecutor } from '../core/locking-task-executor.js';
+import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobStatus } from './locked-job.status.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';

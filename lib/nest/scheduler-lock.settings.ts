@@ -7,13 +7,13 @@ import {
   positiveDurationOption,
   resolveLease,
   type LockDefaults,
-} from '../core/lock-configuration.js';
-import { defaultLockedBy } from '../core/locked-by.js';
-import type { LockProvider } from '../core/lock-provider.js';
-import type { RunInstrumentation } from '../core/run-instrumentation.js';
-import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor-settings.js';
-import { assertLockProvider } from '../core/provider-contract.js';
-import { PROVIDER_ABILITY_METHODS } from '../core/provider-abilities.js';
+} from '../core/provider/lock-configuration.js';
+import { defaultLockedBy } from '../core/provider/default-locked-by.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
+import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
+import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor/executor-settings.js';
+import { assertLockProvider } from '../core/provider/provider-checks.js';
+import { PROVIDER_ABILITY_METHODS } from '../core/provider/provider-abilities.js';
 import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../providers/redis/redis-lock-provider.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { LockingTaskExecutor } from '../core/locking-task-executor.js';
+import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { OccurrenceJob, type OccurrenceServices } from '../occurrence/occurrence-job.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { JobLock } from '../operators/job-lock.js';

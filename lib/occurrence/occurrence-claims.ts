@@ -1,6 +1,6 @@
-import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/lock-acquisition.js';
-import { SchedulerLockConfigurationError, type LockConfiguration } from '../core/lock-configuration.js';
-import type { LockProvider, OccurrenceClaim } from '../core/lock-provider.js';
+import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/executor/lock-acquisition.js';
+import { SchedulerLockConfigurationError, type LockConfiguration } from '../core/provider/lock-configuration.js';
+import type { LockProvider, OccurrenceClaim } from '../core/provider/lock-provider.js';
 import {
   canClaimOccurrences,
   canReadJobRecords,
@@ -8,8 +8,8 @@ import {
   type JobRecordReader,
   type OccurrenceLockProvider,
   type RecoveringLockProvider,
-} from '../core/provider-abilities.js';
-import { awaitProviderCall, checkedClaim, describeProvider } from '../core/provider-contract.js';
+} from '../core/provider/provider-abilities.js';
+import { awaitProviderCall, checkedClaim, describeProvider } from '../core/provider/provider-checks.js';
 import type { OccurrencePolicy } from './occurrence-policy.js';
 
 /** What a once-per-occurrence job needs of its provider, found (or refused) at startup. */

@@ -1,6 +1,6 @@
-import type { LockingTaskExecutor } from '../core/locking-task-executor.js';
-import type { RunLockConfiguration } from '../core/lock-configuration.js';
-import type { TaskResult } from '../core/task-result.js';
+import type { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import type { RunLockConfiguration } from '../core/provider/lock-configuration.js';
+import type { TaskResult } from '../core/task/task-result.js';
 import { CronSchedule, type CronTimeLike } from './cron-schedule.js';
 import { OccurrenceLock, OccurrenceRecovery, type OccurrenceStore } from './occurrence-claims.js';
 import { clockSkewFor, recoveryGraceFor, type OccurrencePolicy } from './occurrence-policy.js';

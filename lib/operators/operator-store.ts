@@ -1,4 +1,4 @@
-import type { SkipReason } from '../core/task-result.js';
+import type { SkipReason } from '../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,

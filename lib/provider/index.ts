@@ -2,8 +2,8 @@
 // An app needs none of it: the main entry has what an app uses, and the four names a store's author starts from.
 
 // The lock itself: what `lock()` returns and what it is asked for.
-export { AbstractSimpleLock } from '../core/abstract-simple-lock.js';
-export { DEFAULT_LEASE, type KeepAlive, type LockConfiguration } from '../core/lock-configuration.js';
+export { AbstractSimpleLock } from '../core/provider/abstract-simple-lock.js';
+export { DEFAULT_LEASE, type KeepAlive, type LockConfiguration } from '../core/provider/lock-configuration.js';
 export {
   LockNotHeldError,
   type JobRecord,
@@ -17,7 +17,7 @@ export {
   type RunOutcome,
   type RunReport,
   type SimpleLock,
-} from '../core/lock-provider.js';
+} from '../core/provider/lock-provider.js';
 
 // Abilities beyond `lock()`, one interface each, found by their method.
 export type {
@@ -26,7 +26,7 @@ export type {
   OccurrenceLockProvider,
   RecoveringLockProvider,
   StartupCheckingLockProvider,
-} from '../core/provider-abilities.js';
+} from '../core/provider/provider-abilities.js';
 export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 
 // The operator console's port, and the framework-free admin on top of it.
@@ -43,14 +43,14 @@ export type {
   TriggerRequest,
   TriggerResult,
 } from '../operators/cluster-records.js';
-export type { SteeringAction } from '../core/lock-events.js';
+export type { SteeringAction } from '../core/task/lock-events.js';
 export type { JobOverview, LastRun } from '../operators/job-overview.js';
 export { ClusterAdmin, UnknownJobError, type TriggerOutcome } from '../operators/cluster-admin.js';
 
 // Other extension points of the executor: its settings, logger and run instrumentation.
-export type { LockingTaskExecutorSettings } from '../core/executor-settings.js';
-export type { SchedulerLockLogger } from '../core/logger.js';
-export type { InstrumentedRun, RunInstrumentation } from '../core/run-instrumentation.js';
+export type { LockingTaskExecutorSettings } from '../core/executor/executor-settings.js';
+export type { SchedulerLockLogger } from '../core/executor/logger.js';
+export type { InstrumentedRun, RunInstrumentation } from '../core/executor/run-instrumentation.js';
 
 // The stores' own types.
 export { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';

@@ -1,6 +1,6 @@
-import { parseDuration, type Duration } from '../core/duration.js';
-import { createLockConfiguration } from '../core/lock-configuration.js';
-import type { SimpleLock } from '../core/lock-provider.js';
+import { parseDuration, type Duration } from '../core/provider/duration.js';
+import { createLockConfiguration } from '../core/provider/lock-configuration.js';
+import type { SimpleLock } from '../core/provider/lock-provider.js';
 import { InMemoryLockProvider } from '../providers/in-memory/in-memory-lock-provider.js';
 import { InMemoryStore } from '../providers/in-memory/in-memory-store.js';
 import { assertRanOnce, runsOf, type TestRun } from './test-runs.js';

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { LockEvents } from '../core/lock-events.js';
+import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LockEvent, LockEvents, LockLostReason } from '../core/lock-events.js';
-import type { InstrumentedRun, RunInstrumentation } from '../core/run-instrumentation.js';
-import type { SkipReason } from '../core/task-result.js';
+import type { LockLostReason } from '../core/provider/errors.js';
+import type { LockEvent, LockEvents } from '../core/task/lock-events.js';
+import type { InstrumentedRun, RunInstrumentation } from '../core/executor/run-instrumentation.js';
+import type { SkipReason } from '../core/task/task-result.js';
 
 /** A tick that took its lock and ran the handler. */
 export interface TickRan {

@@ -2,13 +2,8 @@ import { AssertionError } from 'node:assert';
 import { Injectable } from '@nestjs/common';
 import { Cron, ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
-import {
-  InMemoryLockProvider,
-  LockLostError,
-  SchedulerLockModule,
-  type InstrumentedRun,
-  type RunInstrumentation,
-} from '../../lib/index.js';
+import { InMemoryLockProvider, LockLostError, SchedulerLockModule } from '../../lib/index.js';
+import type { InstrumentedRun, RunInstrumentation } from '../../lib/provider/index.js';
 import { SchedulerLockTest, TestLockStore } from '../../lib/testing/index.js';
 import { closeNodes, Jobs, NEW_YEAR, startNode, startNodes } from './cluster-kit.js';
 

@@ -1,4 +1,4 @@
-import type { JobRecord } from '../../core/lock-provider.js';
+import type { JobRecord } from '../../core/provider/lock-provider.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { InMemoryLocks, type RunEnd } from './in-memory-locks.js';
 import { InMemoryOperatorStore } from './in-memory-operator-store.js';

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { LockStoreUnavailableError } from '../../core/errors.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import type { RedisClient } from './redis-client.js';
 
 /** What ioredis's own failures mean, by their wording. */

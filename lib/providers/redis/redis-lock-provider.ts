@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ttlMillis } from '../../core/abstract-simple-lock.js';
-import type { LockConfiguration } from '../../core/lock-configuration.js';
-import { defaultLockedBy } from '../../core/locked-by.js';
+import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
+import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import type {
   JobRecord,
   JobRunState,
@@ -10,13 +10,13 @@ import type {
   OccurrenceClaim,
   RecoveryClaim,
   SimpleLock,
-} from '../../core/lock-provider.js';
+} from '../../core/provider/lock-provider.js';
 import type {
   StartupCheckingLockProvider,
   JobRecordReader,
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
-} from '../../core/provider-abilities.js';
+} from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import type { RedisClient } from './redis-client.js';

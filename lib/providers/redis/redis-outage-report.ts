@@ -1,7 +1,7 @@
-import type { SchedulerLockLogger } from '../../core/logger.js';
-import { formatDuration } from '../../core/duration.js';
-import { LockStoreUnavailableError } from '../../core/errors.js';
-import type { StoreOutageReport } from '../../core/store-outage.js';
+import type { SchedulerLockLogger } from '../../core/executor/logger.js';
+import { formatDuration } from '../../core/provider/duration.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import type { StoreOutageReport } from '../../core/provider/store-outage-report.js';
 import { connectionFailure, describeRedisEndpoint, RedisCommandRefusedError } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
 

@@ -1,5 +1,5 @@
-import { AbstractSimpleLock, ttlMillis } from '../../core/abstract-simple-lock.js';
-import type { LockConfiguration } from '../../core/lock-configuration.js';
+import { AbstractSimpleLock, ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
 import {
   LockNotHeldError,
   type LeaseRenewal,
@@ -8,7 +8,7 @@ import {
   type RunOutcome,
   type RunReport,
   type SimpleLock,
-} from '../../core/lock-provider.js';
+} from '../../core/provider/lock-provider.js';
 import type { JobKeys } from './redis-keys.js';
 import { OwnerCheck, type RedisScripts } from './redis-scripts.js';
 

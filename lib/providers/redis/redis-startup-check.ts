@@ -1,4 +1,4 @@
-import { LockStoreMisconfiguredError } from '../../core/errors.js';
+import { LockStoreMisconfiguredError } from '../../core/provider/errors.js';
 import { describeRedisEndpoint, misconfiguration, redisUser } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
 import type { RedisScripts } from './redis-scripts.js';

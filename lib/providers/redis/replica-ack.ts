@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { formatDuration } from '../../core/duration.js';
-import { LockStoreUnavailableError } from '../../core/errors.js';
-import { SchedulerLockConfigurationError } from '../../core/lock-configuration.js';
-import type { SimpleLock } from '../../core/lock-provider.js';
+import { formatDuration } from '../../core/provider/duration.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { SchedulerLockConfigurationError } from '../../core/provider/lock-configuration.js';
+import type { SimpleLock } from '../../core/provider/lock-provider.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
 

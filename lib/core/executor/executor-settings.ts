@@ -1,8 +1,8 @@
-import type { LockDefaults, LockDurations } from './lock-configuration.js';
-import type { LockEvents } from './lock-events.js';
+import type { LockDefaults, LockDurations } from '../provider/lock-configuration.js';
+import type { LockEvents } from '../task/lock-events.js';
 import type { SchedulerLockLogger } from './logger.js';
 import type { RunInstrumentation } from './run-instrumentation.js';
-import type { StoreOutageReport } from './store-outage.js';
+import type { StoreOutageReport } from '../provider/store-outage-report.js';
 
 /** A lock to run a task under: `name`, and durations that default to the executor's. */
 export interface ExecuteWithLockOptions extends LockDurations {

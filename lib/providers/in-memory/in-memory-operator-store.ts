@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { SkipReason } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
@@ -10,6 +9,7 @@ import type {
   TriggerResult,
 } from '../../operators/cluster-records.js';
 import { TRIGGER_RESULT_TTL, type LockState, type OperatorStore } from '../../operators/operator-store.js';
+import { pauseState, steeringEntry, triggerRequest } from '../../operators/steering-records.js';
 import type { InMemoryLocks } from './in-memory-locks.js';
 
 /**
@@ -97,28 +97,22 @@ export class InMemoryOperatorStore implements OperatorStore {
 
   async pause(lockName: string, note: SteeringNote): Promise<boolean> {
     if (this.pauses.has(lockName)) return false;
-    const state: PauseState = { actor: note.actor, reason: note.reason, at: Date.now() };
+    const state = pauseState(note);
     this.pauses.set(lockName, state);
-    this.record(lockName, { type: 'pause', ...state });
+    this.record(lockName, steeringEntry('pause', note, state.at));
     return true;
   }
 
   async resume(lockName: string, note: SteeringNote): Promise<boolean> {
     if (!this.pauses.delete(lockName)) return false;
-    this.record(lockName, { type: 'resume', actor: note.actor, reason: note.reason, at: Date.now() });
+    this.record(lockName, steeringEntry('resume', note));
     return true;
   }
 
   async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
-    const request: TriggerRequest = {
-      id: randomUUID(),
-      jobName,
-      actor: note.actor,
-      reason: note.reason,
-      at: Date.now(),
-    };
+    const request = triggerRequest(jobName, note);
     this.triggers.set(jobName, request);
-    this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
+    this.record(lockName, steeringEntry('trigger', note, request.at));
     return request.id;
   }
 
@@ -128,7 +122,7 @@ export class InMemoryOperatorStore implements OperatorStore {
 
   async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
     const formerHolder = this.locks.forceRelease(lockName);
-    const entry = { type: 'unlock', actor: note.actor, reason: note.reason, at: Date.now() } as const;
+    const entry = steeringEntry('unlock', note);
     this.record(lockName, formerHolder === undefined ? entry : { ...entry, formerHolder });
     return formerHolder;
   }

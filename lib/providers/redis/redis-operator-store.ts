@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { SkipReason } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
@@ -10,6 +9,7 @@ import type {
   TriggerResult,
 } from '../../operators/cluster-records.js';
 import { TRIGGER_RESULT_TTL, type LockState, type OperatorStore } from '../../operators/operator-store.js';
+import { pauseState, steeringEntry, triggerRequest } from '../../operators/steering-records.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -136,10 +136,10 @@ export class RedisOperatorStore implements OperatorStore {
   /** Pauses the job that locks `lockName`; `false` if it was paused already. */
   async pause(lockName: string, note: SteeringNote): Promise<boolean> {
     const keys = this.keys.job(lockName);
-    const state: PauseState = { actor: note.actor, reason: note.reason, at: Date.now() };
+    const state = pauseState(note);
     const set = await this.send(this.client.set(keys.paused, JSON.stringify(state), 'NX'));
     if (set === null) return false;
-    await this.record(lockName, { type: 'pause', ...state });
+    await this.record(lockName, steeringEntry('pause', note, state.at));
     return true;
   }
 
@@ -147,21 +147,15 @@ export class RedisOperatorStore implements OperatorStore {
   async resume(lockName: string, note: SteeringNote): Promise<boolean> {
     const removed = await this.send(this.client.del(this.keys.job(lockName).paused));
     if (removed === 0) return false;
-    await this.record(lockName, { type: 'resume', actor: note.actor, reason: note.reason, at: Date.now() });
+    await this.record(lockName, steeringEntry('resume', note));
     return true;
   }
 
   /** Asks a node that runs `jobName` to run it once now; resolves to the request's id. */
   async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
-    const request: TriggerRequest = {
-      id: randomUUID(),
-      jobName,
-      actor: note.actor,
-      reason: note.reason,
-      at: Date.now(),
-    };
+    const request = triggerRequest(jobName, note);
     await this.send(this.client.hset(this.keys.triggers, jobName, JSON.stringify(request)));
-    await this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
+    await this.record(lockName, steeringEntry('trigger', note, request.at));
     return request.id;
   }
 
@@ -175,7 +169,7 @@ export class RedisOperatorStore implements OperatorStore {
   async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
     const keys = this.keys.job(lockName);
     const at = Date.now();
-    const entry = JSON.stringify({ type: 'unlock', actor: note.actor, reason: note.reason, at });
+    const entry = JSON.stringify(steeringEntry('unlock', note, at));
     const marker = `unlocked|${note.actor}|${at}`;
     const holder = await this.scripts.forceUnlock(keys, entry, this.historyLimit, marker);
     return holder === null ? undefined : lockedBy(holder);

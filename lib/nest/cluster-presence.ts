@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { FaultLog } from '../core/executor/fault-log.js';
@@ -7,6 +6,7 @@ import type { CatalogueJob } from '../operators/cluster-records.js';
 import type { OperatorStore } from '../operators/operator-store.js';
 import { OperatorTriggers } from './operator-triggers.js';
 import { RegisteredJobs } from './registered-jobs.js';
+import { PACKAGE_VERSION } from './package-version.generated.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
@@ -68,7 +68,7 @@ export class ClusterPresence {
       .filter(({ entry, json }) => this.published.get(entry.jobName) !== json);
     const jobs = entries.map((entry) => entry.jobName);
     const { lockedBy } = this.settings;
-    const node = { lockedBy, version: VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
+    const node = { lockedBy, version: PACKAGE_VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
     try {
       await store.publish(
         node,
@@ -100,17 +100,5 @@ export class ClusterPresence {
       lease: configuration.lease,
       occurrence: schedule.kind === 'cron' && job.occurrence !== undefined,
     };
-  }
-}
-
-/** This package's version, for the node's heartbeat. */
-const VERSION = readVersion();
-
-function readVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-      .version;
-  } catch {
-    return 'unknown';
   }
 }

@@ -62,9 +62,13 @@ export class OperatorTriggers {
       this.faults.storeAnswered('triggers');
       for (const { id, jobName, actor } of requests) {
         const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
-        void this.run(jobName, { actor, triggerId: id }, started)?.then((result) => {
-          if (result && !result.executed)
-            void store.reportTrigger(id, { node, state: 'skipped', reason: result.reason });
+        const skipped = (reason: string) =>
+          void store.reportTrigger(id, { node, state: 'skipped', reason }).catch(() => undefined);
+        const run = this.run(jobName, { actor, triggerId: id }, started);
+        // Every trigger taken is answered: its operator is told whether it ran, never left to guess.
+        if (!run) skipped('not-registered');
+        void run?.then((result) => {
+          if (result && !result.executed) skipped(result.reason);
         });
       }
     } catch (error) {

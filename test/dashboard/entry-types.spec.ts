@@ -23,4 +23,4 @@ function authorize(request: SessionRequest): DashboardAccess | false {
 export class AppModule {}
 `;
 
-describeEntryTypes('nest-scheduler-lock/dashboard', APP, 'dist/dashboard/dashboard-options.d.ts');
+describeEntryTypes('nest-scheduler-lock/dashboard', APP, 'dist/cjs/dashboard/dashboard-options.d.ts');

@@ -22,4 +22,4 @@ export async function check(): Promise<[TickOutcome, TestRun]> {
 }
 `;
 
-describeEntryTypes('nest-scheduler-lock/testing', APP, 'dist/testing/test-node.d.ts', ['@nestjs/testing']);
+describeEntryTypes('nest-scheduler-lock/testing', APP, 'dist/cjs/testing/test-node.d.ts', ['@nestjs/testing']);

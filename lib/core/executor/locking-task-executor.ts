@@ -20,7 +20,7 @@ import {
   type LockingTaskExecutorSettings,
 } from './executor-settings.js';
 import { consoleLogger, type SchedulerLockLogger } from './logger.js';
-import { describeError, jobLabel } from './log-text.js';
+import { describeError, jobLabel } from '../provider/message-text.js';
 import { assertCanRenewLeases, awaitProviderCall, describeProvider, usableLock } from '../provider/provider-checks.js';
 import { RunEvents } from './run-events.js';
 import type { RunInProgress } from './run-health.js';

@@ -4,7 +4,7 @@ import { LockNotHeldError, type RunOutcome, type RunReport } from '../provider/l
 import type { SchedulerLockLogger } from './logger.js';
 import { OutcomeRetries } from './outcome-retries.js';
 import type { RunEvents } from './run-events.js';
-import { describeError, jobLabel } from './log-text.js';
+import { describeError, jobLabel } from '../provider/message-text.js';
 
 /**
  * Releases a lock once its run has ended. A failure is logged and emitted, never thrown over the

@@ -109,11 +109,22 @@ export class InMemoryOperatorStore implements OperatorStore {
     return true;
   }
 
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
+  async requestTrigger(
+    jobName: string,
+    lockName: string,
+    note: SteeringNote,
+  ): Promise<{ readonly request: TriggerRequest; readonly queued: boolean }> {
+    const pending = this.triggers.get(jobName);
+    if (pending) return { request: pending, queued: false };
     const request = triggerRequest(jobName, note);
     this.triggers.set(jobName, request);
     this.record(lockName, steeringEntry('trigger', note, request.at));
-    return request.id;
+    return { request, queued: true };
+  }
+
+  async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
+    if (this.triggers.get(jobName)?.id !== id) return false;
+    return this.triggers.delete(jobName);
   }
 
   async triggerResult(id: string): Promise<TriggerResult | undefined> {
@@ -122,8 +133,8 @@ export class InMemoryOperatorStore implements OperatorStore {
 
   async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
     const formerHolder = this.locks.forceRelease(lockName);
-    const entry = steeringEntry('unlock', note);
-    this.record(lockName, formerHolder === undefined ? entry : { ...entry, formerHolder });
+    // A free lock: nothing to release, nothing recorded.
+    if (formerHolder !== undefined) this.record(lockName, { ...steeringEntry('unlock', note), formerHolder });
     return formerHolder;
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { LUA_SCRIPTS } from './lua-scripts.generated.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.js';
 
@@ -22,8 +22,10 @@ export class LuaScript {
   /** The commands the script runs, named when Redis refuses one of them to the client's user (ACL). */
   private readonly commands: ScriptCommands;
 
-  constructor(file: string) {
-    this.source = readScript(file);
+  constructor(file: keyof typeof LUA_SCRIPTS) {
+    // The script as `lua/<file>` reads, its includes in place: embedded at build time (scripts/embed-assets.mjs),
+    // so loading the provider reads no file, from the CommonJS build, the ESM entries or a bundle alike.
+    this.source = LUA_SCRIPTS[file];
     this.sha = createHash('sha1').update(this.source).digest('hex');
     const called = [...this.source.matchAll(/redis\.call\('(\w+)'/g)].map(([, command]) => command.toUpperCase());
     this.commands = { file, commands: [...new Set(called)] };
@@ -60,12 +62,6 @@ export class LuaScript {
   call<Reply>(client: RedisClient, numberOfKeys: number, keysThenArguments: readonly ScriptArgument[]): Promise<Reply> {
     return this.run(client, numberOfKeys, keysThenArguments, same<Reply>);
   }
-}
-
-/** A script's source, each `-- @include <file>` line replaced by that file of `lua/` (BullMQ's includes). */
-function readScript(file: string): string {
-  const source = readFileSync(new URL(`./lua/${file}`, import.meta.url), 'utf8');
-  return source.replace(/^-- @include (\S+)$/gm, (_line, included: string) => readScript(included));
 }
 
 function isNoScript(error: unknown): boolean {

@@ -26,6 +26,8 @@ const CLAIM_OCCURRENCE = new LuaScript('claim-occurrence.lua');
 const ACQUIRE_JOB = new LuaScript('acquire-job.lua');
 const FINISH = new LuaScript('finish.lua');
 const CHECK_ACL = new LuaScript('check-acl.lua');
+const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
+const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
 
 /**
  * The `lua/` scripts of one client, each called one way: a typed method here. The scripts of scheduled jobs'
@@ -105,6 +107,19 @@ export class RedisScripts {
     return FORCE_UNLOCK.call(this.client, 2, [keys.lock, keys.history, entry, historyLimit, marker]);
   }
 
+  /** request-trigger.lua: queues `request` (JSON) for `jobName`; resolves to the pending request instead, if any. */
+  queueTrigger(triggersKey: string, jobName: string, request: string): Promise<string | null> {
+    return REQUEST_TRIGGER.call(this.client, 1, [triggersKey, jobName, request]);
+  }
+
+  /**
+   * remove-trigger.lua: removes trigger `id` of `jobName` if it is still pending; `true` when it did (a node takes
+   * it, or its operator withdraws it: the first one has it).
+   */
+  removeTrigger(triggersKey: string, jobName: string, id: string): Promise<boolean> {
+    return REMOVE_TRIGGER.run(this.client, 1, [triggersKey, jobName, id], (removed: number) => removed === 1);
+  }
+
   /**
    * check-acl.lua: which of the commands in `args` (each its length, then its name and arguments) the client's
    * ACL refuses, without running any of them.
@@ -141,4 +156,17 @@ export class RedisScripts {
     const args = [owner, keepFor, outcome, entry, historyLimit, recorded ? 1 : 0];
     return this.finishes.call([keys.lock, keys.record, keys.history], args, onFailure);
   }
+}
+
+/** request-trigger.lua: queues `request` (JSON) for `jobName`; resolves to the pending request instead, if any. */
+export function queueTrigger(client: RedisClient, triggersKey: string, jobName: string, request: string) {
+  return REQUEST_TRIGGER.call<string | null>(client, 1, [triggersKey, jobName, request]);
+}
+
+/**
+ * remove-trigger.lua: removes trigger `id` of `jobName` if it is still pending; `true` when it did (a node takes
+ * it, or its operator withdraws it: the first one has it).
+ */
+export async function removeTrigger(client: RedisClient, triggersKey: string, jobName: string, id: string) {
+  return (await REMOVE_TRIGGER.call<number>(client, 1, [triggersKey, jobName, id])) === 1;
 }

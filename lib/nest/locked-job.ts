@@ -24,8 +24,6 @@ export interface LockedJob {
   readonly configuration: RunLockConfiguration;
   /** Where the lock was declared, for error messages. */
   readonly source: string;
-  /** The decorated method, bound to its instance; runtime jobs run the callback they were added with. */
-  readonly handler?: () => unknown;
   /** Once-per-occurrence settings when the job is (or may be, for runtime jobs) a cron job with them on. */
   readonly occurrence?: OccurrencePolicy;
   /** A runtime declaration's options, checked again once the job's kind is known. */
@@ -38,7 +36,6 @@ interface LockedJobDeclaration {
   readonly kind: JobKind | undefined;
   readonly options: SchedulerLockOptions;
   readonly source: string;
-  readonly handler?: () => unknown;
 }
 
 const logger = new Logger('SchedulerLock');
@@ -60,7 +57,7 @@ export function createLockedJob(
   defaults: LockDefaults,
   provider: LockProvider,
 ): LockedJob {
-  const { jobName, kind, options, source, handler } = declaration;
+  const { jobName, kind, options, source } = declaration;
   const configuration = createLockConfiguration(options.name ?? jobName, options, defaults, source);
   assertCanRenewLeases(provider, configuration, source);
   const occurrence = resolveOccurrencePolicy(options, kind, source);
@@ -71,7 +68,6 @@ export function createLockedJob(
     kind,
     configuration,
     source,
-    handler,
     occurrence,
     declaredOptions: kind === undefined ? options : undefined,
   };

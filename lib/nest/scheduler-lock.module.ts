@@ -2,6 +2,7 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { LockEvents } from '../core/task/lock-events.js';
 import { EarlyCronTicks } from './early-cron-ticks.js';
+import { ExplorerFailures } from './explorer-failures.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobStatus } from './locked-job.status.js';
@@ -80,6 +81,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     SchedulerLockMetadataAccessor,
     SchedulerLockExplorer,
     EarlyCronTicks,
+    ExplorerFailures,
     SchedulerRegistryInterceptor,
     SchedulerLockLifecycle,
   ],

@@ -21,7 +21,13 @@ import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
 import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import { createLockClient, isRedisClient, type RedisClient } from '../providers/redis/redis-client.js';
+import {
+  asRedisClient,
+  createLockClient,
+  isRedisClient,
+  type IoredisForkClient,
+  type RedisClient,
+} from '../providers/redis/redis-client.js';
 import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
 import { replicaAckOptions } from './replica-ack-options.js';
 import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
@@ -160,7 +166,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   const ownedClient = isRedisClient(options.redis) ? undefined : createLockClient(options.redis!);
-  const client = ownedClient ?? (options.redis as RedisClient);
+  const client = ownedClient ?? asRedisClient(options.redis as RedisClient | IoredisForkClient);
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };

@@ -1,11 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import { OccurrenceJob, type OccurrenceServices } from '../occurrence/occurrence-job.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { JobLock } from '../operators/job-lock.js';
 import { canLockJobs } from '../operators/operator-abilities.js';
 import { EarlyCronTicks } from './early-cron-ticks.js';
+import { ExplorerFailures } from './explorer-failures.js';
 import { logHandlerError } from './handler-errors.js';
 import { checkCronJob, checkTimerJob, type LockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
@@ -15,7 +17,6 @@ import {
   cronSchedule,
   timerSchedule,
   type CronJobParts,
-  type RegistryCronJob,
   type TickCallback,
   type TimerParts,
 } from './scheduled-job-parts.js';
@@ -42,7 +43,8 @@ export class SchedulerRegistryInterceptor {
     private readonly registered: RegisteredJobs,
     private readonly executor: LockingTaskExecutor,
     watcher: RecoveryWatcher,
-    earlyTicks: EarlyCronTicks,
+    private readonly earlyTicks: EarlyCronTicks,
+    private readonly failures: ExplorerFailures,
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
   ) {
     this.occurrenceServices = { executor, watcher, handlerFailed: logHandlerError };
@@ -52,16 +54,22 @@ export class SchedulerRegistryInterceptor {
     registry.addCronJob = (name, job) => {
       const locked = this.jobs.find('cron', name);
       if (!locked) return addCronJob.call(registry, name, job);
+      const cron = cronJobParts(job);
       refuseOnError(
-        () => this.lockCronJob(locked, job),
+        () => this.lockCronJob(locked, cron),
         () => job.stop(),
       );
+      const lockedTick = cron._callbacks![0];
       addCronJob.call(registry, name, job);
+      refuseOnError(
+        () => assertStillLocked(name, cron._callbacks?.length === 1 && cron._callbacks[0] === lockedTick),
+        () => job.stop(),
+      );
       // A tick cron fired while @nestjs/schedule created the job: now it runs, under the lock.
-      if (earlyTicks.take(name)) void cronJobParts(job).fireOnTick();
+      if (earlyTicks.take(name)) void cron.fireOnTick();
     };
-    registry.addInterval = (name, timer) => addInterval.call(registry, name, this.lockTimer(name, 'interval', timer));
-    registry.addTimeout = (name, timer) => addTimeout.call(registry, name, this.lockTimer(name, 'timeout', timer));
+    registry.addInterval = (name, timer) => this.addTimer(name, 'interval', timer, addInterval.bind(registry));
+    registry.addTimeout = (name, timer) => this.addTimer(name, 'timeout', timer, addTimeout.bind(registry));
   }
 
   /**
@@ -69,11 +77,11 @@ export class SchedulerRegistryInterceptor {
    * opted out. Wrapping `fireOnTick` instead would release the lock too early: cron does not await an
    * async callback unless `waitForCompletion` is set.
    */
-  private lockCronJob(locked: LockedJob, job: RegistryCronJob): void {
-    const cron = cronJobParts(job);
+  private lockCronJob(locked: LockedJob, cron: CronJobParts): void {
     const store = checkCronJob(locked, cron, this.settings.provider);
     const callbacks = cron._callbacks!; // an array: checkCronJob refuses a job without one
-    const handlerFor = cronHandlers(locked, cron, callbacks.splice(0));
+    const decorated = this.earlyTicks.handlerOf(locked.jobName);
+    const handlerFor = cronHandlers(cron, callbacks.splice(0), decorated && (() => this.failures.run(decorated)));
     this.registered.add({ job: locked, schedule: cronSchedule(cron), handler: handlerFor() });
     if (!locked.occurrence || !store) {
       callbacks.push((onComplete) => this.runTick(locked, handlerFor(onComplete)));
@@ -83,6 +91,18 @@ export class SchedulerRegistryInterceptor {
     callbacks.push((onComplete) => occurrences.tick(handlerFor(onComplete)));
     if (locked.occurrence.catchUpWindow !== undefined)
       catchUpWhenStarted(cron, () => void occurrences.catchUp(handlerFor()));
+  }
+
+  /** Registers the timer through `add`, its callback locked if `name` is a locked job of this `kind`. */
+  private addTimer<T>(name: string, kind: 'interval' | 'timeout', timer: T, add: (name: string, timer: T) => void) {
+    const ref = this.lockTimer(name, kind, timer) as TimerParts;
+    const lockedTick = ref._onTimeout;
+    add(name, timer);
+    if (!this.jobs.find(kind, name)) return;
+    refuseOnError(
+      () => assertStillLocked(name, ref._onTimeout === lockedTick),
+      () => clearTimeout(timer as NodeJS.Timeout),
+    );
   }
 
   /**
@@ -96,9 +116,10 @@ export class SchedulerRegistryInterceptor {
       checkTimerJob(locked, kind, timer);
       const ref = timer as TimerParts;
       const original = ref._onTimeout!; // a function: checkTimerJob refuses a timer without one
-      ref._onTimeout = (...args) => this.runTick(locked, locked.handler ?? (() => original.apply(ref, args)));
-      const handler = locked.handler ?? (() => original.apply(ref, []));
-      this.registered.add({ job: locked, schedule: timerSchedule(kind, ref), handler });
+      // A decorated job's callback is what @nestjs/schedule made of the method: see ExplorerFailures.
+      const handlerWith = (args: unknown[]) => () => this.failures.run(() => original.apply(ref, args));
+      ref._onTimeout = (...args) => this.runTick(locked, handlerWith(args));
+      this.registered.add({ job: locked, schedule: timerSchedule(kind, ref), handler: handlerWith([]) });
     };
     refuseOnError(lock, () => clearTimeout(timer as NodeJS.Timeout)); // clears intervals too
     return timer;
@@ -111,14 +132,14 @@ export class SchedulerRegistryInterceptor {
 }
 
 /**
- * What a tick of `locked` runs: its decorated method, or (a runtime job) the callbacks cron held, called
+ * What a tick runs: a decorated job's `decorated` handler, or (a runtime job) the callbacks cron held, called
  * as cron calls them, with the job's `onComplete` (`handlerFor()`, without it, for a run an operator asks
  * for and a catch-up). That argument is the same on every tick, so a tick's handler is made once, not once
  * per tick: a tick holds it while its claim waits for Redis.
  */
-function cronHandlers(locked: LockedJob, cron: CronJobParts, original: TickCallback[]) {
+function cronHandlers(cron: CronJobParts, original: TickCallback[], decorated: (() => unknown) | undefined) {
   const handlerWith = (args: unknown[]): (() => unknown) =>
-    locked.handler ??
+    decorated ??
     (async () => {
       for (const callback of original) await callback.apply(cron.context, args);
     });
@@ -146,6 +167,19 @@ function catchUpWhenStarted(job: CronJobParts, catchUp: () => void): void {
     start.call(this);
     catchUp();
   };
+}
+
+/**
+ * Refuses the startup when the registry, as something else patched it, replaced the locked tick of the job
+ * `name` while registering it: what replaced it may run the job without its lock.
+ */
+function assertStillLocked(name: string, locked: boolean): void {
+  if (locked) return;
+  throw new SchedulerLockConfigurationError(
+    `The locked job "${name}" was registered, but something that wraps SchedulerRegistry (installed before ` +
+      'nest-scheduler-lock) replaced its locked tick while registering it; the job could run unlocked, so the ' +
+      'app is refused. Wrap jobs inside the lock instead, where @nestjs/schedule wraps them',
+  );
 }
 
 /**

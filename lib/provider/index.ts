@@ -54,5 +54,5 @@ export type { InstrumentedRun, RunInstrumentation } from '../core/executor/run-i
 
 // The stores' own types.
 export { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
-export type { RedisClient } from '../providers/redis/redis-client.js';
+export type { IoredisForkClient, RedisClient } from '../providers/redis/redis-client.js';
 export type { InMemoryLockProviderOptions } from '../providers/in-memory/in-memory-lock-provider.js';

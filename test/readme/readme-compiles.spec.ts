@@ -25,6 +25,7 @@ interface Assumed {
 
 const ASSUMED = new Map<string, Assumed>([
   ["import { Module, Injectable } from '@nestjs/common';", { preamble: '' }],
+  ["import { Redis as Valkey } from 'iovalkey';", { preamble: '' }],
   [
     'constructor(private readonly registry: SchedulerRegistry, private readonly lockedJobs: LockedJobRegistry) {}',
     {

@@ -3,9 +3,27 @@ import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 /** A Redis client the provider can use: a single node (also behind Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
 
-/** Whether `value` is an ioredis client (a `Redis` or a `Cluster`), by the command every lock sends. */
-export function isRedisClient(value: unknown): value is RedisClient {
-  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
+/**
+ * A `Redis` or `Cluster` of a fork of ioredis with the same API under its own types: `iovalkey`, the Valkey
+ * project's. Accepted wherever a {@link RedisClient} is, and called as one (the suites that decode script
+ * replies run on iovalkey too). Only what tells such a client apart is spelled out here.
+ */
+export interface IoredisForkClient {
+  readonly isCluster: boolean;
+  readonly status: string;
+  evalsha(sha: string, numberOfKeys: number, ...keysThenArguments: (string | number)[]): Promise<unknown>;
+  eval(script: string, numberOfKeys: number, ...keysThenArguments: (string | number)[]): Promise<unknown>;
+  hgetall(key: string): Promise<Record<string, string>>;
+}
+
+/** `client`, a fork's too, as the {@link RedisClient} whose API it has. */
+export function asRedisClient(client: RedisClient | IoredisForkClient): RedisClient {
+  return client as RedisClient;
+}
+
+/** Whether `value` is an ioredis (or iovalkey) client, a `Redis` or a `Cluster`, by the command every lock sends. */
+export function isRedisClient(value: unknown): value is RedisClient | IoredisForkClient {
+  return typeof (value as IoredisForkClient | undefined)?.evalsha === 'function';
 }
 
 /**

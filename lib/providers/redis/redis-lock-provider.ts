@@ -19,7 +19,7 @@ import type {
 } from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
-import type { RedisClient } from './redis-client.js';
+import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
 import { RedisOperatorStore } from './redis-operator-store.js';
@@ -85,14 +85,14 @@ export class RedisLockProvider
   /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
   private readonly replicaAck: ReplicaAck | undefined;
 
-  constructor(client: RedisClient, options: RedisLockProviderOptions = {}) {
+  constructor(client: RedisClient | IoredisForkClient, options: RedisLockProviderOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
     this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
     this.keys = new RedisKeys(this.keyPrefix);
-    this.scripts = new RedisScripts(client);
+    this.scripts = new RedisScripts(asRedisClient(client));
     const { minReplicasToAck, replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT } = options;
-    if (minReplicasToAck) this.replicaAck = new ReplicaAck(client, minReplicasToAck, replicaAckTimeout);
+    if (minReplicasToAck) this.replicaAck = new ReplicaAck(this.scripts.client, minReplicasToAck, replicaAckTimeout);
   }
 
   /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */

@@ -1,4 +1,4 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
@@ -34,6 +34,7 @@ export class TestNode {
     readonly admin: SchedulerLockAdmin,
     /** This node's lock events. */
     readonly events: LockEvents,
+    private readonly app: INestApplicationContext,
     private readonly registry: SchedulerRegistry,
     private readonly jobs: LockedJobRegistry,
     private readonly recorder: TickRecorder,
@@ -55,6 +56,7 @@ export class TestNode {
       settings.lockedBy,
       app.get(SchedulerLockAdmin),
       app.get(LockEvents),
+      app,
       app.get(SchedulerRegistry),
       app.get(LockedJobRegistry),
       recorder,
@@ -85,6 +87,11 @@ export class TestNode {
         Date.now = now;
       }
     });
+  }
+
+  /** A provider of this node's app, as `moduleRef.get()` finds it: a service to spy on, a job. */
+  get<T>(token: Type<T> | string | symbol): T {
+    return this.app.get<T>(token as Type<T>);
   }
 
   /** Publishes this node and its jobs to the console now (a heartbeat), as it does every `heartbeatInterval`. */

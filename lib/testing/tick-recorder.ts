@@ -13,8 +13,12 @@ export interface TickRan {
   /** For a once-per-occurrence cron job: the fire time the tick claimed. */
   readonly occurrence: Date | undefined;
   readonly fencingToken: number | undefined;
-  /** Whether the handler threw (or rejected): then `error` holds what it threw, else `result` what it returned. */
+  /** Whether the handler threw (or rejected): then `error` holds what it threw. */
   readonly failed: boolean;
+  /**
+   * What the run resolved to: a runtime timer job's callback's return value. `undefined` for a decorated method,
+   * whose return value `@nestjs/schedule`'s own wrapper of the method does not keep.
+   */
   readonly result?: unknown;
   readonly error?: unknown;
   /** Why the run's lock was lost while it ran (its signal aborted), or found gone at its release. */

@@ -111,7 +111,7 @@ const ASSUMED = new Map<string, Assumed>([
     '// invoice.job.locking.spec.ts',
     {
       preamble:
-        '/// <reference types="jest" />\ndeclare const vi: Pick<typeof jest, "useFakeTimers" | "useRealTimers" | "advanceTimersByTimeAsync">;',
+        '/// <reference types="jest" />\ndeclare const vi: Pick<typeof jest, "useFakeTimers" | "useRealTimers" | "advanceTimersByTimeAsync" | "spyOn">;',
     },
   ],
 ]);

@@ -8,21 +8,29 @@ import { CapturedLogger } from '../support/captured-logger.js';
 /** New Year's midnight, UTC: the fire time of the yearly job, which no real timer reaches during a test. */
 export const NEW_YEAR = new Date('2027-01-01T00:00:00Z');
 
-/** The jobs every node of the test cluster runs; each run returns the node it ran on. */
+/** Each run of a job of {@link Jobs}, as `<job> on <node>`, in order; emptied by {@link closeNodes}. */
+export const handled: string[] = [];
+
+/** Notes a run of `job` on the node whose lock it holds. */
+function note(job: string): void {
+  handled.push(`${job} on ${currentLock()!.lockedBy}`);
+}
+
+/** The jobs every node of the test cluster runs; each run is noted in {@link handled}. */
 @Injectable()
 export class Jobs {
   /** Once per occurrence (a cron job's default). */
   @SchedulerLock({ lockAtMostFor: '10m' })
   @Cron('0 0 0 1 1 *', { name: 'yearly', timeZone: 'UTC' })
   yearly() {
-    return currentLock()!.lockedBy;
+    note('yearly');
   }
 
   /** A plain lock: "not at the same time", so two nodes ticking one after the other both run it. */
   @SchedulerLock({ lockAtMostFor: '10m', occurrence: false })
   @Cron('0 0 0 1 1 *', { name: 'unclaimed', timeZone: 'UTC' })
   unclaimed() {
-    return currentLock()!.lockedBy;
+    note('unclaimed');
   }
 
   @SchedulerLock({ lockAtMostFor: '1m' })
@@ -34,13 +42,13 @@ export class Jobs {
   @SchedulerLock({ lockAtMostFor: '10m', lockAtLeastFor: '5m' })
   @Interval('sweep', 3_600_000)
   sweep() {
-    return 'swept';
+    note('sweep');
   }
 
   @SchedulerLock({ lockAtMostFor: '1m' })
   @Timeout('warm-up', 3_600_000)
   warmUp() {
-    return 'warm';
+    note('warm-up');
   }
 
   /** Runs until its lock is lost; 10 minutes at most, or a renewed 300 ms lease. */
@@ -52,8 +60,8 @@ export class Jobs {
 
   @SchedulerLock({ lockAtMostFor: '10m', keepAlive: { lease: '300ms' } })
   @Interval('leased', 3_600_000)
-  leased() {
-    return untilLost();
+  async leased() {
+    handled.push(`leased lost: ${String(await untilLost())}`);
   }
 
   /** Re-run by another node if its node dies; on node-1 it never ends by itself, deaf to its signal. */
@@ -99,4 +107,5 @@ export function startNodes(store: TestLockStore, count: number): Promise<TestNod
 
 export async function closeNodes(): Promise<void> {
   await Promise.all(open.splice(0).map((moduleRef) => moduleRef.close()));
+  handled.length = 0;
 }

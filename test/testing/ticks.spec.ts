@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import { InMemoryLockProvider, LockLostError, SchedulerLockModule } from '../../lib/index.js';
 import type { InstrumentedRun, RunInstrumentation } from '../../lib/provider/index.js';
 import { SchedulerLockTest, TestLockStore } from '../../lib/testing/index.js';
-import { closeNodes, Jobs, NEW_YEAR, startNode, startNodes } from './cluster-kit.js';
+import { closeNodes, handled, Jobs, NEW_YEAR, startNode, startNodes } from './cluster-kit.js';
 
 const store = new TestLockStore();
 afterEach(async () => {
@@ -14,10 +14,11 @@ afterEach(async () => {
 });
 
 describe('tick(): a locked job run now, as the scheduler runs it', () => {
-  it('runs a cron job through its occurrence claim and resolves to the handler result', async () => {
+  it('runs a cron job through its occurrence claim and resolves once the run is over', async () => {
     const [node] = await startNodes(store, 1);
     const outcome = await node.tick('yearly', { at: NEW_YEAR.getTime() + 300 });
-    expect(outcome).toMatchObject({ status: 'ran', node: 'node-1', occurrence: NEW_YEAR, result: 'node-1' });
+    expect(outcome).toMatchObject({ status: 'ran', node: 'node-1', occurrence: NEW_YEAR });
+    expect(handled).toEqual(['yearly on node-1']);
     expect(outcome).toMatchObject({ failed: false, fencingToken: 1, lost: undefined });
     // The claim is recorded in the store: a second tick of the same occurrence is skipped.
     expect(await node.tick('yearly', { at: NEW_YEAR.getTime() + 900 })).toMatchObject({
@@ -35,8 +36,9 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
 
   it('ticks intervals and timeouts through their timer callback', async () => {
     const [node] = await startNodes(store, 1);
-    expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', result: 'warm', occurrence: undefined });
-    expect(await node.tick('sweep')).toMatchObject({ status: 'ran', result: 'swept' });
+    expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', occurrence: undefined });
+    expect(await node.tick('sweep')).toMatchObject({ status: 'ran' });
+    expect(handled).toEqual(['warm-up on node-1', 'sweep on node-1']);
     // lockAtLeastFor 5m keeps the lock after the run: the next tick is skipped.
     expect(await node.tick('sweep')).toMatchObject({ status: 'skipped', reason: 'locked', node: 'node-1' });
   });
@@ -71,7 +73,7 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
     const moduleRef = await SchedulerLockTest.override(builder, { store, lockedBy: 'node-7' }).compile();
     try {
       const node = await SchedulerLockTest.node(moduleRef);
-      expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', result: 'warm', node: 'node-7' });
+      expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', node: 'node-7' });
       expect(wrapped).toEqual(['warm-up on node-7']);
     } finally {
       await moduleRef.close();
@@ -156,7 +158,7 @@ describe('the other side of a lock', () => {
     await store.lose('leased', { as: 'node-2' });
     const outcome = await running;
     expect(outcome).toMatchObject({ status: 'ran', lost: 'not-owner' });
-    expect(outcome.status === 'ran' && outcome.result).toEqual(new LockLostError('leased', 'not-owner'));
+    expect(handled).toEqual([`leased lost: ${String(new LockLostError('leased', 'not-owner'))}`]);
     expect((await store.runs('leased')).map((run) => run.outcome)).toEqual(['lost']);
   });
 });

@@ -36,7 +36,7 @@ const STORE_WIRING = [
 const STORES_WHY =
   'only the wiring of the `redis:` option names a store: the rest of the module reads the provider through its abilities and the operator port';
 /**
- * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/providers/postgres,
+ * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/testing, lib/providers/postgres,
  * lib/provider-tests) and the optional peers only they load: nothing the main entry loads may import them.
  */
 const INTEGRATIONS = [
@@ -47,6 +47,7 @@ const INTEGRATIONS = [
   ours('dashboard'),
   ...POSTGRES,
   ours('provider-tests'),
+  ours('testing'),
 ];
 /** Test runners: the conformance kit runs under any of them, so it imports none (node:assert instead). */
 const TEST_RUNNERS = ['^jest$', '^@jest/', '^vitest', '^@vitest/', '^node:test$', '^mocha$'];
@@ -126,6 +127,19 @@ export default tseslint.config(
     ['lib/opentelemetry/**'],
     [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('providers'), ours('terminus'), ours('dashboard')],
     'the OpenTelemetry integration builds on lib/core only (a run instrumentation and lock events)',
+  ),
+  layer(
+    ['lib/testing/**'],
+    [
+      '^ioredis$',
+      ours('providers/redis'),
+      ours('cli'),
+      ours('terminus'),
+      ours('opentelemetry'),
+      '^@opentelemetry/',
+      ours('dashboard'),
+    ],
+    'the testing kit runs the module on the in-memory store: it imports neither the Redis store nor another entry point',
   ),
   layer(
     ['lib/terminus/**'],

@@ -21,6 +21,7 @@ const LAYERS = [
   'lib/nest/',
   'lib/dashboard/',
   'lib/provider-tests/',
+  'lib/testing/',
 ];
 
 /** What every layer-rule message ends with: where the layers are explained. */
@@ -79,6 +80,11 @@ describe('the layer rule of lib/', () => {
     ['lib/provider-tests/probe.ts', '@nestjs/common'],
     ['lib/provider-tests/probe.ts', 'vitest'],
     ['lib/provider-tests/probe.ts', 'node:test'],
+    ['lib/nest/probe.ts', '../testing/x.js'],
+    ['lib/index.ts', './testing/index.js'],
+    ['lib/testing/probe.ts', '../providers/redis/x.js'],
+    ['lib/testing/probe.ts', 'ioredis'],
+    ['lib/testing/probe.ts', '../dashboard/x.js'],
   ])('fails the lint when %s imports %s', async (path, specifier) => {
     const messages = await lintImport(path, specifier);
 
@@ -108,6 +114,8 @@ describe('the layer rule of lib/', () => {
     ['lib/dashboard/probe.ts', '../operators/x.js'],
     ['lib/providers/redis/probe.ts', '../../operators/x.js'],
     ['lib/providers/in-memory/probe.ts', '../../operators/x.js'],
+    ['lib/testing/probe.ts', '../nest/x.js'],
+    ['lib/testing/probe.ts', '../providers/in-memory/x.js'],
     // The wiring of the `redis:` option builds the default provider.
     ['lib/nest/scheduler-lock.settings.ts', '../providers/redis/x.js'],
     ['lib/provider-tests/probe.ts', '../core/provider/x.js'],

@@ -16,8 +16,9 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** At most this many names in the main entry (issue 20: the anchors export 6 to 15; ours was 78). */
 const MAIN_ENTRY_LIMIT = 45;
 
-/** An app and a store's author, using the main entry and the provider entry. */
+/** An app and a store's author, using the main entry and the provider entry; the app's test, the testing kit. */
 const APP = `
+import { Test } from '@nestjs/testing';
 import { InMemoryLockProvider, SchedulerLockModule, type LockProvider } from 'nest-scheduler-lock';
 import {
   ClusterAdmin,
@@ -27,6 +28,7 @@ import {
 } from 'nest-scheduler-lock/provider';
 import { SchedulerLockDashboardModule } from 'nest-scheduler-lock/dashboard';
 import { lockProviderChecks, type LockProviderSubject } from 'nest-scheduler-lock/provider-tests';
+import { SchedulerLockTest, TestLockStore, type TestRun, type TickOutcome } from 'nest-scheduler-lock/testing';
 
 const provider: OperatorLockProvider & LeaseRenewingLockProvider = new InMemoryLockProvider({ lockedBy: 'node-a' });
 const store: OperatorStore = provider.operatorStore();
@@ -44,6 +46,13 @@ const subject: LockProviderSubject<InMemoryLockProvider> = {
   create: () => new InMemoryLockProvider(),
 };
 export const checks: string[] = lockProviderChecks(subject).map((check) => \`\${check.section}: \${check.name}\`);
+export async function tickOnce(store: TestLockStore): Promise<[TickOutcome, TestRun]> {
+  const builder = Test.createTestingModule({ imports: modules });
+  const node = await SchedulerLockTest.node(await SchedulerLockTest.override(builder, { store, lockedBy: 'a' }).compile());
+  const held = await store.hold('report', { as: 'node-b', for: '10m' });
+  await held.release();
+  return [await node.tick('report', { at: new Date() }), await store.expectRanOnce('report', new Date())];
+}
 `;
 
 /** How apps resolve the package (see the README's TypeScript table), and the `package.json` type they need. */
@@ -74,7 +83,8 @@ beforeAll(async () => {
   const { peerDependencies } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as {
     peerDependencies: Record<string, string>;
   };
-  for (const peer of Object.keys(peerDependencies)) {
+  // The testing kit's app imports @nestjs/testing (a devDependency of apps, not a peer).
+  for (const peer of [...Object.keys(peerDependencies), '@nestjs/testing']) {
     await mkdir(dirname(join(dir, 'node_modules', peer)), { recursive: true }); // a scope (@nestjs) first
     await symlink(join(REPO, 'node_modules', peer), join(dir, 'node_modules', peer), 'dir');
   }
@@ -119,9 +129,13 @@ describe('the package entry points, as an installed package', () => {
 
     expect(ours.map((file) => file.fileName)).toEqual(
       expect.arrayContaining(
-        ['index.d.ts', 'provider/index.d.ts', 'dashboard/index.d.ts', 'provider-tests/index.d.ts'].map((d) =>
-          join(REPO, 'dist/cjs', d),
-        ),
+        [
+          'index.d.ts',
+          'provider/index.d.ts',
+          'dashboard/index.d.ts',
+          'testing/index.d.ts',
+          'provider-tests/index.d.ts',
+        ].map((d) => join(REPO, 'dist/cjs', d)),
       ),
     );
     expect(messages).toEqual([]);

@@ -15,13 +15,16 @@ const OPTIONAL_PEERS = ['@nestjs/terminus', '@opentelemetry/api', 'pg'];
  * Imports `entry` (a specifier of this package, resolved to the built dist/ by its `exports`) in a fresh
  * Node process where the optional peers are not installed; resolves to what the import left, or the error.
  */
-async function importWithoutOptionalPeers(entry: string): Promise<{ exports: string[] } | { error: string }> {
+async function importWithoutOptionalPeers(
+  entry: string,
+  hidden: readonly string[] = OPTIONAL_PEERS,
+): Promise<{ exports: string[] } | { error: string }> {
   const script = `const entry = await import(${JSON.stringify(entry)}); console.log(JSON.stringify(Object.keys(entry)));`;
   try {
     const { stdout } = await run(
       process.execPath,
       ['--import', WITHOUT_PACKAGES, '--input-type=module', '--eval', script],
-      { cwd: REPO, env: { ...process.env, NSL_HIDDEN_PACKAGES: OPTIONAL_PEERS.join(',') } },
+      { cwd: REPO, env: { ...process.env, NSL_HIDDEN_PACKAGES: hidden.join(',') } },
     );
     return { exports: JSON.parse(stdout) as string[] };
   } catch (error) {
@@ -39,6 +42,13 @@ describe('optional peers', () => {
   it('nest-scheduler-lock/testing needs none of them', async () => {
     expect(await importWithoutOptionalPeers('nest-scheduler-lock/testing')).toEqual({
       exports: expect.arrayContaining(['SchedulerLockTest', 'TestLockStore', 'TestNode']),
+    });
+  });
+
+  it('nest-scheduler-lock/provider-tests loads no peer at all: Nest only when its module checks run', async () => {
+    const everyPeer = [...OPTIONAL_PEERS, '@nestjs/common', '@nestjs/core', '@nestjs/schedule', 'ioredis', 'rxjs'];
+    expect(await importWithoutOptionalPeers('nest-scheduler-lock/provider-tests', everyPeer)).toEqual({
+      exports: expect.arrayContaining(['describeLockProvider', 'lockProviderChecks']),
     });
   });
 

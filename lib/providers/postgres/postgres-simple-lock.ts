@@ -100,8 +100,13 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     const failed = () => this.releaseFailed();
     if (outcome !== undefined) return this.context.finishes.call({ ...request, outcome }, failed).then(onCheck);
     const { session, statements, historyLimit } = this.context;
-    const unlocking = releaseParameters([{ ...request, outcome: null }], historyLimit);
-    const releasing = session.run<OwnerCheckRow>(statements.release, unlocking);
+    const releasing =
+      request.entry === null && !recorded
+        ? session.run<OwnerCheckRow>(statements.unlock, [name, this.owner, request.atLeast])
+        : session.run<OwnerCheckRow>(
+            statements.release,
+            releaseParameters([{ ...request, outcome: null }], historyLimit),
+          );
     return releasing.then(
       ([row]) => onCheck(row),
       (failure: unknown) => {

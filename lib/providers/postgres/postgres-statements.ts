@@ -135,20 +135,16 @@ export function postgresStatements({ locks, history }: PostgresTables) {
 
     /**
      * `unlock()` of a lock that records nothing (`$1` name, `$2` owner, `$3` lockAtLeastFor ms): ShedLock's
-     * unlock, one `UPDATE` of one row, about as cheap as the release of the batch above is not. `mine`, `live`
-     * as the lock stood: true when it was released, else read from the statement's snapshot (the UPDATE's
-     * change is not visible to it), which is what the UPDATE found unless another node changed the row in
-     * between.
+     * unlock, one `UPDATE` of one row, as cheap as the batch release above is not. A row when released; none
+     * when the lock was no longer ours, and then {@link ownerCheck} tells why.
      */
     unlock: statement(`
-      WITH released AS (
-        UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, ${NOW})
-        WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > ${NOW}
-        RETURNING l.name
-      )
-      SELECT $1::text AS name, EXISTS (SELECT FROM released) OR coalesce(l.owner = $2, false) AS mine,
-        EXISTS (SELECT FROM released) OR coalesce(l.lock_until > ${NOW}, false) AS live
-      FROM (VALUES (1)) AS one LEFT JOIN ${locks} l ON l.name = $1`),
+      UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, ${NOW})
+      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > ${NOW}
+      RETURNING l.name, true AS mine, true AS live`),
+
+    /** How lock `$1` stands for owner `$2`: `mine`, `live`. */
+    ownerCheck: statement(`SELECT name, owner = $2 AS mine, lock_until > ${NOW} AS live FROM ${locks} WHERE name = $1`),
 
     /**
      * Lease renewals, one statement for all of a node's leases (arrays: name, owner, ms, restart): each lock

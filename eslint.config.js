@@ -49,7 +49,17 @@ const INTEGRATIONS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', '.build/', 'node_modules/', 'test/package/fixtures/', 'test/types/fixtures/'] },
+  // *.generated.ts: string modules written by scripts/embed-assets.mjs from the .lua / .html sources.
+  {
+    ignores: [
+      'dist/',
+      '.build/',
+      'node_modules/',
+      'test/package/fixtures/',
+      'test/types/fixtures/',
+      '**/*.generated.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -141,6 +151,11 @@ export default tseslint.config(
     [NEST, ours('nest'), ours('occurrence'), ...INTEGRATIONS],
     'the CLI reads the cluster through lib/core and lib/providers, without Nest or an app',
   ),
+  {
+    // Build helpers (scripts/), plain Node ES modules run before anything is compiled.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly' } },
+  },
   {
     files: ['**/*.cjs'],
     languageOptions: {

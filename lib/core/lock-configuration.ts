@@ -1,4 +1,5 @@
 import { parseDuration, type Duration } from './duration.js';
+import { quoted } from './messages.js';
 
 /** What a {@link LockProvider} is asked to lock: durations already in milliseconds. */
 export interface LockConfiguration {
@@ -144,5 +145,34 @@ export function durationOption(value: Duration | undefined, fallback: number, op
     return parseDuration(value);
   } catch (error) {
     throw new SchedulerLockConfigurationError(`${subject}: ${option}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A boolean option: `true` or `false`, `fallback` when absent. Anything else (`'true'`, `1`) fails the startup
+ * naming it: for a security switch, a truthy string must not count as on, nor `'false'` as off.
+ */
+export function booleanOption(value: unknown, fallback: boolean, option: string, subject: string): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  throw new SchedulerLockConfigurationError(`${subject}: ${option} must be true or false (got ${quoted(value)})`);
+}
+
+/**
+ * Throws for the first key of `options` that is not one of `known`: a typo would otherwise be ignored (for a
+ * security option, silently). The message names it, with the closest option or `hint(key)` when it has one.
+ */
+export function assertKnownOptions(
+  options: object,
+  known: readonly string[],
+  subject: string,
+  hint: (key: string) => string | undefined = () => undefined,
+): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const lower = key.toLowerCase();
+    const match = known.find((option) => option.toLowerCase().startsWith(lower));
+    const closest = match ? `; did you mean "${match}"?` : `; the options are ${known.join(', ')}`;
+    throw new SchedulerLockConfigurationError(`${subject}: unknown option "${key}"${hint(key) ?? closest}`);
   }
 }

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { FaultLog } from '../core/fault-log.js';
 import { LockingTaskExecutor } from '../core/locking-task-executor.js';
+import { PACKAGE_VERSION } from '../core/package-version.generated.js';
 import type { CatalogueJob } from '../operators/cluster-records.js';
 import type { OperatorStore } from '../operators/operator-store.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
@@ -72,7 +72,7 @@ export class ClusterPresence {
       .filter(({ entry, json }) => this.published.get(entry.jobName) !== json);
     const jobs = entries.map((entry) => entry.jobName);
     const { lockedBy } = this.settings;
-    const node = { lockedBy, version: VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
+    const node = { lockedBy, version: PACKAGE_VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
     try {
       await store.publish(
         node,
@@ -98,10 +98,13 @@ export class ClusterPresence {
       for (const { id, jobName, actor } of requests) {
         const node = this.settings.lockedBy;
         const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
+        const skipped = (reason: string) =>
+          void store.reportTrigger(id, { node, state: 'skipped', reason }).catch(() => undefined);
         const run = this.interceptor.runManually(jobName, { actor, triggerId: id }, started);
+        // Every trigger taken is answered: its operator is told whether it ran, never left to guess.
+        if (!run) skipped('not-registered');
         void run?.then((result) => {
-          if (result && !result.executed)
-            void store.reportTrigger(id, { node, state: 'skipped', reason: result.reason });
+          if (result && !result.executed) skipped(result.reason);
         });
       }
     } catch (error) {
@@ -140,16 +143,4 @@ export class ClusterPresence {
 
 interface CronJobParts {
   readonly cronTime: { readonly source: unknown; readonly timeZone?: string | null };
-}
-
-/** This package's version, for the node's heartbeat. */
-const VERSION = readVersion();
-
-function readVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-      .version;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
 import {
   SchedulerLockConfigurationError,
+  assertKnownOptions,
+  booleanOption,
   durationOption,
   lockDurations,
   positiveDurationOption,
@@ -9,6 +11,7 @@ import {
   type LockDefaults,
 } from '../core/lock-configuration.js';
 import { defaultLockedBy } from '../core/locked-by.js';
+import { quoted, withoutCredentials } from '../core/messages.js';
 import type { LockProvider } from '../core/lock-provider.js';
 import type { RunInstrumentation } from '../core/run-instrumentation.js';
 import { assertLockProvider } from '../core/provider-contract.js';
@@ -79,7 +82,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   if (!options || typeof options !== 'object') {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${String(options)}`);
   }
-  assertKnownOptions(options);
+  assertKnownOptions(options, MODULE_OPTIONS, SUBJECT, isGlobalHint);
   for (const option of ['keyPrefix', 'lockedBy'] as const) {
     const value = options[option];
     if (value !== undefined && (typeof value !== 'string' || value === '')) {
@@ -101,10 +104,8 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
       `${SUBJECT}: defaultLockAtMostFor is required (for example '10m')${unset}`,
     );
   }
-  const { logSkips = false, startupCheck = 'fail' } = options;
-  if (typeof logSkips !== 'boolean') {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: logSkips must be true or false (got ${quoted(logSkips)})`);
-  }
+  const { startupCheck = 'fail' } = options;
+  const logSkips = booleanOption(options.logSkips, false, 'logSkips', SUBJECT);
   if (!STARTUP_CHECKS.includes(startupCheck)) {
     throw new SchedulerLockConfigurationError(
       `${SUBJECT}: startupCheck must be 'fail' or 'warn' (got ${quoted(startupCheck)})`,
@@ -179,32 +180,17 @@ function givenAsUndefined(options: object, ...keys: (keyof SchedulerLockModuleOp
   return `; ${names} ${given.length === 1 ? 'was' : 'were'} given as undefined (an unset environment variable?)`;
 }
 
-/** A value as a message quotes it: JSON, or its type when JSON has none (`undefined`, a function). */
-function quoted(value: unknown): string {
-  return JSON.stringify(value) ?? typeof value;
-}
-
 function isRedisClient(value: unknown): value is RedisClient {
   return typeof (value as RedisClient | undefined)?.evalsha === 'function';
 }
 
-function assertKnownOptions(options: object): void {
-  for (const key of Object.keys(options)) {
-    if ((MODULE_OPTIONS as readonly string[]).includes(key)) continue;
-    const hint =
-      key === 'isGlobal'
-        ? '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
-          'forRootAsync()'
-        : closestOption(key);
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: unknown option "${key}"${hint}`);
-  }
-}
-
-/** `; did you mean "keepAlive"?` for a key that differs from an option in case or is a prefix of one. */
-function closestOption(key: string): string {
-  const lower = key.toLowerCase();
-  const match = MODULE_OPTIONS.find((option) => option.toLowerCase().startsWith(lower));
-  return match ? `; did you mean "${match}"?` : `; the options are ${MODULE_OPTIONS.join(', ')}`;
+/** `isGlobal` is a forRoot() option beside the module options, not one of them: a common slip. */
+function isGlobalHint(key: string): string | undefined {
+  if (key !== 'isGlobal') return undefined;
+  return (
+    '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
+    'forRootAsync()'
+  );
 }
 
 /**
@@ -218,7 +204,7 @@ function assertRedisOption(redis: unknown): void {
   if (typeof redis === 'string') {
     const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(redis)?.[1].toLowerCase();
     if (redis.trim() !== '' && (scheme === undefined || scheme === 'redis' || scheme === 'rediss')) return;
-    const got = JSON.stringify(withoutPassword(redis));
+    const got = JSON.stringify(withoutCredentials(redis));
     throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
   }
   const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
@@ -226,11 +212,6 @@ function assertRedisOption(redis: unknown): void {
   const className = String(prototype?.constructor?.name ?? 'an unnamed class');
   const got = prototype ? `an instance of ${className}` : JSON.stringify(redis);
   throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
-}
-
-/** A connection string with its password replaced, for a message. */
-function withoutPassword(connection: string): string {
-  return connection.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
 /**

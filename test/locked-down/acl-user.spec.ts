@@ -181,8 +181,10 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   const held = await provider.lockJob(lockConfiguration('job'), false);
   expect(await admin.unlock('job', note)).toEqual({ formerHolder: provider.lockedBy });
   expect('lock' in held).toBe(true);
-  const id = await store.requestTrigger('job', 'job', note);
-  expect(await store.takeTriggers(new Set(['job']))).toMatchObject([{ id }]);
+  const { request } = await store.requestTrigger('job', 'job', note);
+  expect(await store.withdrawTrigger('job', request.id)).toBe(true);
+  const { request: again } = await store.requestTrigger('job', 'job', note);
+  expect(await store.takeTriggers(new Set(['job']))).toMatchObject([{ id: again.id }]);
 }
 
 describe('a Redis user allowed only the lock commands, on the key prefix only', () => {

@@ -109,7 +109,9 @@ export class InMemoryOperatorStore implements OperatorStore {
     return true;
   }
 
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
+  async requestTrigger(jobName: string, lockName: string, note: SteeringNote) {
+    const pending = this.triggers.get(jobName);
+    if (pending) return { request: pending, queued: false };
     const request: TriggerRequest = {
       id: randomUUID(),
       jobName,
@@ -119,7 +121,12 @@ export class InMemoryOperatorStore implements OperatorStore {
     };
     this.triggers.set(jobName, request);
     this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
-    return request.id;
+    return { request, queued: true };
+  }
+
+  async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
+    if (this.triggers.get(jobName)?.id !== id) return false;
+    return this.triggers.delete(jobName);
   }
 
   async triggerResult(id: string): Promise<TriggerResult | undefined> {
@@ -128,8 +135,8 @@ export class InMemoryOperatorStore implements OperatorStore {
 
   async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
     const formerHolder = this.locks.forceRelease(lockName);
-    const entry = { type: 'unlock', actor: note.actor, reason: note.reason, at: Date.now() } as const;
-    this.record(lockName, formerHolder === undefined ? entry : { ...entry, formerHolder });
+    if (formerHolder === undefined) return undefined;
+    this.record(lockName, { type: 'unlock', actor: note.actor, reason: note.reason, at: Date.now(), formerHolder });
     return formerHolder;
   }
 

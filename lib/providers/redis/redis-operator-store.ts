@@ -12,7 +12,7 @@ import type {
 import { TRIGGER_RESULT_TTL, type LockState, type OperatorStore } from '../../operators/operator-store.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisLockProvider } from './redis-lock-provider.js';
-import { forceUnlock, type RedisClient } from './redis-scripts.js';
+import { forceUnlock, queueTrigger, removeTrigger, type RedisClient } from './redis-scripts.js';
 
 /**
  * The operator store in Redis (the {@link OperatorStore} port), under the lock
@@ -52,14 +52,15 @@ export class RedisOperatorStore implements OperatorStore {
     await this.send(writing.exec());
   }
 
-  /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node. */
+  /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node, and none once withdrawn. */
   async takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]> {
     const pending = await this.send(this.client.hgetall(this.key('triggers')));
     const mine = Object.entries(pending).filter(([jobName]) => jobNames.has(jobName));
     const taken: TriggerRequest[] = [];
-    for (const [jobName, request] of mine) {
-      // HDEL answers 1 to one node only.
-      if ((await this.send(this.client.hdel(this.key('triggers'), jobName))) === 1) taken.push(JSON.parse(request));
+    for (const [jobName, json] of mine) {
+      const request = JSON.parse(json) as TriggerRequest;
+      // Removed by id: one node has it, and none if its operator withdrew it since it was read.
+      if (await removeTrigger(this.client, this.key('triggers'), jobName, request.id)) taken.push(request);
     }
     return taken;
   }
@@ -150,8 +151,15 @@ export class RedisOperatorStore implements OperatorStore {
     return true;
   }
 
-  /** Asks a node that runs `jobName` to run it once now; resolves to the request's id. */
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
+  /**
+   * Asks a node that runs `jobName` to run it once now: resolves to the request queued, or, while another is
+   * pending for the job, to that one (this one is dropped and not recorded): one pending trigger per job.
+   */
+  async requestTrigger(
+    jobName: string,
+    lockName: string,
+    note: SteeringNote,
+  ): Promise<{ readonly request: TriggerRequest; readonly queued: boolean }> {
     const request: TriggerRequest = {
       id: randomUUID(),
       jobName,
@@ -159,9 +167,16 @@ export class RedisOperatorStore implements OperatorStore {
       reason: note.reason,
       at: Date.now(),
     };
-    await this.send(this.client.hset(this.key('triggers'), jobName, JSON.stringify(request)));
+    const json = JSON.stringify(request);
+    const pending = await queueTrigger(this.client, this.key('triggers'), jobName, json);
+    if (pending !== null) return { request: JSON.parse(pending) as TriggerRequest, queued: false };
     await this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
-    return request.id;
+    return { request, queued: true };
+  }
+
+  /** Withdraws trigger `id` of `jobName` if no node has taken it yet; `false` when one has. */
+  async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
+    return removeTrigger(this.client, this.key('triggers'), jobName, id);
   }
 
   /** What became of a trigger, once a node has taken it. */
@@ -170,7 +185,10 @@ export class RedisOperatorStore implements OperatorStore {
     return result === null ? undefined : (JSON.parse(result) as TriggerResult);
   }
 
-  /** Force-releases the job's lock whoever holds it; resolves to the former holder, if any. */
+  /**
+   * Force-releases the job's lock whoever holds it; resolves to the former holder, or to undefined when the lock
+   * was free, and then records nothing.
+   */
   async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
     const keys = this.provider.jobKeys(lockName);
     const at = Date.now();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
+import { LUA_SCRIPTS } from './lua-scripts.generated.js';
 import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.js';
 
 /** A Redis client the provider can use: a single node (also behind Sentinel) or a Cluster. */
@@ -46,8 +46,10 @@ export class LuaScript {
   /** The commands the script runs, named when Redis refuses one of them to the client's user (ACL). */
   private readonly commands: ScriptCommands;
 
-  constructor(file: string) {
-    this.source = readScript(file);
+  constructor(file: keyof typeof LUA_SCRIPTS) {
+    // The script as `lua/<file>` reads, its includes in place: embedded at build time (scripts/embed-assets.mjs),
+    // so loading the provider reads no file, from the CommonJS build, the ESM entries or a bundle alike.
+    this.source = LUA_SCRIPTS[file];
     this.sha = createHash('sha1').update(this.source).digest('hex');
     const called = [...this.source.matchAll(/redis\.call\('(\w+)'/g)].map(([, command]) => command.toUpperCase());
     this.commands = { file, commands: [...new Set(called)] };
@@ -86,12 +88,6 @@ export class LuaScript {
   }
 }
 
-/** A script's source, each `-- @include <file>` line replaced by that file of `lua/` (BullMQ's includes). */
-function readScript(file: string): string {
-  const source = readFileSync(new URL(`./lua/${file}`, import.meta.url), 'utf8');
-  return source.replace(/^-- @include (\S+)$/gm, (_line, included: string) => readScript(included));
-}
-
 function isNoScript(error: unknown): boolean {
   return replyCode(error) === 'NOSCRIPT';
 }
@@ -109,6 +105,8 @@ const RECOVER = new LuaScript('recover.lua');
 export const ACQUIRE_JOB = new LuaScript('acquire-job.lua');
 export const FINISH = new LuaScript('finish.lua');
 const FORCE_UNLOCK = new LuaScript('force-unlock.lua');
+const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
+const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
 
 /**
  * acquire.lua: takes `lockKey` for `owner` for `ttl` ms if it is free, and draws the next fencing token from
@@ -183,4 +181,17 @@ export function recoverOccurrence(
 /** force-unlock.lua: the former holder's owner value, or `null` when the lock was free. */
 export function forceUnlock(client: RedisClient, keys: JobKeys, entry: string, historyLimit: number, marker: string) {
   return FORCE_UNLOCK.call<string | null>(client, 2, [keys.lock, keys.history, entry, historyLimit, marker]);
+}
+
+/** request-trigger.lua: queues `request` (JSON) for `jobName`; resolves to the pending request instead, if any. */
+export function queueTrigger(client: RedisClient, triggersKey: string, jobName: string, request: string) {
+  return REQUEST_TRIGGER.call<string | null>(client, 1, [triggersKey, jobName, request]);
+}
+
+/**
+ * remove-trigger.lua: removes trigger `id` of `jobName` if it is still pending; `true` when it did (a node takes
+ * it, or its operator withdraws it: the first one has it).
+ */
+export async function removeTrigger(client: RedisClient, triggersKey: string, jobName: string, id: string) {
+  return (await REMOVE_TRIGGER.call<number>(client, 1, [triggersKey, jobName, id])) === 1;
 }

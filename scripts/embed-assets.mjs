@@ -52,6 +52,6 @@ writeModule('dashboard/dashboard-html.generated.ts', 'lib/dashboard/dashboard.ht
   DASHBOARD_HTML: ['string', JSON.stringify(read('lib/dashboard/dashboard.html'))],
 });
 
-writeModule('core/package-version.generated.ts', 'package.json', {
+writeModule('nest/package-version.generated.ts', 'package.json', {
   PACKAGE_VERSION: ['string', JSON.stringify(JSON.parse(read('package.json')).version)],
 });

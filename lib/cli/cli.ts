@@ -1,8 +1,8 @@
-import { LockStoreUnavailableError } from '../core/errors.js';
-import { withoutCredentials } from '../core/messages.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import { withoutCredentials } from '../core/provider/message-text.js';
 import { ClusterAdmin, UnknownJobError } from '../operators/cluster-admin.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import type { RedisClient } from '../providers/redis/redis-client.js';
 import { parseInvocation, USAGE, UsageError, type Invocation } from './arguments.js';
 import { runCommand } from './commands.js';
 import { connectRedis, described } from './redis-connection.js';

@@ -1,7 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { LockStoreUnavailableError } from '../core/errors.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
 import { describeRedisEndpoint, redisFailure } from '../providers/redis/redis-failures.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import type { RedisClient } from '../providers/redis/redis-client.js';
 
 /** Where the CLI connects: one Redis, or a Redis Cluster through its startup nodes. */
 export interface RedisTarget {
@@ -82,9 +82,8 @@ export function described(client: RedisClient, error: unknown): Error {
   // To the lock provider a MOVED reply is an outage (a Cluster's slots move); to the CLI it means the user
   // pointed it at one node of a Cluster, so it says what Redis answered and what to add.
   if (error instanceof Error && /^MOVED /.test(error.message)) {
-    const endpoint = describeRedisEndpoint(client);
-    const message = `Redis ${endpoint} answered: ${error.message} (a Redis Cluster: add --cluster)`;
-    return new Error(message, { cause: error });
+    const hint = '(a Redis Cluster: add --cluster)';
+    return new Error(`Redis ${describeRedisEndpoint(client)} answered: ${error.message} ${hint}`, { cause: error });
   }
   const failure = redisFailure(client, error);
   if (failure instanceof LockStoreUnavailableError || !(failure instanceof Error)) return failure as Error;

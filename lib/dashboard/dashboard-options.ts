@@ -1,5 +1,9 @@
-import { SchedulerLockConfigurationError, assertKnownOptions, booleanOption } from '../core/lock-configuration.js';
-import { quoted, withoutCredentials } from '../core/messages.js';
+import {
+  SchedulerLockConfigurationError,
+  assertKnownOptions,
+  booleanOption,
+} from '../core/provider/lock-configuration.js';
+import { quoted, withoutCredentials } from '../core/provider/message-text.js';
 
 /** Who is looking at the status page, as `authorize` says. */
 export interface DashboardAccess {

@@ -12,8 +12,8 @@ import {
   ServiceUnavailableException,
   UseGuards,
 } from '@nestjs/common';
-import { LockStoreUnavailableError } from '../core/errors.js';
-import type { SteeringAction } from '../core/lock-events.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import type { SteeringAction } from '../core/task/lock-events.js';
 import {
   REASON_MAX_LENGTH,
   type ClusterNode,

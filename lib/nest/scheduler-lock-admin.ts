@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LockEvents, type SteeringAction } from '../core/lock-events.js';
+import { LockEvents, type SteeringAction } from '../core/task/lock-events.js';
 import { ClusterAdmin, type TriggerOutcome } from '../operators/cluster-admin.js';
 import type { ClusterNode, HistoryEntry, SteeringNote } from '../operators/cluster-records.js';
 import type { JobOverview } from '../operators/job-overview.js';

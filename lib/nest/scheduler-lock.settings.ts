@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   SchedulerLockConfigurationError,
   assertKnownOptions,
@@ -9,21 +9,29 @@ import {
   positiveDurationOption,
   resolveLease,
   type LockDefaults,
-} from '../core/lock-configuration.js';
-import { defaultLockedBy } from '../core/locked-by.js';
-import { quoted, withoutCredentials } from '../core/messages.js';
-import type { LockProvider } from '../core/lock-provider.js';
-import type { RunInstrumentation } from '../core/run-instrumentation.js';
-import { assertLockProvider } from '../core/provider-contract.js';
-import type { StoreOutageMonitor } from '../core/store-outage.js';
-import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider-abilities.js';
+} from '../core/provider/lock-configuration.js';
+import { defaultLockedBy } from '../core/provider/default-locked-by.js';
+import { quoted, withoutCredentials } from '../core/provider/message-text.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
+import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider/provider-abilities.js';
+import type { StoreOutageMonitor } from '../core/provider/store-outage-report.js';
+import { assertLockProvider } from '../core/provider/provider-checks.js';
+import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor/executor-settings.js';
+import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
 import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
+import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
+import {
+  asRedisClient,
+  createLockClient,
+  isRedisClient,
+  type IoredisForkClient,
+  type RedisClient,
+} from '../providers/redis/redis-client.js';
 import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
 import { replicaAckOptions } from './replica-ack-options.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
 
 /** The module's options, validated once at startup. */
 export interface SchedulerLockSettings {
@@ -52,9 +60,7 @@ export interface SchedulerLockSettings {
 export type StartupCheck = 'fail' | 'warn';
 const STARTUP_CHECKS: readonly StartupCheck[] = ['fail', 'warn'];
 
-const SUBJECT = 'SchedulerLockModule options';
 const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
-const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
 const DEFAULT_HEARTBEAT_INTERVAL = 5_000;
 
 /** Every option of {@link SchedulerLockModuleOptions}: any other key is a typo that would be ignored. */
@@ -162,8 +168,8 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   }
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  const ownedClient = isRedisClient(options.redis) ? undefined : createClient(options.redis!);
-  const client = ownedClient ?? (options.redis as RedisClient);
+  const ownedClient = isRedisClient(options.redis) ? undefined : createLockClient(options.redis!);
+  const client = ownedClient ?? asRedisClient(options.redis as RedisClient | IoredisForkClient);
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };
@@ -178,10 +184,6 @@ function givenAsUndefined(options: object, ...keys: (keyof SchedulerLockModuleOp
   if (given.length === 0) return '';
   const names = given.map((key) => `"${key}"`).join(' and ');
   return `; ${names} ${given.length === 1 ? 'was' : 'were'} given as undefined (an unset environment variable?)`;
-}
-
-function isRedisClient(value: unknown): value is RedisClient {
-  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
 }
 
 /** `isGlobal` is a forRoot() option beside the module options, not one of them: a common slip. */
@@ -212,19 +214,4 @@ function assertRedisOption(redis: unknown): void {
   const className = String(prototype?.constructor?.name ?? 'an unnamed class');
   const got = prototype ? `an instance of ${className}` : JSON.stringify(redis);
   throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
-}
-
-/**
- * A client for locks. Until its first connection attempt succeeds or fails, commands wait in ioredis's
- * offline queue, so a job due at startup runs; from then on the queue is off (ioredis reads the option
- * on every command), so while Redis is unreachable a lock attempt fails at once and the tick is skipped
- * on time. Its connection errors are the {@link RedisOutageReport}'s to log.
- */
-function createClient(redis: RedisOptions | string): Redis {
-  const options: RedisOptions = { maxRetriesPerRequest: 1 };
-  const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...options, ...redis });
-  const failFast = () => (client.options.enableOfflineQueue = false);
-  client.on('error', failFast);
-  client.on('ready', failFast);
-  return client;
 }

@@ -1,5 +1,5 @@
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
-import { nextCronFireTime } from '../core/next-fire-time.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
+import { nextCronFireTime } from './next-fire-time.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, SteeringNote, TriggerResult } from './cluster-records.js';
 import { jobOverview, type JobOverview } from './job-overview.js';
 import type { OperatorStore } from './operator-store.js';

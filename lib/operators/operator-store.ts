@@ -1,4 +1,4 @@
-import type { SkipReason } from '../core/task-result.js';
+import type { SkipReason } from '../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -57,9 +57,8 @@ export interface OperatorStore {
   /** Resumes a paused job; `false` if it was not paused. */
   resume(lockName: string, note: SteeringNote): Promise<boolean>;
   /**
-   * Asks a node that runs `jobName` to run it once now: resolves to the request queued (and recorded in the
-   * history), or, while another is pending for the job, to that one (this one is dropped and not recorded):
-   * one pending trigger per job.
+   * Asks a node that runs `jobName` to run it once now: resolves to the request queued, or, while another is
+   * pending for the job, to that one (this one is dropped and not recorded): one pending trigger per job.
    */
   requestTrigger(
     jobName: string,
@@ -72,8 +71,8 @@ export interface OperatorStore {
   triggerResult(id: string): Promise<TriggerResult | undefined>;
   /**
    * Force-releases the lock whoever holds it: its holder's next renewal or release finds it lost
-   * (`not-owner`), while the job's next run may take it at once. Resolves to the former holder's `lockedBy`, or
-   * to undefined when the lock was free, and then records nothing.
+   * (`not-owner`), while the job's next run may take it at once. Resolves to the former holder's `lockedBy`, or to
+   * `undefined` when the lock was free, and then records nothing.
    */
   unlock(lockName: string, note: SteeringNote): Promise<string | undefined>;
 }

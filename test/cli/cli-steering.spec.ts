@@ -1,13 +1,7 @@
 import { userInfo } from 'node:os';
 import { filter, firstValueFrom, merge, take, timeout, toArray } from 'rxjs';
-import {
-  LockLostError,
-  RedisLockProvider,
-  RedisOperatorStore,
-  type HistoryEntry,
-  type JobOverview,
-  type SteeringEntry,
-} from '../../lib/index.js';
+import { LockLostError, RedisLockProvider, type HistoryEntry, type JobOverview } from '../../lib/index.js';
+import { type OperatorStore, type SteeringEntry } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
@@ -156,9 +150,9 @@ describe('nest-scheduler-lock trigger', () => {
 
 describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () => {
   /** A live node that publishes `ghost` but runs no app: nothing takes its triggers. */
-  async function publishGhost(): Promise<RedisOperatorStore> {
+  async function publishGhost(): Promise<OperatorStore> {
     const { client, prefix } = cluster.shared;
-    const store = new RedisOperatorStore(new RedisLockProvider(client, { keyPrefix: prefix }));
+    const store = new RedisLockProvider(client, { keyPrefix: prefix }).operatorStore();
     const now = Date.now();
     // Last seen "in an hour": live for the CLI's whole run (3 heartbeats of 200 ms), however loaded the machine.
     const node = { lockedBy: 'silent-node', version: '1', startedAt: now, lastSeen: now + 3_600_000, jobs: ['ghost'] };

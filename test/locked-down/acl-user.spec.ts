@@ -9,13 +9,13 @@ import {
   LockedJobStatus,
   LockEvents,
   LockStoreUnavailableError,
-  ClusterAdmin,
   RedisLockProvider,
   SchedulerLock,
   SchedulerLockAdmin,
   type LockConfiguration,
   type LockContext,
 } from '../../lib/index.js';
+import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { recordCommands } from '../support/redis-monitor.js';

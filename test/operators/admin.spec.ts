@@ -3,15 +3,14 @@ import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import {
   currentLock,
   LockLostError,
-  ClusterAdmin,
   RedisLockProvider,
-  RedisOperatorStore,
   SchedulerLock,
   SchedulerLockAdmin,
   UnknownJobError,
   type HistoryEntry,
   type RunHistoryEntry,
 } from '../../lib/index.js';
+import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
@@ -248,7 +247,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
 
   it('trigger: withdrawn when no node takes it in time, so it cannot run after the operator was told it did not', async () => {
     // A job a live node publishes but whose triggers nobody takes (no app runs it).
-    const store = new RedisOperatorStore(new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }));
+    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
     const node = {
       lockedBy: 'silent-node',
       version: '1',

@@ -25,6 +25,7 @@ interface Assumed {
 
 const ASSUMED = new Map<string, Assumed>([
   ["import { Module, Injectable } from '@nestjs/common';", { preamble: '' }],
+  ["import { Redis as Valkey } from 'iovalkey';", { preamble: '' }],
   [
     'constructor(private readonly registry: SchedulerRegistry, private readonly lockedJobs: LockedJobRegistry) {}',
     {
@@ -87,11 +88,12 @@ const ASSUMED = new Map<string, Assumed>([
   [
     'interface LockProvider {',
     {
-      preamble:
-        "import type { JobRecord, LockConfiguration, OccurrenceClaim, RecoveryClaim } from 'nest-scheduler-lock';",
+      preamble: `import type { LockConfiguration } from 'nest-scheduler-lock';
+        import type { JobRecord, OccurrenceClaim, OperatorStore, RecoveryClaim } from 'nest-scheduler-lock/provider';`,
     },
   ],
   ["import { Controller, Get, Module } from '@nestjs/common';", { preamble: '' }],
+  ["import { InMemoryLockProvider } from 'nest-scheduler-lock';", { preamble: '' }],
   [
     "import { SchedulerLockTelemetry } from 'nest-scheduler-lock/opentelemetry';",
     { preamble: "import { SchedulerLockModule } from 'nest-scheduler-lock';" },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SkipReason } from '../../core/task-result.js';
+import type { SkipReason } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,

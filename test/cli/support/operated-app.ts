@@ -3,12 +3,11 @@ import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import {
   currentLock,
   parseDuration,
-  ClusterAdmin,
   RedisLockProvider,
   SchedulerLock,
-  type RedisClient,
   type SchedulerLockModuleOptions,
 } from '../../../lib/index.js';
+import { ClusterAdmin, type RedisClient } from '../../../lib/provider/index.js';
 import { useSharedRedisPrefix, type SharedRedisPrefix } from '../../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../../support/scheduler-app.js';
 import { setByHooks, type HookValues } from '../../support/set-by-hooks.js';

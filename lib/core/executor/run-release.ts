@@ -1,10 +1,10 @@
 import type { ActiveLock } from './active-lock.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { LockNotHeldError, type RunOutcome, type RunReport } from './lock-provider.js';
+import { LockNotHeldError, type RunOutcome, type RunReport } from '../provider/lock-provider.js';
 import type { SchedulerLockLogger } from './logger.js';
 import { OutcomeRetries } from './outcome-retries.js';
 import type { RunEvents } from './run-events.js';
-import { describeError, jobLabel } from './messages.js';
+import { describeError, jobLabel } from '../provider/message-text.js';
 
 /**
  * Releases a lock once its run has ended. A failure is logged and emitted, never thrown over the

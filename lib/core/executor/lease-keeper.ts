@@ -1,6 +1,6 @@
 import type { ActiveLock } from './active-lock.js';
 import type { FaultLog } from './fault-log.js';
-import type { LeaseRenewingLockProvider } from './provider-abilities.js';
+import type { LeaseRenewingLockProvider } from '../provider/provider-abilities.js';
 
 /**
  * One loop per node for every held lock: a single `unref`'d timer, set to the next moment any lock

@@ -1,5 +1,3 @@
-import type { SchedulerLockLogger } from './logger.js';
-
 /**
  * Reports an outage of the lock store once, instead of a line per lock and per 30 s: every user of the
  * store on the node (lock attempts, lease renewals, the cluster view's heartbeats and trigger polls) hands
@@ -23,7 +21,14 @@ export interface StoreOutageMonitor extends StoreOutageReport {
   close(): void;
 }
 
+/** Where an outage report writes its lines: the module's logger (the executor's `SchedulerLockLogger` fits). */
+export interface OutageLog {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
 /** Makes the outage report of a provider's store, for the module (see `OutageReportingLockProvider`). */
 export interface OutageReporter {
-  reportOutages(logger: SchedulerLockLogger): StoreOutageMonitor;
+  reportOutages(logger: OutageLog): StoreOutageMonitor;
 }

@@ -1,5 +1,5 @@
 import type { SchedulerLockLogger } from './logger.js';
-import type { StoreOutageReport } from './store-outage.js';
+import type { StoreOutageReport } from '../provider/store-outage-report.js';
 
 /** Keys remembered at most: per-item lock names (one per customer, say) must not grow it without bound. */
 const MAX_KEYS = 1_000;

@@ -1,11 +1,11 @@
-import { parseDuration, type Duration } from './duration.js';
-import { LockExtensionError, LockLostError } from './errors.js';
+import { parseDuration, type Duration } from '../provider/duration.js';
+import { LockExtensionError, LockLostError } from '../provider/errors.js';
 import type { AcquiredLock, RunDetails } from './lock-acquisition.js';
-import { initialTtl, type RunLockConfiguration } from './lock-configuration.js';
-import type { LockContext } from './lock-context.js';
-import type { LockLostReason } from './lock-events.js';
-import type { SimpleLock } from './lock-provider.js';
-import { usableLock } from './provider-contract.js';
+import { initialTtl, type RunLockConfiguration } from '../provider/lock-configuration.js';
+import type { LockContext } from '../task/lock-context.js';
+import type { LockLostReason } from '../provider/errors.js';
+import type { SimpleLock } from '../provider/lock-provider.js';
+import { usableLock } from '../provider/provider-checks.js';
 
 /** What an {@link ActiveLock} reports to the executor that owns it. */
 export interface ActiveLockListener {

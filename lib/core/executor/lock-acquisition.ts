@@ -1,6 +1,6 @@
-import type { LockConfiguration } from './lock-configuration.js';
-import type { SimpleLock } from './lock-provider.js';
-import type { TaskResult } from './task-result.js';
+import type { LockConfiguration } from '../provider/lock-configuration.js';
+import type { SimpleLock } from '../provider/lock-provider.js';
+import type { TaskResult } from '../task/task-result.js';
 
 /**
  * How a run takes its lock. The executor asks its provider's `lock()` unless it is handed another way

@@ -1,7 +1,7 @@
-import type { LockContext } from './lock-context.js';
-import type { LockEvents } from './lock-events.js';
-import type { LockProvider } from './lock-provider.js';
-import { canRenewLeases, type LeaseRenewingLockProvider } from './provider-abilities.js';
+import type { LockContext } from '../task/lock-context.js';
+import type { LockEvents } from '../task/lock-events.js';
+import type { LockProvider } from '../provider/lock-provider.js';
+import { canRenewLeases, type LeaseRenewingLockProvider } from '../provider/provider-abilities.js';
 
 /** A locked run as an instrumentation sees it: its lock, and the job it belongs to. */
 export interface InstrumentedRun extends LockContext {

@@ -7,7 +7,7 @@ import type {
   RecoveryClaim,
 } from './lock-provider.js';
 import type { LockConfiguration } from './lock-configuration.js';
-import type { OutageReporter } from './store-outage.js';
+import type { OutageReporter } from './store-outage-report.js';
 
 /*
  * What a provider can do beyond `lock()`, one interface per ability (ShedLock's `ExtensibleLockProvider`

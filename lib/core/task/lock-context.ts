@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Duration } from './duration.js';
+import type { Duration } from '../provider/duration.js';
 
 /**
  * The lock of the run in progress, readable from any depth of async calls inside a locked job or

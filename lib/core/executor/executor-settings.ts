@@ -1,8 +1,8 @@
-import type { LockDefaults, LockDurations } from './lock-configuration.js';
-import type { LockEvents } from './lock-events.js';
+import type { LockDefaults, LockDurations } from '../provider/lock-configuration.js';
+import type { LockEvents } from '../task/lock-events.js';
 import type { SchedulerLockLogger } from './logger.js';
 import type { RunInstrumentation } from './run-instrumentation.js';
-import type { StoreOutageReport } from './store-outage.js';
+import type { StoreOutageReport } from '../provider/store-outage-report.js';
 
 /** A lock to run a task under: `name`, and durations that default to the executor's. */
 export interface ExecuteWithLockOptions extends LockDurations {
@@ -35,3 +35,6 @@ export interface LockingTaskExecutorSettings {
   /** Wraps each run (a tracing span around the handler), e.g. `nest-scheduler-lock/opentelemetry`'s. */
   instrumentation?: RunInstrumentation;
 }
+
+/** How long a lock attempt may take unless `acquireTimeout` says otherwise (ms). */
+export const DEFAULT_ACQUIRE_TIMEOUT = 2_000;

@@ -1,5 +1,6 @@
 import { Observable, Subject } from 'rxjs';
 import type { SkipReason } from './task-result.js';
+import type { LockLostReason } from '../provider/errors.js';
 
 interface LockEventBase {
   /** The lock's name. */
@@ -39,9 +40,6 @@ export type LockEvent =
       readonly reason: 'expired' | 'not-owner' | 'store-error';
       readonly error?: unknown;
     });
-
-/** Why a running job's lock was lost. */
-export type LockLostReason = 'expired' | 'not-owner' | 'lease-expired' | 'shutdown';
 
 /** The `type` of a {@link LockEvent}, for filtering a stream by kind. */
 export type LockEventType = LockEvent['type'];

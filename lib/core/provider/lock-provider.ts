@@ -1,19 +1,12 @@
 import type { LockConfiguration, SchedulerLockConfigurationError } from './lock-configuration.js';
-import type { AbstractSimpleLock } from './abstract-simple-lock.js';
-import type {
-  JobRecordReader,
-  LeaseRenewingLockProvider,
-  OccurrenceLockProvider,
-  RecoveringLockProvider,
-} from './provider-abilities.js';
 
 /**
  * The storage plug-in, ShedLock's `LockProvider`: takes a named lock if it is free. Not reentrant: a
  * second `lock()` of a held name returns `undefined`, even from the process that holds it.
  *
  * That is all a provider must do. Some options need more, each an ability of its own interface (see
- * `provider-abilities.ts`: {@link LeaseRenewingLockProvider}, {@link OccurrenceLockProvider},
- * {@link RecoveringLockProvider}, {@link JobRecordReader}); the module refuses those options at startup,
+ * `provider-abilities.ts`: `LeaseRenewingLockProvider`, `OccurrenceLockProvider`,
+ * `RecoveringLockProvider`, `JobRecordReader`); the module refuses those options at startup,
  * naming the provider, when it lacks the ability. What a provider returns is checked: a value that
  * breaks this contract skips the run with a {@link SchedulerLockConfigurationError} naming the
  * provider's class and the missing member.
@@ -27,13 +20,13 @@ export interface LockProvider {
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined>;
 }
 
-/** What {@link OccurrenceLockProvider.lockOccurrence} got. */
+/** What `OccurrenceLockProvider.lockOccurrence` got. */
 export type OccurrenceClaim =
   | { readonly lock: SimpleLock }
   | { readonly refused: 'locked' | 'paused' }
   | { readonly refused: 'already-ran'; /** that very occurrence is still running */ readonly running: boolean };
 
-/** What {@link RecoveringLockProvider.recoverOccurrence} got. */
+/** What `RecoveringLockProvider.recoverOccurrence` got. */
 export type RecoveryClaim =
   | { readonly lock: SimpleLock; readonly attempt: number; readonly previousHolder: string }
   | { readonly refused: 'running' | 'paused' }
@@ -75,13 +68,13 @@ export type LeaseRenewalOutcome = 'renewed' | LockNotHeldReason;
  * One acquisition of a lock. The library needs `unlock()` and `extend()`; `finish()` and
  * `fencingToken` are optional. It releases a lock once (only a `finish()` that rejected with a store
  * error is called again), and after `extend()` it uses only the lock that `extend()` resolved to, so a
- * provider may make its locks single-use, as {@link AbstractSimpleLock} does (a second `unlock()` or
+ * provider may make its locks single-use, as `AbstractSimpleLock` does (a second `unlock()` or
  * `extend()` throws).
  */
 export interface SimpleLock {
   /**
    * What the lock was taken with. Optional and never read by the library, which keeps the
-   * configuration it asked for; {@link AbstractSimpleLock} sets it.
+   * configuration it asked for; `AbstractSimpleLock` sets it.
    */
   readonly configuration?: LockConfiguration;
   /** Strictly greater than every earlier token of the same lock name, when the provider supports fencing. */

@@ -1,5 +1,5 @@
-import type { Duration } from './duration.js';
-import { LockExtensionError } from './errors.js';
+import type { Duration } from '../provider/duration.js';
+import { LockExtensionError } from '../provider/errors.js';
 import { currentLock } from './lock-context.js';
 
 /** ShedLock's `LockExtender`: extends the lock of the run in progress. */

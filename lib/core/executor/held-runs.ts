@@ -1,12 +1,12 @@
 import type { ActiveLock } from './active-lock.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { heldLocks } from './lock-context.js';
+import { heldLocks } from '../task/lock-context.js';
 import type { RunEvents } from './run-events.js';
 import { describeRun, type RunInProgress } from './run-health.js';
 import type { RunInstrumentation } from './run-instrumentation.js';
 import type { RunRelease } from './run-release.js';
 import { settledWithin } from './settled-within.js';
-import type { TaskResult } from './task-result.js';
+import type { TaskResult } from '../task/task-result.js';
 
 /** After shutdown's timeout, runs whose signal was aborted get this long to wind down. */
 const SHUTDOWN_GRACE_MS = 1_000;

@@ -1,4 +1,5 @@
-import type { LockLostReason } from './lock-events.js';
+/** Why a running job's lock was lost. */
+export type LockLostReason = 'expired' | 'not-owner' | 'lease-expired' | 'shutdown';
 
 /** The reason an aborted {@link LockContext.signal} carries. */
 export class LockLostError extends Error {

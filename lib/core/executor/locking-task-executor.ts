@@ -9,19 +9,24 @@ import {
   firstTake,
   type LockDefaults,
   type RunLockConfiguration,
-} from './lock-configuration.js';
-import { holdsLock } from './lock-context.js';
-import { LockEvents, type LockLostReason } from './lock-events.js';
-import type { LockProvider, SimpleLock } from './lock-provider.js';
-import type { ExecuteWithLockOptions, LockingTaskExecutorSettings } from './executor-settings.js';
+} from '../provider/lock-configuration.js';
+import { holdsLock } from '../task/lock-context.js';
+import type { LockLostReason } from '../provider/errors.js';
+import { LockEvents } from '../task/lock-events.js';
+import type { LockProvider, SimpleLock } from '../provider/lock-provider.js';
+import {
+  DEFAULT_ACQUIRE_TIMEOUT,
+  type ExecuteWithLockOptions,
+  type LockingTaskExecutorSettings,
+} from './executor-settings.js';
 import { consoleLogger, type SchedulerLockLogger } from './logger.js';
-import { describeError, jobLabel } from './messages.js';
-import { assertCanRenewLeases, awaitProviderCall, describeProvider, usableLock } from './provider-contract.js';
+import { describeError, jobLabel } from '../provider/message-text.js';
+import { assertCanRenewLeases, awaitProviderCall, describeProvider, usableLock } from '../provider/provider-checks.js';
 import { RunEvents } from './run-events.js';
 import type { RunInProgress } from './run-health.js';
 import { leaseRenewer } from './run-instrumentation.js';
 import { RunRelease } from './run-release.js';
-import type { SkipReason, TaskResult } from './task-result.js';
+import type { SkipReason, TaskResult } from '../task/task-result.js';
 
 /** Descriptive fields a locked job adds to its events. */
 interface RunLabels {
@@ -29,7 +34,6 @@ interface RunLabels {
 }
 
 const DEFAULTS: LockDefaults = { lockAtMostFor: 60_000, lockAtLeastFor: 0 };
-const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
 
 /**
  * Runs tasks under a lock, ShedLock's `LockingTaskExecutor`: the task runs only if the lock is free

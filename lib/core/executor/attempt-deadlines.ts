@@ -1,5 +1,5 @@
-import { formatDuration } from './duration.js';
-import { LockStoreUnavailableError } from './errors.js';
+import { formatDuration } from '../provider/duration.js';
+import { LockStoreUnavailableError } from '../provider/errors.js';
 
 interface PendingAttempt {
   readonly deadline: number;

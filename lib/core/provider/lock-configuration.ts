@@ -1,5 +1,5 @@
 import { parseDuration, type Duration } from './duration.js';
-import { quoted } from './messages.js';
+import { quoted } from './message-text.js';
 
 /** What a {@link LockProvider} is asked to lock: durations already in milliseconds. */
 export interface LockConfiguration {

@@ -1,7 +1,7 @@
 import type { ActiveLock } from './active-lock.js';
-import type { LockEvent, LockEvents } from './lock-events.js';
+import type { LockEvent, LockEvents } from '../task/lock-events.js';
 import type { SkippedRun } from './lock-acquisition.js';
-import type { SkipReason } from './task-result.js';
+import type { SkipReason } from '../task/task-result.js';
 
 /** The fields every event of a run carries before its lock is taken. */
 type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'lockedBy' | 'at'>;

@@ -99,9 +99,7 @@ function sampleEverySecond(recorder: TickRecorder, counts: () => StoreCounts): v
 type StoreCounts = Pick<SecondSample, 'roundTrips' | 'commands' | 'scriptCalls'>;
 
 /** The lock module's store, connected, and what its client sent so far. */
-async function connectStore(
-  env: ScaleNodeEnv,
-): Promise<{
+async function connectStore(env: ScaleNodeEnv): Promise<{
   options: Pick<SchedulerLockModuleOptions, 'redis' | 'keyPrefix' | 'provider'>;
   counts: () => StoreCounts;
 }> {

@@ -1,5 +1,5 @@
 import { startPrivatePostgres } from '../../test/support/private-postgres.js';
-import { type CommandUsage, measureUsage } from '../support/command-usage.js';
+import { type CommandUsage, measureUsage, warmUp } from '../support/command-usage.js';
 import { describeMachine, loadAverage, numberFromEnv } from '../support/environment.js';
 import { pairedRatios, runPairedRounds, williamsBlockLength, type PairedCase } from '../support/paired-rounds.js';
 import { median, quantile } from '../support/stats.js';
@@ -76,6 +76,7 @@ export async function benchPostgresLockCycle(): Promise<boolean> {
 
     const usage = new Map<string, CommandUsage>();
     for (const contender of contenders) {
+      await warmUp(contender);
       kinds.clear();
       noteKinds(true);
       const counted = await measureUsage(contender, COUNT_SAMPLES, statements);

@@ -14,8 +14,8 @@ export type CountedContender = Pick<Contender, 'cycle' | 'attemptHeld'>;
 
 /**
  * Counts what `samples` sequential cycles (split at the moment the lock is held) and `samples` failed
- * attempts of worker 0 send, as `sent()` reads it, outside any timed section. One uncounted cycle and
- * attempt go first: the steady state is the claim, not a first call that loads a script (EVALSHA answered
+ * attempts of worker 0 send, as `sent()` reads it, outside any timed section. Warm the contender up first
+ * ({@link warmUp}): the steady state is the claim, not a first call that loads a script (EVALSHA answered
  * NOSCRIPT, then EVAL) or prepares a statement.
  */
 export async function measureUsage(
@@ -23,8 +23,6 @@ export async function measureUsage(
   samples: number,
   sent: () => number,
 ): Promise<Omit<CommandUsage, 'names'>> {
-  await contender.cycle(0);
-  await contender.attemptHeld(0);
   let acquire = 0;
   let release = 0;
   for (let i = 0; i < samples; i++) {
@@ -41,8 +39,15 @@ export async function measureUsage(
   return { acquire: acquire / samples, release: release / samples, failedAttempt: (sent() - beforeAttempts) / samples };
 }
 
+/** One uncounted cycle and failed attempt of worker 0. */
+export async function warmUp(contender: CountedContender): Promise<void> {
+  await contender.cycle(0);
+  await contender.attemptHeld(0);
+}
+
 /** {@link measureUsage} of a Redis contender, on its own client. */
 export async function measureCommandUsage(contender: Contender, samples: number): Promise<CommandUsage> {
+  await warmUp(contender);
   const counter = countCommands(contender.client);
   try {
     const usage = await measureUsage(contender, samples, () => counter.total);

@@ -20,6 +20,7 @@ const LAYERS = [
   'lib/providers/postgres/',
   'lib/nest/',
   'lib/dashboard/',
+  'lib/testing/',
 ];
 
 /** What every layer-rule message ends with: where the layers are explained. */
@@ -72,6 +73,11 @@ describe('the layer rule of lib/', () => {
     ['lib/nest/probe.ts', 'pg'],
     ['lib/index.ts', './providers/postgres/index.js'],
     ['lib/core/probe.ts', 'pg'],
+    ['lib/nest/probe.ts', '../testing/x.js'],
+    ['lib/index.ts', './testing/index.js'],
+    ['lib/testing/probe.ts', '../providers/redis/x.js'],
+    ['lib/testing/probe.ts', 'ioredis'],
+    ['lib/testing/probe.ts', '../dashboard/x.js'],
   ])('fails the lint when %s imports %s', async (path, specifier) => {
     const messages = await lintImport(path, specifier);
 
@@ -101,6 +107,8 @@ describe('the layer rule of lib/', () => {
     ['lib/dashboard/probe.ts', '../operators/x.js'],
     ['lib/providers/redis/probe.ts', '../../operators/x.js'],
     ['lib/providers/in-memory/probe.ts', '../../operators/x.js'],
+    ['lib/testing/probe.ts', '../nest/x.js'],
+    ['lib/testing/probe.ts', '../providers/in-memory/x.js'],
     // The wiring of the `redis:` option builds the default provider.
     ['lib/nest/scheduler-lock.settings.ts', '../providers/redis/x.js'],
   ])('lets %s import %s', async (path, specifier) => {

@@ -71,18 +71,23 @@ export class PostgresSession {
 
   private async query<Row extends QueryResultRow>(text: string, values: readonly unknown[], name?: string) {
     const client = await this.pool.connect().catch((error: unknown) => Promise.reject(this.failure(error)));
+    // The pool listens to a client's errors only while it is idle. A connection reset during a statement also
+    // rejects the statement, which reports it; unheard, the client's 'error' event would crash the app.
+    client.on('error', ignoreClientError);
     try {
       if (this.statementTimeout !== false && !this.timed.has(client)) {
         await client.query(`SET statement_timeout = ${this.statementTimeout}`);
         this.timed.add(client);
       }
       const { rows } = await client.query<Row>({ text, values: values as unknown[], name });
+      client.off('error', ignoreClientError);
       client.release();
       return rows;
     } catch (error) {
       const failure = this.failure(error);
       // A broken connection goes back destroyed; one whose statement was refused or timed out is fine.
       const broken = failure instanceof LockStoreUnavailableError && (error as { code?: string }).code !== '57014';
+      client.off('error', ignoreClientError);
       client.release(broken ? (error as Error) : undefined);
       throw failure;
     }
@@ -92,6 +97,9 @@ export class PostgresSession {
     return postgresFailure(this.endpoint, error, this.statementTimeout);
   }
 }
+
+/** A checked-out client's error: its statement rejects with it too, and that failure is reported. */
+function ignoreClientError(): void {}
 
 /** Fails unless `pool` looks like a `pg` Pool (it has `connect()`), naming what it got. */
 export function assertPool(pool: unknown): asserts pool is Pool {

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../core/duration.js';
-import type { SteeringNote } from '../operators/cluster-records.js';
+import { REASON_MAX_LENGTH, type SteeringNote } from '../operators/cluster-records.js';
 import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
 import type { RedisTarget } from './redis-connection.js';
 
@@ -20,13 +20,14 @@ Commands:
 
 Options:
   --redis URL     redis:// or rediss:// URL, or host:port (default: $REDIS_URL). A comma-separated list
-                  connects to a Redis Cluster through those startup nodes
+                  connects to a Redis Cluster through those startup nodes. A URL with a password belongs in
+                  REDIS_URL, not here: every user of the machine sees a command's arguments (ps)
   --cluster       connect to a Redis Cluster (startup node: --redis)
   --prefix P      the apps' keyPrefix (default: ${DEFAULT_KEY_PREFIX})
   --heartbeat D   the apps' heartbeatInterval, e.g. 5s (default): a node silent for 3 of them is gone
   --json          machine-readable JSON on stdout
   --actor A       who steers, recorded in the job's history (default: cli:<your user name>)
-  --reason R      why, recorded in the job's history
+  --reason R      why, recorded in the job's history (at most ${REASON_MAX_LENGTH} characters)
   --limit N       history: how many entries (default 20)
   -h, --help      this text
 
@@ -114,6 +115,8 @@ function command(positionals: string[], values: { actor?: string; reason?: strin
   if (name === 'job' || name === 'history') return { name, job };
   const actor = values.actor ?? defaultActor();
   if (actor === undefined) throw new UsageError(`${name} needs --actor: the user name is unknown`);
+  if (values.reason !== undefined && values.reason.length > REASON_MAX_LENGTH)
+    throw new UsageError(`--reason must be at most ${REASON_MAX_LENGTH} characters (got ${values.reason.length})`);
   const note = { actor: nonEmpty(actor, '--actor'), reason: values.reason };
   return { name: name as Steering, job, note };
 }

@@ -1,10 +1,12 @@
 import { LockStoreUnavailableError } from '../core/errors.js';
+import { withoutCredentials } from '../core/messages.js';
 import { ClusterAdmin, UnknownJobError } from '../operators/cluster-admin.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
 import type { RedisClient } from '../providers/redis/redis-scripts.js';
 import { parseInvocation, USAGE, UsageError, type Invocation } from './arguments.js';
 import { runCommand } from './commands.js';
 import { connectRedis, described } from './redis-connection.js';
+import { printable, printableLines } from './terminal-text.js';
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -16,7 +18,8 @@ const NAME = 'nest-scheduler-lock';
 
 /**
  * Runs one command line of the CLI; resolves to its exit code: 0 done, 1 failed (one line on stderr, never a
- * stack or a password), 2 usage error (the usage text on stderr).
+ * stack or a password), 2 usage error (the usage text on stderr). Every text from Redis (job and node names,
+ * actors, reasons, errors) is printed without its control characters: escaped, as `\u001b`.
  */
 export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, output: CliOutput): Promise<number> {
   let invocation: Invocation | 'help';
@@ -24,7 +27,8 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
     invocation = parseInvocation(args, env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    output.err(`${NAME}: ${error.message}\n\n${USAGE}`);
+    // The message may quote an argument: a Redis URL typed where a command or job name goes.
+    output.err(`${NAME}: ${printable(withoutCredentials(error.message))}\n\n${USAGE}`);
     return 2;
   }
   if (invocation === 'help') {
@@ -37,13 +41,14 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
     const provider = new RedisLockProvider(client, { keyPrefix: invocation.keyPrefix });
     const admin = new ClusterAdmin(provider.operatorStore(), invocation.heartbeatInterval);
     const result = await runCommand(admin, invocation);
+    // JSON escapes control characters itself; text from Redis is made printable: views cell by cell, the rest here.
     if (invocation.json) output.out(JSON.stringify(result.json, null, 2));
-    else if (result.text) output.out(result.text);
+    else if (result.text) output.out(printableLines(result.text));
     if (result.failure === undefined) return 0;
-    output.err(`${NAME}: ${result.failure}`);
+    output.err(`${NAME}: ${printable(result.failure)}`);
     return 1;
   } catch (error) {
-    output.err(`${NAME}: ${failureLine(error, client, invocation.keyPrefix)}`);
+    output.err(`${NAME}: ${printable(withoutCredentials(failureLine(error, client, invocation.keyPrefix)))}`);
     return 1;
   } finally {
     client?.disconnect();

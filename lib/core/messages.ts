@@ -7,3 +7,12 @@ export function jobLabel(jobName: string | undefined): string {
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * `text` with the password of every URL in it masked (`redis://app:s3cret@cache` → `redis://app:***@cache`), also
+ * of one without a scheme (`:s3cret@cache:6379`): for a message that quotes what a user typed or configured.
+ */
+export function withoutCredentials(text: string): string {
+  // Up to the last `@` before the host, as URL parsers read it: a password may hold an `@` of its own.
+  return text.replace(/(^|[\s"'(=,]|:\/\/)([^\s"'(=,:@/]*):[^\s"'/]*@/g, '$1$2:***@');
+}

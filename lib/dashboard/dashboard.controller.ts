@@ -14,7 +14,12 @@ import {
 } from '@nestjs/common';
 import { LockStoreUnavailableError } from '../core/errors.js';
 import type { SteeringAction } from '../core/lock-events.js';
-import type { ClusterNode, HistoryEntry, HistoryOutcome } from '../operators/cluster-records.js';
+import {
+  REASON_MAX_LENGTH,
+  type ClusterNode,
+  type HistoryEntry,
+  type HistoryOutcome,
+} from '../operators/cluster-records.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { UnknownJobError } from '../operators/cluster-admin.js';
@@ -24,8 +29,6 @@ import { DASHBOARD_PAGE } from './dashboard-page.js';
 
 /** How many recent runs of each job `GET api/jobs` sends, for the page's run-time chart. */
 const CHART_RUNS = 30;
-/** The longest `reason` a steering request may give. */
-const REASON_MAX_LENGTH = 500;
 const STEERING_ACTIONS: readonly SteeringAction[] = ['pause', 'resume', 'trigger', 'unlock'];
 
 /** A finished (or crashed) run, as the run-time chart draws it. */

@@ -70,8 +70,12 @@ export type HistoryEntry = RunHistoryEntry | SteeringEntry;
 export interface SteeringNote {
   /** Who: a user name, a service account, `cli:<user>`. */
   readonly actor: string;
+  /** Why: at most {@link REASON_MAX_LENGTH} characters from the status page and the CLI. */
   readonly reason?: string;
 }
+
+/** The longest `reason` the status page and the CLI take: it is kept in the history and shown on every poll. */
+export const REASON_MAX_LENGTH = 500;
 
 /** A job's pause, while it lasts. */
 export interface PauseState {

@@ -58,7 +58,9 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
 /** A failure as one line: what Redis or the cluster said, without ioredis's or Node's internals. */
 function failureLine(error: unknown, client: RedisClient | undefined, keyPrefix: string): string {
   if (error instanceof UnknownJobError) return `${error.message} (key prefix "${keyPrefix}")`;
+  // Redis's own reply, also under the outage the provider made of it (MOVED), said the CLI's way.
+  const reply = error instanceof LockStoreUnavailableError ? error.cause : error;
+  if (client && reply instanceof Error && reply.name === 'ReplyError') return described(client, reply).message;
   if (error instanceof LockStoreUnavailableError) return error.message;
-  if (client && error instanceof Error && error.name === 'ReplyError') return described(client, error).message;
   return error instanceof Error ? error.message : String(error);
 }

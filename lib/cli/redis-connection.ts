@@ -79,10 +79,15 @@ async function tryConnect(client: RedisClient): Promise<unknown> {
  * says it; Redis's own reply (other than a connection failure) with the endpoint before it.
  */
 export function described(client: RedisClient, error: unknown): Error {
+  // To the lock provider a MOVED reply is an outage (a Cluster's slots move); to the CLI it means the user
+  // pointed it at one node of a Cluster, so it says what Redis answered and what to add.
+  if (error instanceof Error && /^MOVED /.test(error.message)) {
+    const message = `Redis ${describeRedisEndpoint(client)} answered: ${error.message} (a Redis Cluster: add --cluster)`;
+    return new Error(message, { cause: error });
+  }
   const failure = redisFailure(client, error);
   if (failure instanceof LockStoreUnavailableError || !(failure instanceof Error)) return failure as Error;
-  const hint = /^MOVED /.test(failure.message) ? ' (a Redis Cluster: add --cluster)' : '';
-  return new Error(`Redis ${describeRedisEndpoint(client)} answered: ${failure.message}${hint}`, { cause: error });
+  return new Error(`Redis ${describeRedisEndpoint(client)} answered: ${failure.message}`, { cause: error });
 }
 
 /** The error that says why, when `error` is one: a socket error, or a node's reply (`lastNodeError` of a Cluster). */

@@ -63,7 +63,7 @@ describe('the layer rule of lib/', () => {
     ['lib/providers/postgres/probe.ts', '../redis/x.js'],
     ['lib/providers/postgres/probe.ts', 'ioredis'],
     ['lib/nest/probe.ts', 'pg'],
-    ['lib/nest/probe.ts', '../providers/postgres/x.js'],
+    ['lib/index.ts', './providers/postgres/index.js'],
     ['lib/core/probe.ts', 'pg'],
   ])('fails the lint when %s imports %s', async (path, specifier) => {
     const messages = await lintImport(path, specifier);

@@ -74,9 +74,16 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
   });
 
   it('creates its tables once when nodes start together, and uses tables a DBA created with createTables: false', async () => {
-    const nodes = Array.from({ length: 5 }, () => fixture.connect());
-    const locks = await Promise.all(nodes.map((node, i) => node.lock(lockConfig(`start-${i}`))));
-    expect(locks.every((lock) => lock !== undefined)).toBe(true);
+    // Several rounds of fresh schemas: the race between CREATE TABLE IF NOT EXISTS of several nodes is rare.
+    for (let round = 0; round < 5; round += 1) {
+      const fresh = uniqueSchema('create-race');
+      await createSchema(fixture.admin, fresh);
+      const nodes = Array.from({ length: 4 }, () => fixture.connect({ schema: fresh }));
+      const locks = await Promise.all(nodes.map((node, i) => node.lock(lockConfig(`start-${i}`))));
+      expect(locks.every((lock) => lock !== undefined)).toBe(true);
+      await Promise.all(locks.map((lock) => lock!.unlock()));
+      await dropSchema(fixture.admin, fresh);
+    }
 
     const schema = uniqueSchema('no-create');
     await createSchema(fixture.admin, schema);

@@ -4,9 +4,9 @@ import { appendHistory, HELD, ms, NOW, statement } from './postgres-statements.j
 
 /**
  * A lock row for a job that was never locked yet, so that a pause or a steering entry has a row to go in:
- * free (expired at `-infinity`), fencing token 0. `$1` name.
+ * free (expired since 1970), fencing token 0. `$1` name.
  */
-const EMPTY_LOCK = `VALUES ($1, '', '', '-infinity'::timestamptz, '-infinity'::timestamptz, 0, 1)`;
+const EMPTY_LOCK = `VALUES ($1, '', '', 'epoch'::timestamptz, 'epoch'::timestamptz, 0, 1)`;
 const LOCK_COLUMNS = '(name, owner, locked_by, locked_at, lock_until, fencing_token, history_seq)';
 
 /** The operator store's statements for one set of tables. Steering entries go into the history with their action. */
@@ -49,14 +49,14 @@ export function operatorStatements(tables: PostgresTables) {
     /** The holder's owner value and milliseconds left while held, the fencing token, the pause. */
     lockState: statement(`
       SELECT CASE WHEN ${HELD} THEN l.owner END AS owner, l.locked_by, l.fencing_token, l.paused,
-        ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint AS ttl
+        CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END AS ttl
       FROM ${locks} l WHERE name = $1`),
     skips: statement(`SELECT name, reason, count FROM ${skips}`),
     /** `$1` lock name, `$2` the pause entry (JSON, also the pause itself), `$3` history limit: a row if paused now. */
     pause: statement(`
       WITH paused AS (
         INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token, history_seq, paused)
-        VALUES ($1, '', '', '-infinity', '-infinity', 0, 1, $2::jsonb - 'type')
+        VALUES ($1, '', '', 'epoch', 'epoch', 0, 1, $2::jsonb - 'type')
         ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, history_seq = l.history_seq + 1
         WHERE l.paused IS NULL
         RETURNING l.name, l.history_seq AS seq

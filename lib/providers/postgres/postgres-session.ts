@@ -4,8 +4,11 @@ import { describePostgresEndpoint, postgresFailure } from './postgres-failures.j
 import { tablesDdl, type PostgresTables } from './postgres-schema.js';
 import type { Statement } from './postgres-statements.js';
 
-/** SQLSTATEs of a `CREATE TABLE IF NOT EXISTS` that lost a race with another node's: the table is there. */
-const CREATED_MEANWHILE = new Set(['23505', '42P07']);
+/**
+ * SQLSTATEs of a `CREATE TABLE IF NOT EXISTS` that lost a race with another node's (its row type or its
+ * catalog entry was created meanwhile): the table is there.
+ */
+const CREATED_MEANWHILE = new Set(['23505', '42P07', '42710']);
 
 /**
  * Runs the provider's statements on the app's pool: each on a connection of its own, checked out for that

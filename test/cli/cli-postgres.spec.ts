@@ -107,7 +107,7 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       Array(4).fill(['skipped', 'paused']),
     );
     expect(fields(await operator.text('job', 'report')).paused).toMatch(
-      /^yes, by ops:alice .* \(migration \\u001b\]0;owned\\u0007\)$/,
+      /^yes, by ops:alice .* ago: migration \\u001b\]0;owned\\u0007$/,
     );
 
     const started = firstValueFrom(

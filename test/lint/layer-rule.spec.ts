@@ -18,6 +18,7 @@ const LAYERS = [
   'lib/providers/postgres/',
   'lib/nest/',
   'lib/dashboard/',
+  'lib/cli/',
 ];
 
 /** What every layer-rule message ends with: where the layers are explained. */
@@ -65,6 +66,9 @@ describe('the layer rule of lib/', () => {
     ['lib/nest/probe.ts', 'pg'],
     ['lib/index.ts', './providers/postgres/index.js'],
     ['lib/core/probe.ts', 'pg'],
+    // The CLI loads pg (through the PostgreSQL connection) only by import(), for --postgres.
+    ['lib/cli/probe.ts', 'pg'],
+    ['lib/cli/probe.ts', '../providers/postgres/postgres-cli-connection.js'],
   ])('fails the lint when %s imports %s', async (path, specifier) => {
     const messages = await lintImport(path, specifier);
 
@@ -91,6 +95,8 @@ describe('the layer rule of lib/', () => {
     ['lib/dashboard/probe.ts', '../operators/x.js'],
     ['lib/providers/redis/probe.ts', '../../operators/x.js'],
     ['lib/providers/in-memory/probe.ts', '../../operators/x.js'],
+    // The PostgreSQL defaults: constants, no pg.
+    ['lib/cli/probe.ts', '../providers/postgres/postgres-options.js'],
     // The wiring of the `redis:` option builds the default provider.
     ['lib/nest/scheduler-lock.settings.ts', '../providers/redis/x.js'],
   ])('lets %s import %s', async (path, specifier) => {

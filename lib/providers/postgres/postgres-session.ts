@@ -71,6 +71,9 @@ export class PostgresSession {
 
   private async query<Row extends QueryResultRow>(text: string, values: readonly unknown[], name?: string) {
     const client = await this.pool.connect().catch((error: unknown) => Promise.reject(this.failure(error)));
+    // node-postgres emits a checked-out client's socket error (a reset) as an 'error' event, which would crash
+    // the app unheard; the statement in flight rejects with the same error, and that is what reports it.
+    client.on('error', ignoreClientError);
     try {
       if (this.statementTimeout !== false && !this.timed.has(client)) {
         await client.query(`SET statement_timeout = ${this.statementTimeout}`);
@@ -85,6 +88,8 @@ export class PostgresSession {
       const broken = failure instanceof LockStoreUnavailableError && (error as { code?: string }).code !== '57014';
       client.release(broken ? (error as Error) : undefined);
       throw failure;
+    } finally {
+      client.off('error', ignoreClientError);
     }
   }
 
@@ -92,6 +97,9 @@ export class PostgresSession {
     return postgresFailure(this.endpoint, error, this.statementTimeout);
   }
 }
+
+/** The listener of a checked-out client's 'error' event: its statement's rejection carries the error. */
+function ignoreClientError(): void {}
 
 /** Fails unless `pool` looks like a `pg` Pool (it has `connect()`), naming what it got. */
 export function assertPool(pool: unknown): asserts pool is Pool {

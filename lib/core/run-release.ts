@@ -84,7 +84,7 @@ export class RunRelease {
     const unrecorded = this.unrecorded.stop();
     if (unrecorded > 0) {
       this.logger.warn(
-        `Shutting down with ${unrecorded} run outcome(s) not recorded (Redis unreachable); with onCrash 'rerun' ` +
+        `Shutting down with ${unrecorded} run outcome(s) not recorded (the store unreachable); with onCrash 'rerun' ` +
           'another node re-runs those occurrences once their recovery grace has passed',
       );
     }
@@ -106,7 +106,7 @@ export class RunRelease {
       }
       const reason = (error as LockNotHeldError).reason;
       this.logger.warn(
-        `Lock "${name}"${jobLabel(jobName)} was gone (${reason}) when Redis answered again; its run's outcome ` +
+        `Lock "${name}"${jobLabel(jobName)} was gone (${reason}) when the store answered again; its run's outcome ` +
           `(${outcome}) was recorded unless another node had taken the occurrence over`,
       );
       this.events.ofRun(active, () => ({ type: 'release-failed', reason, error }));

@@ -48,8 +48,33 @@ const INTEGRATIONS = [
   ...POSTGRES,
 ];
 
+/**
+ * lib/core is framework-free and knows no layer above it; inside it, three rooms point one way,
+ * executor → task → provider: the provider contract (lib/core/provider), what a task sees (lib/core/task), the
+ * executor and its run lifecycle (lib/core/executor).
+ */
+const coreRooms = (aboveCore) => {
+  const why = 'lib/core is framework-free and knows no layer above it';
+  const rooms = 'lib/core/provider ← task ← executor: a room never imports one after it';
+  return [
+    layer(['lib/core/**'], aboveCore, why),
+    layer(['lib/core/task/**'], aboveCore, why, [['^\\.\\./executor/'], rooms]),
+    layer(['lib/core/provider/**'], aboveCore, why, [['^\\.\\./(task|executor)/'], rooms]),
+  ];
+};
+
 export default tseslint.config(
-  { ignores: ['dist/', '.build/', 'node_modules/', 'test/package/fixtures/', 'test/types/fixtures/'] },
+  // *.generated.ts: string modules written by scripts/embed-assets.mjs from the .lua / .html sources.
+  {
+    ignores: [
+      'dist/',
+      '.build/',
+      'node_modules/',
+      'test/package/fixtures/',
+      'test/types/fixtures/',
+      '**/*.generated.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -104,11 +129,15 @@ export default tseslint.config(
     ['^ioredis$', ours('providers'), ours('opentelemetry'), '^@opentelemetry/', ours('dashboard')],
     'the health indicator reads the module and lib/core, never a provider directly',
   ),
-  layer(
-    ['lib/core/**'],
-    [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('operators'), ours('providers'), ...INTEGRATIONS],
-    'lib/core is framework-free and knows no layer above it',
-  ),
+  ...coreRooms([
+    NEST,
+    '^ioredis$',
+    ours('nest'),
+    ours('occurrence'),
+    ours('operators'),
+    ours('providers'),
+    ...INTEGRATIONS,
+  ]),
   layer(
     ['lib/occurrence/**'],
     [NEST, '^ioredis$', ours('nest'), ours('operators'), ours('providers'), ...INTEGRATIONS],
@@ -149,6 +178,11 @@ export default tseslint.config(
     ],
     'the CLI reads the cluster through lib/core and lib/providers, without Nest or an app; it loads pg (lib/providers/postgres) only for --postgres, by import()',
   ),
+  {
+    // Build helpers (scripts/), plain Node ES modules run before anything is compiled.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly' } },
+  },
   {
     files: ['**/*.cjs'],
     languageOptions: {

@@ -1,97 +1,48 @@
+// The main entry: what an app uses. A store's author starts from LockProvider, SimpleLock, AbstractSimpleLock and
+// LockConfiguration here; the rest of the plug-in contract is `nest-scheduler-lock/provider` (lib/provider/).
+
+// The module, its options and the decorator.
 export { SchedulerLockModule } from './nest/scheduler-lock.module.js';
 export { SchedulerLock } from './nest/scheduler-lock.decorator.js';
-export { LockedJobRegistry } from './nest/locked-job.registry.js';
-export { LockedJobStatus, type JobStatus } from './nest/locked-job.status.js';
 export { SCHEDULER_LOCK_PROVIDER } from './nest/scheduler-lock.constants.js';
 export type { SchedulerLockModuleOptions } from './nest/scheduler-lock-module-options.interface.js';
 export type {
   SchedulerLockModuleAsyncOptions,
-  SchedulerLockModuleExtras,
   SchedulerLockOptionsFactory,
 } from './nest/scheduler-lock.module-definition.js';
 export type { SchedulerLockOptions } from './nest/scheduler-lock-options.interface.js';
-
-export { parseDuration, type Duration, type DurationString } from './core/duration.js';
-export {
-  SchedulerLockConfigurationError,
-  DEFAULT_LEASE,
-  type KeepAlive,
-  type LockConfiguration,
-} from './core/lock-configuration.js';
-export {
-  LockNotHeldError,
-  type JobRecord,
-  type JobRunState,
-  type LeaseRenewal,
-  type LeaseRenewalOutcome,
-  type LockNotHeldReason,
-  type OccurrenceClaim,
-  type RecoveryClaim,
-  type RunOutcome,
-  type RunReport,
-  type LockProvider,
-  type SimpleLock,
-} from './core/lock-provider.js';
-export type {
-  JobRecordReader,
-  LeaseRenewingLockProvider,
-  OccurrenceLockProvider,
-  OutageReportingLockProvider,
-  RecoveringLockProvider,
-  StartupCheckingLockProvider,
-} from './core/provider-abilities.js';
-export type { SchedulerLockLogger } from './core/logger.js';
-export type { StoreOutageMonitor, StoreOutageReport } from './core/store-outage.js';
 export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
-export { AbstractSimpleLock } from './core/abstract-simple-lock.js';
-export { LockingTaskExecutor } from './core/locking-task-executor.js';
-export type { ExecuteWithLockOptions, LockingTaskExecutorSettings } from './core/executor-settings.js';
-export type { TaskResult, SkipReason } from './core/task-result.js';
-export type { InstrumentedRun, RunInstrumentation } from './core/run-instrumentation.js';
-export { LockAssert } from './core/lock-assert.js';
-export { LockExtender } from './core/lock-extender.js';
-export { currentLock, type LockContext } from './core/lock-context.js';
+export { parseDuration, type Duration } from './core/provider/duration.js';
+
+// What a task sees, and programmatic locking.
+export { LockingTaskExecutor } from './core/executor/locking-task-executor.js';
+export type { ExecuteWithLockOptions } from './core/executor/executor-settings.js';
+export type { TaskResult, SkipReason } from './core/task/task-result.js';
+export { currentLock, type LockContext } from './core/task/lock-context.js';
+export { LockAssert } from './core/task/lock-assert.js';
+export { LockExtender } from './core/task/lock-extender.js';
+export { LockEvents, type LockEvent, type LockEventType } from './core/task/lock-events.js';
+
+// The jobs, their status, and the operator console.
+export { LockedJobRegistry } from './nest/locked-job.registry.js';
+export { LockedJobStatus, type JobStatus } from './nest/locked-job.status.js';
+export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
+export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
+export type { JobOverview } from './operators/job-overview.js';
+export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
+
+// Errors.
+export { SchedulerLockConfigurationError, type LockConfiguration } from './core/provider/lock-configuration.js';
+export type { LockProvider, SimpleLock } from './core/provider/lock-provider.js';
 export {
   LockLostError,
   LockExtensionError,
   LockStoreMisconfiguredError,
   LockStoreUnavailableError,
-} from './core/errors.js';
-export {
-  LockEvents,
-  type LockEvent,
-  type LockEventType,
   type LockLostReason,
-  type SteeringAction,
-} from './core/lock-events.js';
+} from './core/provider/errors.js';
 
-export {
-  RedisLockProvider,
-  DEFAULT_KEY_PREFIX,
-  type RedisLockProviderOptions,
-} from './providers/redis/redis-lock-provider.js';
-export type { RedisClient } from './providers/redis/redis-scripts.js';
-export {
-  InMemoryLockProvider,
-  type InMemoryLockProviderOptions,
-} from './providers/in-memory/in-memory-lock-provider.js';
-
-export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
-export { ClusterAdmin, UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
-export { RedisOperatorStore } from './providers/redis/redis-operator-store.js';
-export { InMemoryOperatorStore } from './providers/in-memory/in-memory-operator-store.js';
-export type {
-  CatalogueJob,
-  ClusterNode,
-  HistoryEntry,
-  HistoryOutcome,
-  PauseState,
-  RunHistoryEntry,
-  SteeringEntry,
-  SteeringNote,
-  TriggerRequest,
-  TriggerResult,
-} from './operators/cluster-records.js';
-export type { JobOverview, LastRun } from './operators/job-overview.js';
-export type { LockState, OperatorStore } from './operators/operator-store.js';
-export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from './operators/operator-abilities.js';
+// The providers.
+export { AbstractSimpleLock } from './core/provider/abstract-simple-lock.js';
+export { RedisLockProvider, type RedisLockProviderOptions } from './providers/redis/redis-lock-provider.js';
+export { InMemoryLockProvider } from './providers/in-memory/in-memory-lock-provider.js';

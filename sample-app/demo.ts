@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deleteKeysUnder, redisIsReachable } from './demo/redis.js';
+import { DEFAULT_REDIS_URL, NoRedisForRunError, redisForRun, type RunRedis } from '../test/support/redis-for-run.js';
+import { deleteKeysUnder } from './demo/redis.js';
 import { startInstance } from './demo/instance-process.js';
 import { countDuplicates, renderTickTable, summarizeInstances } from './demo/tick-table.js';
 import type { TickLine } from './jobs/tick-line.js';
@@ -13,18 +14,23 @@ import type { TickLine } from './jobs/tick-line.js';
 const INSTANCE_COUNT = 3;
 
 async function main(): Promise<number> {
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const seconds = Number(process.env.DEMO_SECONDS ?? 30);
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new Error(`DEMO_SECONDS must be a positive number of seconds, got "${process.env.DEMO_SECONDS}"`);
-
-  if (!(await redisIsReachable(redisUrl))) {
-    console.error(
-      `Redis is not reachable at ${redisUrl}. Start one, for example:\n\n  redis-server --port 6379 --save '' --daemonize yes\n\nor point REDIS_URL at another server.`,
-    );
-    return 1;
+  // REDIS_URL, else 6379, else a private redis-server for this demo only (the same rule as npm test).
+  const redis = await redisForRun();
+  try {
+    if (redis.privatePid !== undefined)
+      console.log(
+        `No Redis at ${DEFAULT_REDIS_URL}: started a private redis-server at ${redis.url} (pid ${redis.privatePid})`,
+      );
+    return await runDemo(redis, seconds);
+  } finally {
+    await redis.stop();
   }
+}
 
+async function runDemo({ url: redisUrl }: RunRedis, seconds: number): Promise<number> {
   // A prefix of its own, so locks left over by an earlier, interrupted demo cannot skew this one.
   const keyPrefix = `sample-app-demo-${process.pid}-${Date.now()}`;
   console.log(
@@ -58,7 +64,7 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(error);
+    console.error(error instanceof NoRedisForRunError ? error.message : error);
     process.exitCode = 1;
   },
 );

@@ -4,7 +4,7 @@ import { spawnJsonLinesProcess, type JsonLinesProcess } from '../../test/support
 import type { MemorySample, NodeMessage, NodeMode, ReportMessage } from './node-messages.js';
 
 const NODE_SCRIPT = fileURLToPath(new URL('./scale-node.js', import.meta.url));
-const PACKAGE_BUILD = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
+const PACKAGE_BUILD = fileURLToPath(new URL('../../../dist/cjs/index.js', import.meta.url));
 /** Twenty Nest apps adding thousands of jobs on a busy 2-core machine. */
 const READY_TIMEOUT_MS = 180_000;
 /** A report of 5,000 jobs over a couple of minutes is a line of about a megabyte. */

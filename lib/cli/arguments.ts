@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { parseDuration } from '../core/duration.js';
+import { parseDuration } from '../core/provider/duration.js';
 import { REASON_MAX_LENGTH, type SteeringNote } from '../operators/cluster-records.js';
 import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
 import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';

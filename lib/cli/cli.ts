@@ -1,4 +1,4 @@
-import { withoutCredentials } from '../core/messages.js';
+import { withoutCredentials } from '../core/provider/message-text.js';
 import { ClusterAdmin, UnknownJobError } from '../operators/cluster-admin.js';
 import { parseInvocation, USAGE, type Invocation } from './arguments.js';
 import { runCommand } from './commands.js';

@@ -68,18 +68,30 @@ export async function runCommand(admin: ClusterAdmin, invocation: Invocation, sc
 
 function triggered(job: string, outcome: TriggerOutcome): CommandResult {
   const json = { job, ...outcome };
-  if (!outcome.triggered) {
-    const failure = `refused: ${job} is running on ${outcome.holder}; trigger it again once that run has ended`;
-    return { json, text: '', failure };
+  if (outcome.triggered) {
+    return { json, text: `Triggered ${job}: running on ${outcome.result.node} (trigger ${outcome.id}).` };
   }
-  const { result } = outcome;
-  if (!result) {
-    const failure =
-      `no node took the run of ${job} within ${TRIGGER_WAIT_MS / 1_000}s (trigger ${outcome.id}); ` +
-      'it stays pending until a node that runs the job takes it';
-    return { json, text: '', failure };
+  return { json, text: '', failure: notTriggered(job, outcome) };
+}
+
+/** Why a trigger did not start a run, for the operator who asked. */
+function notTriggered(job: string, outcome: Extract<TriggerOutcome, { triggered: false }>): string {
+  switch (outcome.reason) {
+    case 'running':
+      return `refused: ${job} is running on ${outcome.holder}; trigger it again once that run has ended`;
+    case 'pending':
+      return `not triggered: a trigger of ${job} by ${outcome.actor} is pending (trigger ${outcome.id}); it runs once`;
+    case 'skipped':
+      return `${outcome.result.node} did not run ${job}: ${outcome.result.reason ?? 'skipped'} (trigger ${outcome.id})`;
+    case 'not-taken':
+      return (
+        `no node took the run of ${job} within ${TRIGGER_WAIT_MS / 1_000}s (trigger ${outcome.id}); ` +
+        'it is withdrawn and will not run'
+      );
+    case 'unanswered':
+      return (
+        `a node took the run of ${job} (trigger ${outcome.id}) but did not say within ` +
+        `${TRIGGER_WAIT_MS / 1_000}s whether it started; see: history ${job}`
+      );
   }
-  if (result.state === 'skipped')
-    return { json, text: '', failure: `${result.node} did not run ${job}: ${result.reason ?? 'skipped'}` };
-  return { json, text: `Triggered ${job}: running on ${result.node} (trigger ${outcome.id}).` };
 }

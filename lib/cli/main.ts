@@ -5,7 +5,10 @@
  */
 import { runCli } from './cli.js';
 
-process.exitCode = await runCli(process.argv.slice(2), process.env, {
+// No top-level await: this file is compiled to CommonJS with the rest of the package.
+void runCli(process.argv.slice(2), process.env, {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
+}).then((code) => {
+  process.exitCode = code;
 });

@@ -1,8 +1,8 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { LockStoreUnavailableError } from '../core/errors.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
 import { describeRedisEndpoint, redisFailure } from '../providers/redis/redis-failures.js';
+import type { RedisClient } from '../providers/redis/redis-client.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
 import type { StoreConnection } from './store-connection.js';
 
 /** Where the CLI connects: one Redis, or a Redis Cluster through its startup nodes. */

@@ -30,7 +30,10 @@ export async function connectStore(target: StoreTarget): Promise<StoreConnection
   try {
     postgres = await import('../providers/postgres/postgres-cli-connection.js');
   } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND';
+    // `require()` (the package's build) says MODULE_NOT_FOUND, `import` ERR_MODULE_NOT_FOUND.
+    const missing = ['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND'].includes(
+      String((error as NodeJS.ErrnoException).code),
+    );
     if (missing && /['"]pg['"]/.test((error as Error).message)) throw new Error(PG_MISSING, { cause: error });
     throw error;
   }

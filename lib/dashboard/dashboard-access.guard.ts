@@ -8,6 +8,7 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
 
 /** Injection token (not exported from the entry point) of the status page's {@link DashboardSettings}. */
@@ -23,21 +24,38 @@ export const STEERING_HEADER = 'x-scheduler-lock';
 const accessOf = new WeakMap<object, DashboardAccess & { readonly readOnly: boolean }>();
 
 /**
- * Every request to the status page passes here first: `authorize` decides who it is (or 403). A request that
- * changes something (any method but GET and HEAD) must also be allowed to steer (not read-only) and come from
- * the page itself: a JSON body, the {@link STEERING_HEADER} header, and, when the browser names an `Origin`,
- * the page's own host or a trusted one.
+ * Headers of every response of the page's routes, errors included: nothing is cached (a 403 either), and no
+ * browser reads a JSON answer as anything else.
+ */
+const RESPONSE_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } as const;
+
+/**
+ * Every request to the status page passes here first: it gets the {@link RESPONSE_HEADERS}; an open page
+ * (`dangerouslyAllowEveryone`) answers a loopback or trusted `Host` only; `authorize` decides who it is (or
+ * 403). A request that changes something (any method but GET and HEAD) must also be allowed to steer (not
+ * read-only) and come from the page itself: a JSON body, the {@link STEERING_HEADER} header, and, when the
+ * browser names an `Origin`, the page's own (scheme, host and port) or a trusted one.
  */
 @Injectable()
 export class DashboardAccessGuard implements CanActivate {
   private readonly logger = new Logger('SchedulerLockDashboard');
 
-  constructor(@Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings) {}
+  constructor(
+    @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<PlatformRequest>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<PlatformRequest>();
+    // Set before anything can fail, so that an error response has them too.
+    for (const [name, value] of Object.entries(RESPONSE_HEADERS)) {
+      this.adapterHost.httpAdapter.setHeader(http.getResponse(), name, value);
+    }
+    if (this.settings.open) this.checkOpenPageHost(request);
     const access = await this.authorized(request);
-    const readOnly = this.settings.readOnly || access.readOnly === true;
+    // Fails closed: a `readOnly` of 'true', 1 or 'false' (JWT claims, environment variables) is read-only.
+    const readOnly = this.settings.readOnly || (access.readOnly !== undefined && access.readOnly !== false);
     if (!['GET', 'HEAD'].includes(request.method.toUpperCase())) {
       if (readOnly) throw new ForbiddenException('The status page is read-only for you: it cannot steer jobs');
       this.checkSameOrigin(request);
@@ -77,26 +95,45 @@ export class DashboardAccessGuard implements CanActivate {
     }
     const origin = header('origin');
     if (origin === undefined) return;
-    const host = header('host')?.toLowerCase();
-    const originHost = hostOf(origin);
-    if (originHost === undefined || (originHost !== host && !this.settings.trustedHosts.has(originHost))) {
+    const own = originOf(`${request.protocol}://${header('host')}`);
+    const from = originOf(origin);
+    if (from === undefined || (from !== own && !this.settings.trustedOrigins.has(from))) {
       throw new ForbiddenException(`A steering request from origin ${origin} is refused: not the page's own`);
     }
   }
+
+  /**
+   * An open page answers only requests to a loopback name or a trusted origin's host: a page elsewhere that
+   * rebinds its own name to this machine's address (DNS rebinding) sends its own name as `Host`.
+   */
+  private checkOpenPageHost(request: PlatformRequest): void {
+    const host = request.headers.host;
+    const url = typeof host === 'string' && URL.canParse(`http://${host}`) ? new URL(`http://${host}`) : undefined;
+    if (url && (isLoopback(url.hostname) || this.settings.trustedHosts.has(url.host))) return;
+    throw new ForbiddenException(
+      'The status page under dangerouslyAllowEveryone answers requests to localhost, 127.0.0.1, [::1] or a ' +
+        'trusted origin only',
+    );
+  }
 }
 
-/** The `host[:port]` of an `Origin` header; `undefined` for `null` and other opaque origins. */
-function hostOf(origin: string): string | undefined {
-  try {
-    return new URL(origin).host.toLowerCase() || undefined;
-  } catch {
-    return undefined;
-  }
+/** `scheme://host[:port]` of a URL (the default port left out); `undefined` for `null` and other opaque origins. */
+function originOf(url: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const { origin } = new URL(url);
+  return origin === 'null' ? undefined : origin;
+}
+
+/** `localhost`, a name under `.localhost`, 127.0.0.0/8 or `[::1]`. */
+function isLoopback(hostname: string): boolean {
+  return /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(hostname.toLowerCase());
 }
 
 /** What the guard reads of a request; Express's and Fastify's requests both have it. */
 interface PlatformRequest {
   readonly method: string;
+  /** `http` or `https` (behind a proxy, as the platform's trust-proxy setting makes it). */
+  readonly protocol: string;
   readonly headers: Record<string, string | string[] | undefined>;
 }
 

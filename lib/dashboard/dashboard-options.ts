@@ -1,10 +1,18 @@
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import {
+  SchedulerLockConfigurationError,
+  assertKnownOptions,
+  booleanOption,
+} from '../core/provider/lock-configuration.js';
+import { quoted, withoutCredentials } from '../core/provider/message-text.js';
 
 /** Who is looking at the status page, as `authorize` says. */
 export interface DashboardAccess {
   /** Who they are: recorded as the actor of each pause, resume, trigger and unlock they do. */
   readonly actor: string;
-  /** `true`: they may look but not steer (the page hides the buttons; the POST endpoints answer 403). */
+  /**
+   * `true`: they may look but not steer (the page hides the buttons; the POST endpoints answer 403). Fails
+   * closed: anything but `false` or absent (`'true'`, `1`, `'false'`) counts as read-only.
+   */
   readonly readOnly?: boolean;
 }
 
@@ -32,15 +40,20 @@ export interface SchedulerLockDashboardOptions<TRequest = unknown> {
   readonly authorize?: DashboardAuthorize<TRequest>;
   /**
    * `true`: everyone who reaches the app's port may see **and steer** every locked job, as actor
-   * `anonymous`. For a developer's machine only: refused when `NODE_ENV` is `production`, and logged as a
-   * warning at startup. Cannot be combined with `authorize`.
+   * `anonymous`. For a developer's machine only: refused unless `NODE_ENV` is `development`, `test` or unset
+   * (any other value counts as production), logged as a warning at startup, and answered only to requests
+   * whose `Host` is a loopback name (`localhost`, `127.0.0.1`, `[::1]`) or a {@link trustedOrigins} host, which
+   * closes DNS rebinding. Cannot be combined with `authorize`.
    */
   readonly dangerouslyAllowEveryone?: boolean;
-  /** `true`: nobody can steer through the page (no buttons; pause / resume / trigger / unlock answer 403). */
+  /**
+   * `true`: nobody can steer through the page (no buttons; pause / resume / trigger / unlock answer 403). Must be
+   * a boolean: anything else fails the startup.
+   */
   readonly readOnly?: boolean;
   /**
-   * Origins (`https://ops.example.com`) besides the page's own host whose pages may POST the steering actions:
-   * for a reverse proxy that rewrites the `Host` header. Default none.
+   * Origins (`https://ops.example.com`: scheme, host and port) besides the page's own whose pages may POST the
+   * steering actions: for a reverse proxy that rewrites the `Host` header or ends TLS. Default none.
    */
   readonly trustedOrigins?: readonly string[];
 }
@@ -58,61 +71,97 @@ export interface DashboardSettings {
   /** The opt-out is on: the page is open to everyone. */
   readonly open: boolean;
   readonly readOnly: boolean;
-  /** Hosts (`host[:port]`, lower-case) other than the request's own whose pages may steer. */
+  /** Origins (`scheme://host[:port]`, as `URL.origin` writes them) other than the request's own that may steer. */
+  readonly trustedOrigins: ReadonlySet<string>;
+  /** The hosts (`host[:port]`) of {@link trustedOrigins}: besides loopback names, what an open page answers. */
   readonly trustedHosts: ReadonlySet<string>;
 }
+
+const SUBJECT = 'Status page';
+/** Every option of {@link SchedulerLockDashboardOptions}: any other key is a typo that would be ignored. */
+const DASHBOARD_OPTIONS: readonly (keyof SchedulerLockDashboardOptions)[] = [
+  'path',
+  'authorize',
+  'dangerouslyAllowEveryone',
+  'readOnly',
+  'trustedOrigins',
+];
 
 /** Checks the options; a {@link SchedulerLockConfigurationError} when the page would be open by mistake. */
 export function createDashboardSettings<TRequest>(
   options: SchedulerLockDashboardOptions<TRequest> = {},
   environment: NodeJS.ProcessEnv = process.env,
 ): DashboardSettings {
-  const { authorize, dangerouslyAllowEveryone = false, readOnly = false } = options;
+  if (typeof options !== 'object' || options === null) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an options object, got ${quoted(options)}`);
+  }
+  assertKnownOptions(options, DASHBOARD_OPTIONS, SUBJECT);
+  const { authorize } = options;
+  const dangerouslyAllowEveryone = booleanOption(
+    options.dangerouslyAllowEveryone,
+    false,
+    'dangerouslyAllowEveryone',
+    SUBJECT,
+  );
   if (authorize !== undefined && typeof authorize !== 'function') {
-    throw new SchedulerLockConfigurationError(`Status page: authorize must be a function, got ${typeof authorize}`);
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: authorize must be a function, got ${typeof authorize}`);
   }
   if (authorize && dangerouslyAllowEveryone) {
     throw new SchedulerLockConfigurationError(
-      'Status page: authorize and dangerouslyAllowEveryone exclude each other; drop dangerouslyAllowEveryone',
+      `${SUBJECT}: authorize and dangerouslyAllowEveryone exclude each other; drop dangerouslyAllowEveryone`,
     );
   }
-  if (!authorize && dangerouslyAllowEveryone !== true) {
+  if (!authorize && !dangerouslyAllowEveryone) {
     throw new SchedulerLockConfigurationError(
-      'Status page: an authorize(request) callback is required, it decides who may see and steer the jobs ' +
+      `${SUBJECT}: an authorize(request) callback is required, it decides who may see and steer the jobs ` +
         '(or dangerouslyAllowEveryone: true, on a developer machine only)',
     );
   }
-  if (dangerouslyAllowEveryone && environment.NODE_ENV === 'production') {
+  const nodeEnv = (environment.NODE_ENV ?? '').trim();
+  if (dangerouslyAllowEveryone && !['', 'development', 'test'].includes(nodeEnv.toLowerCase())) {
     throw new SchedulerLockConfigurationError(
-      'Status page: dangerouslyAllowEveryone is refused when NODE_ENV is production; ' +
-        'give an authorize(request) callback',
+      `${SUBJECT}: dangerouslyAllowEveryone is refused when NODE_ENV is ${quoted(nodeEnv)} (anything but ` +
+        'development, test or unset counts as production); give an authorize(request) callback',
     );
   }
+  const trustedOrigins = checkedOrigins(options.trustedOrigins);
   return {
     path: checkedPath(options.path ?? DEFAULT_DASHBOARD_PATH),
     authorize: (authorize as DashboardAuthorize | undefined) ?? (() => ({ actor: ANONYMOUS_ACTOR })),
     open: !authorize,
-    readOnly: readOnly === true,
-    trustedHosts: new Set((options.trustedOrigins ?? []).map(originHost)),
+    readOnly: booleanOption(options.readOnly, false, 'readOnly', SUBJECT),
+    trustedOrigins: new Set(trustedOrigins.map((origin) => origin.origin)),
+    trustedHosts: new Set(trustedOrigins.map((origin) => origin.host)),
   };
 }
 
 function checkedPath(path: string): string {
   if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~\-/]*$/.test(path) || path.includes('//')) {
     throw new SchedulerLockConfigurationError(
-      `Status page: path must be a plain URL path such as ${DEFAULT_DASHBOARD_PATH}, got ${JSON.stringify(path)}`,
+      `${SUBJECT}: path must be a plain URL path such as ${DEFAULT_DASHBOARD_PATH}, got ${quoted(path)}`,
     );
   }
   return path;
 }
 
-/** The `host[:port]` of an origin such as `https://ops.example.com`. */
-function originHost(origin: string): string {
-  try {
-    return new URL(origin).host.toLowerCase();
-  } catch {
+/** The trusted origins, parsed: each an `http(s)://host[:port]` origin, nothing more. */
+function checkedOrigins(origins: unknown): URL[] {
+  if (origins === undefined) return [];
+  if (!Array.isArray(origins)) {
     throw new SchedulerLockConfigurationError(
-      `Status page: trustedOrigins must be origins such as https://ops.example.com, got ${JSON.stringify(origin)}`,
+      `${SUBJECT}: trustedOrigins must be an array of origins such as ['https://ops.example.com'], ` +
+        `got ${withoutCredentials(quoted(origins))}`,
     );
   }
+  return origins.map((origin: unknown) => {
+    const url = typeof origin === 'string' && URL.canParse(origin) ? new URL(origin) : undefined;
+    const plain = url && ['http:', 'https:'].includes(url.protocol) && !url.username && !url.password;
+    if (!url || !plain || url.pathname !== '/' || url.search || url.hash) {
+      throw new SchedulerLockConfigurationError(
+        `${SUBJECT}: trustedOrigins must be origins such as https://ops.example.com, ` +
+          `got ${withoutCredentials(quoted(origin))}`,
+      );
+    }
+    return url;
+  });
 }

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { DASHBOARD_HTML } from './dashboard-html.generated.js';
 
 /**
- * The status page, `dashboard.html` beside this file (copied to dist/ by the build, like the Lua scripts), and
+ * The status page, `dashboard.html` beside this file (embedded as a string at build time by
+ * scripts/embed-assets.mjs, so loading this module reads no file, whichever way the package is loaded), and
  * the Content-Security-Policy it is served with: its one inline script and style are allowed by their SHA-256,
  * requests may go to the page's own origin only, and nothing else may load, run, frame it or submit a form.
  */
-export const DASHBOARD_PAGE = loadPage(readFileSync(new URL('./dashboard.html', import.meta.url), 'utf8'));
+export const DASHBOARD_PAGE = loadPage(DASHBOARD_HTML);
 
 function loadPage(html: string): { html: string; contentSecurityPolicy: string } {
   const script = inline(html, 'script');

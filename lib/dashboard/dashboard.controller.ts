@@ -12,8 +12,8 @@ import {
   ServiceUnavailableException,
   UseGuards,
 } from '@nestjs/common';
-import { LockStoreUnavailableError } from '../core/errors.js';
-import type { SteeringAction } from '../core/lock-events.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import type { SteeringAction } from '../core/task/lock-events.js';
 import {
   REASON_MAX_LENGTH,
   type ClusterNode,
@@ -48,7 +48,8 @@ export interface DashboardJob extends JobOverview {
 
 /**
  * The status page and its JSON endpoints, under the configured path (see `SchedulerLockDashboardModule`, which
- * mounts a subclass of this one there). Every route passes {@link DashboardAccessGuard} first.
+ * mounts a subclass of this one there). Every route passes {@link DashboardAccessGuard} first, which also sets
+ * `Cache-Control: no-store` and `X-Content-Type-Options: nosniff` on every response, errors included.
  */
 @UseGuards(DashboardAccessGuard)
 export class DashboardController {
@@ -61,8 +62,6 @@ export class DashboardController {
   @Get()
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Content-Security-Policy', DASHBOARD_PAGE.contentSecurityPolicy)
-  @Header('Cache-Control', 'no-store')
-  @Header('X-Content-Type-Options', 'nosniff')
   @Header('X-Frame-Options', 'DENY')
   @Header('Referrer-Policy', 'no-referrer')
   page(): string {
@@ -71,14 +70,12 @@ export class DashboardController {
 
   /** Who is looking, and whether they may steer. */
   @Get('api/session')
-  @Header('Cache-Control', 'no-store')
   session(@Access() access: Required<DashboardAccess>): { actor: string; readOnly: boolean; open: boolean } {
     return { actor: access.actor, readOnly: access.readOnly, open: this.settings.open };
   }
 
   /** Every locked job a live node runs, with its recent runs; `at` is the server's clock (epoch ms). */
   @Get('api/jobs')
-  @Header('Cache-Control', 'no-store')
   async jobs(): Promise<{ at: number; jobs: DashboardJob[] }> {
     return answered(async () => {
       const jobs = await this.admin.listJobs();
@@ -89,7 +86,6 @@ export class DashboardController {
 
   /** A job's last `limit` (default 50, at most 1000) runs and operator actions, newest first. */
   @Get('api/jobs/:name/history')
-  @Header('Cache-Control', 'no-store')
   async history(@Param('name') name: string, @Query('limit') limit?: string): Promise<HistoryEntry[]> {
     const count = limit === undefined ? 50 : Number(limit);
     if (!Number.isInteger(count) || count < 1 || count > 1000)
@@ -99,7 +95,6 @@ export class DashboardController {
 
   /** The nodes whose heartbeat is recent. */
   @Get('api/nodes')
-  @Header('Cache-Control', 'no-store')
   async nodes(): Promise<{ at: number; nodes: ClusterNode[] }> {
     return answered(async () => ({ at: Date.now(), nodes: await this.admin.listNodes() }));
   }
@@ -107,7 +102,6 @@ export class DashboardController {
   /** Pauses, resumes, triggers or unlocks a job as the request's actor; body `{ "reason": "…" }` (optional). */
   @Post('api/jobs/:name/:action')
   @HttpCode(200)
-  @Header('Cache-Control', 'no-store')
   async steer(
     @Param('name') name: string,
     @Param('action') action: string,

@@ -22,7 +22,8 @@ export class SchedulerLockDashboardModule implements OnModuleInit {
 
   /**
    * The page at `options.path` (default `/scheduler-lock`). Throws a `SchedulerLockConfigurationError` without
-   * `authorize` (or `dangerouslyAllowEveryone: true` outside production), or with a path that is not plain.
+   * `authorize` (or `dangerouslyAllowEveryone: true` outside production), with a path that is not plain, and
+   * with an unknown or wrongly typed option (`readOnly: 'true'` included).
    */
   static forRoot<TRequest = unknown>(options: SchedulerLockDashboardOptions<TRequest>): DynamicModule {
     const settings = createDashboardSettings(options);

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 
 /** The parts of `@nestjs/schedule`'s `SchedulerOrchestrator` (6 and 12) that hold decorated cron jobs. */
@@ -17,11 +17,15 @@ interface SchedulerOrchestrator {
  * a rolling deploy at once.
  *
  * For a locked cron job, the orchestrator is handed a stand-in tick that only notes that cron fired;
- * the {@link SchedulerRegistryInterceptor} runs that tick under the lock once the job is registered.
+ * the {@link SchedulerRegistryInterceptor} runs that tick under the lock once the job is registered, with
+ * the handler the stand-in replaced: the method as `@nestjs/schedule` wrapped it, with whatever
+ * instrumentation wrapped it there (`@nestjs/observe`), whichever was set up first.
  */
 @Injectable()
 export class EarlyCronTicks implements OnModuleInit {
   private readonly fired = new Set<string>();
+  /** By job name: what the orchestrator held for each locked cron job before the stand-in. */
+  private readonly handlers = new Map<string, () => unknown>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -35,10 +39,17 @@ export class EarlyCronTicks implements OnModuleInit {
     // Patched, not done now: locked jobs are all known only once every onModuleInit has run.
     orchestrator.mountCron = () => {
       for (const [jobName, entry] of Object.entries(orchestrator.cronJobs)) {
-        if (this.jobs.find('cron', jobName)) entry.target = () => void this.fired.add(jobName);
+        if (!this.jobs.find('cron', jobName)) continue;
+        this.handlers.set(jobName, entry.target);
+        entry.target = () => void this.fired.add(jobName);
       }
       mountCron.call(orchestrator);
     };
+  }
+
+  /** The handler of the decorated cron job `jobName`, as `@nestjs/schedule` made it; `undefined` for others. */
+  handlerOf(jobName: string): (() => unknown) | undefined {
+    return this.handlers.get(jobName);
   }
 
   /** Whether cron fired `jobName` while creating it, since the last call. */

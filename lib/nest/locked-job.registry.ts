@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import type { JobKind } from '../occurrence/occurrence-options.js';
 import { createLockedJob, type LockedJob } from './locked-job.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { JobRecord } from '../core/lock-provider.js';
-import { canReadJobRecords } from '../core/provider-abilities.js';
+import type { JobRecord } from '../core/provider/lock-provider.js';
+import { canReadJobRecords } from '../core/provider/provider-abilities.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';

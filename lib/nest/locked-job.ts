@@ -1,17 +1,18 @@
 import { Logger } from '@nestjs/common';
-import { formatDuration } from '../core/duration.js';
+import { formatDuration } from '../core/provider/duration.js';
 import {
   createLockConfiguration,
   SchedulerLockConfigurationError,
   type LockDefaults,
   type RunLockConfiguration,
-} from '../core/lock-configuration.js';
-import type { LockProvider } from '../core/lock-provider.js';
-import { assertCanRenewLeases } from '../core/provider-contract.js';
-import { CronSchedule, type CronTimeLike } from '../occurrence/cron-schedule.js';
+} from '../core/provider/lock-configuration.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
+import { assertCanRenewLeases } from '../core/provider/provider-checks.js';
+import { CronSchedule } from '../occurrence/cron-schedule.js';
 import { occurrenceStore, type OccurrenceStore } from '../occurrence/occurrence-claims.js';
 import type { JobKind } from '../occurrence/occurrence-options.js';
 import { resolveOccurrencePolicy, type OccurrencePolicy } from '../occurrence/occurrence-policy.js';
+import type { CronJobParts, TimerParts } from './scheduled-job-parts.js';
 import type { SchedulerLockOptions } from './scheduler-lock-options.interface.js';
 
 /** A job whose ticks run under a lock. */
@@ -23,8 +24,6 @@ export interface LockedJob {
   readonly configuration: RunLockConfiguration;
   /** Where the lock was declared, for error messages. */
   readonly source: string;
-  /** The decorated method, bound to its instance; runtime jobs run the callback they were added with. */
-  readonly handler?: () => unknown;
   /** Once-per-occurrence settings when the job is (or may be, for runtime jobs) a cron job with them on. */
   readonly occurrence?: OccurrencePolicy;
   /** A runtime declaration's options, checked again once the job's kind is known. */
@@ -37,15 +36,6 @@ interface LockedJobDeclaration {
   readonly kind: JobKind | undefined;
   readonly options: SchedulerLockOptions;
   readonly source: string;
-  readonly handler?: () => unknown;
-}
-
-/** The parts of a cron 4 job the checks read. */
-interface CronJobParts {
-  readonly isActive: boolean;
-  readonly cronTime: CronTimeLike;
-  readonly _callbacks?: unknown;
-  lastDate(): unknown;
 }
 
 const logger = new Logger('SchedulerLock');
@@ -67,7 +57,7 @@ export function createLockedJob(
   defaults: LockDefaults,
   provider: LockProvider,
 ): LockedJob {
-  const { jobName, kind, options, source, handler } = declaration;
+  const { jobName, kind, options, source } = declaration;
   const configuration = createLockConfiguration(options.name ?? jobName, options, defaults, source);
   assertCanRenewLeases(provider, configuration, source);
   const occurrence = resolveOccurrencePolicy(options, kind, source);
@@ -78,7 +68,6 @@ export function createLockedJob(
     kind,
     configuration,
     source,
-    handler,
     occurrence,
     declaredOptions: kind === undefined ? options : undefined,
   };
@@ -116,10 +105,9 @@ export function checkCronJob(job: LockedJob, cron: CronJobParts, provider: LockP
  */
 export function checkTimerJob(job: LockedJob, kind: 'interval' | 'timeout', timer: unknown): void {
   if (job.declaredOptions) resolveOccurrencePolicy(job.declaredOptions, kind, job.source);
-  if (typeof (timer as { _onTimeout?: unknown } | undefined)?._onTimeout !== 'function') {
-    throw unlockable(job, 'the timer is not a Node.js Timeout');
-  }
-  const period = (timer as { _repeat?: unknown })._repeat;
+  const parts = timer as TimerParts | undefined;
+  if (typeof parts?._onTimeout !== 'function') throw unlockable(job, 'the timer is not a Node.js Timeout');
+  const period = parts._repeat;
   if (kind === 'interval' && typeof period === 'number')
     warnIfLockOutlasts(job, period, `its interval (${formatDuration(period)})`);
 }

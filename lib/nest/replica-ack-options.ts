@@ -1,10 +1,9 @@
-import { formatDuration } from '../core/duration.js';
-import { positiveDurationOption, SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { formatDuration } from '../core/provider/duration.js';
+import { positiveDurationOption, SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import type { RedisLockProviderOptions } from '../providers/redis/redis-lock-provider.js';
-import { DEFAULT_REPLICA_ACK_TIMEOUT } from '../providers/redis/replica-ack.js';
+import { assertMinReplicasToAck, DEFAULT_REPLICA_ACK_TIMEOUT } from '../providers/redis/replica-ack.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
-
-const SUBJECT = 'SchedulerLockModule options';
+import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
 
 /**
  * `minReplicasToAck` and `replicaAckTimeout`, checked: a positive integer, only with `redis` (a provider of
@@ -22,10 +21,7 @@ export function replicaAckOptions(
     }
     return {};
   }
-  if (!Number.isInteger(minReplicasToAck) || minReplicasToAck < 1) {
-    const got = JSON.stringify(minReplicasToAck);
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: minReplicasToAck must be a positive integer (got ${got})`);
-  }
+  assertMinReplicasToAck(minReplicasToAck, `${SUBJECT}: `);
   if (options.redis === undefined) {
     throw new SchedulerLockConfigurationError(
       `${SUBJECT}: minReplicasToAck goes with "redis"; pass it to your provider instead (RedisLockProvider's options)`,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LockEvents, type SteeringAction } from '../core/lock-events.js';
+import { LockEvents, type SteeringAction } from '../core/task/lock-events.js';
 import { ClusterAdmin, type TriggerOutcome } from '../operators/cluster-admin.js';
 import type { ClusterNode, HistoryEntry, SteeringNote } from '../operators/cluster-records.js';
 import type { JobOverview } from '../operators/job-overview.js';
@@ -61,7 +61,10 @@ export class SchedulerLockAdmin {
     return this.steered('trigger', name, note, await this.cluster().trigger(name, note));
   }
 
-  /** Force-releases the job's lock; the holder's run sees it lost (`not-owner`) at its next renewal or release. */
+  /**
+   * Force-releases the job's lock; the holder's run sees it lost (`not-owner`) at its next renewal or release.
+   * `formerHolder: null`: the lock was free, so nothing was released and nothing written to the job's history.
+   */
   async unlock(name: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
     return this.steered('unlock', name, note, await this.cluster().unlock(name, note));
   }

@@ -1,18 +1,18 @@
 import type { RedisOptions } from 'ioredis';
-import type { Duration } from '../core/duration.js';
-import type { KeepAlive } from '../core/lock-configuration.js';
-import type { LockProvider } from '../core/lock-provider.js';
-import type { RunInstrumentation } from '../core/run-instrumentation.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import type { Duration } from '../core/provider/duration.js';
+import type { KeepAlive } from '../core/provider/lock-configuration.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
+import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
+import type { IoredisForkClient, RedisClient } from '../providers/redis/redis-client.js';
 
 /** Options of `SchedulerLockModule.forRoot()` / `forRootAsync()`. */
 export interface SchedulerLockModuleOptions {
   /**
-   * Where locks live: an ioredis `Redis` or `Cluster` instance (used as is, never closed by the
+   * Where locks live: an ioredis (or iovalkey) `Redis` or `Cluster` instance (used as is, never closed by the
    * module), or ioredis options / a `redis://` URL (the module creates that client and closes it on
    * shutdown). Set exactly one of `redis` and `provider`.
    */
-  redis?: RedisClient | RedisOptions | string;
+  redis?: RedisClient | IoredisForkClient | RedisOptions | string;
   /** Any {@link LockProvider} instead of `redis`, for example `new InMemoryLockProvider()` in tests. */
   provider?: LockProvider;
   /** Prefix of every Redis key, so several apps or environments can share one Redis. Default `job-lock`. */

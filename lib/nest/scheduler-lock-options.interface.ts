@@ -1,4 +1,4 @@
-import type { LockDurations } from '../core/lock-configuration.js';
+import type { LockDurations } from '../core/provider/lock-configuration.js';
 import type { OccurrenceOptions } from '../occurrence/occurrence-options.js';
 
 /**

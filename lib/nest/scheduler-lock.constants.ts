@@ -24,3 +24,6 @@ export const SCHEDULE_METADATA = {
  * the console's services read and steer through.
  */
 export const SCHEDULER_LOCK_OPERATOR_STORE = Symbol('SCHEDULER_LOCK_OPERATOR_STORE');
+
+/** How messages about the module's options begin. */
+export const MODULE_OPTIONS_SUBJECT = 'SchedulerLockModule options';

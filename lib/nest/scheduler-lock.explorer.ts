@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { formatDuration } from '../core/duration.js';
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { formatDuration } from '../core/provider/duration.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import { createLockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
@@ -13,7 +13,6 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 interface LockedMethod {
   readonly wrapper: InstanceWrapper;
   readonly method: Function;
-  readonly methodName: string;
   /** `ClassName.methodName`. */
   readonly source: string;
 }
@@ -51,7 +50,7 @@ export class SchedulerLockExplorer implements OnModuleInit {
     }
   }
 
-  private register({ wrapper, method, methodName, source }: LockedMethod): void {
+  private register({ method, source }: LockedMethod): void {
     const subject = `@SchedulerLock on ${source}`;
     const kind = this.accessor.getJobKind(method);
     if (!kind) {
@@ -69,10 +68,8 @@ export class SchedulerLockExplorer implements OnModuleInit {
       );
     }
     const options = this.accessor.getLockOptions(method)!;
-    const instance = wrapper.instance as Record<string, (...args: unknown[]) => unknown>;
-    const declaration = { jobName, kind, options, source, handler: () => instance[methodName]() };
     const { configuration } = this.jobs.add(
-      createLockedJob(declaration, this.settings.defaults, this.settings.provider),
+      createLockedJob({ jobName, kind, options, source }, this.settings.defaults, this.settings.provider),
     );
     this.logger.log(
       `Locked ${kind} job "${jobName}"${jobName === source ? '' : ` (${source})`}: lock "${configuration.name}", ` +
@@ -88,7 +85,7 @@ export class SchedulerLockExplorer implements OnModuleInit {
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         const method = prototype[methodName];
         if (this.accessor.getLockOptions(method)) {
-          yield { wrapper, method, methodName, source: `${prototype.constructor.name}.${methodName}` };
+          yield { wrapper, method, source: `${prototype.constructor.name}.${methodName}` };
         }
       }
     }

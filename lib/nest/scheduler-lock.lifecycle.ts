@@ -7,9 +7,9 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { LockStoreMisconfiguredError } from '../core/errors.js';
-import { LockingTaskExecutor } from '../core/locking-task-executor.js';
-import { canCheckStore } from '../core/provider-abilities.js';
+import { LockStoreMisconfiguredError } from '../core/provider/errors.js';
+import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import { canCheckStore } from '../core/provider/provider-abilities.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { ClusterPresence } from './cluster-presence.js';
 import { LockedJobRegistry } from './locked-job.registry.js';

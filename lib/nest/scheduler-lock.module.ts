@@ -1,14 +1,17 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { LockEvents } from '../core/lock-events.js';
+import { LockEvents } from '../core/task/lock-events.js';
 import { EarlyCronTicks } from './early-cron-ticks.js';
-import { LockingTaskExecutor } from '../core/locking-task-executor.js';
+import { ExplorerFailures } from './explorer-failures.js';
+import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobStatus } from './locked-job.status.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
 import { hasOperatorStore } from '../operators/operator-abilities.js';
 import { ClusterPresence } from './cluster-presence.js';
+import { OperatorTriggers } from './operator-triggers.js';
+import { RegisteredJobs } from './registered-jobs.js';
 import { SchedulerLockAdmin } from './scheduler-lock-admin.js';
 import {
   SCHEDULER_LOCK_OPERATOR_STORE,
@@ -70,12 +73,15 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     },
     LockedJobRegistry,
     LockedJobStatus,
+    RegisteredJobs,
     ClusterPresence,
+    OperatorTriggers,
     SchedulerLockAdmin,
     { provide: RecoveryWatcher, useFactory: () => new RecoveryWatcher() },
     SchedulerLockMetadataAccessor,
     SchedulerLockExplorer,
     EarlyCronTicks,
+    ExplorerFailures,
     SchedulerRegistryInterceptor,
     SchedulerLockLifecycle,
   ],

@@ -1,26 +1,37 @@
 import { Logger } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   SchedulerLockConfigurationError,
+  assertKnownOptions,
+  booleanOption,
   durationOption,
   lockDurations,
   positiveDurationOption,
   resolveLease,
   type LockDefaults,
-} from '../core/lock-configuration.js';
-import { defaultLockedBy } from '../core/locked-by.js';
-import type { LockProvider } from '../core/lock-provider.js';
-import type { RunInstrumentation } from '../core/run-instrumentation.js';
-import { assertLockProvider } from '../core/provider-contract.js';
-import type { StoreOutageMonitor } from '../core/store-outage.js';
-import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider-abilities.js';
+} from '../core/provider/lock-configuration.js';
+import { defaultLockedBy } from '../core/provider/default-locked-by.js';
+import { quoted, withoutCredentials } from '../core/provider/message-text.js';
+import type { LockProvider } from '../core/provider/lock-provider.js';
+import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider/provider-abilities.js';
+import type { StoreOutageMonitor } from '../core/provider/store-outage-report.js';
+import { assertLockProvider } from '../core/provider/provider-checks.js';
+import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor/executor-settings.js';
+import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
 import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
+import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
+import {
+  asRedisClient,
+  createLockClient,
+  isRedisClient,
+  type IoredisForkClient,
+  type RedisClient,
+} from '../providers/redis/redis-client.js';
 import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
 import { replicaAckOptions } from './replica-ack-options.js';
-import type { RedisClient } from '../providers/redis/redis-scripts.js';
+import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
 
 /** The module's options, validated once at startup. */
 export interface SchedulerLockSettings {
@@ -49,9 +60,7 @@ export interface SchedulerLockSettings {
 export type StartupCheck = 'fail' | 'warn';
 const STARTUP_CHECKS: readonly StartupCheck[] = ['fail', 'warn'];
 
-const SUBJECT = 'SchedulerLockModule options';
 const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
-const DEFAULT_ACQUIRE_TIMEOUT = 2_000;
 const DEFAULT_HEARTBEAT_INTERVAL = 5_000;
 
 /** Every option of {@link SchedulerLockModuleOptions}: any other key is a typo that would be ignored. */
@@ -79,7 +88,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   if (!options || typeof options !== 'object') {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${String(options)}`);
   }
-  assertKnownOptions(options);
+  assertKnownOptions(options, MODULE_OPTIONS, SUBJECT, isGlobalHint);
   for (const option of ['keyPrefix', 'lockedBy'] as const) {
     const value = options[option];
     if (value !== undefined && (typeof value !== 'string' || value === '')) {
@@ -101,10 +110,8 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
       `${SUBJECT}: defaultLockAtMostFor is required (for example '10m')${unset}`,
     );
   }
-  const { logSkips = false, startupCheck = 'fail' } = options;
-  if (typeof logSkips !== 'boolean') {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: logSkips must be true or false (got ${quoted(logSkips)})`);
-  }
+  const { startupCheck = 'fail' } = options;
+  const logSkips = booleanOption(options.logSkips, false, 'logSkips', SUBJECT);
   if (!STARTUP_CHECKS.includes(startupCheck)) {
     throw new SchedulerLockConfigurationError(
       `${SUBJECT}: startupCheck must be 'fail' or 'warn' (got ${quoted(startupCheck)})`,
@@ -161,8 +168,8 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   }
 
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  const ownedClient = isRedisClient(options.redis) ? undefined : createClient(options.redis!);
-  const client = ownedClient ?? (options.redis as RedisClient);
+  const ownedClient = isRedisClient(options.redis) ? undefined : createLockClient(options.redis!);
+  const client = ownedClient ?? asRedisClient(options.redis as RedisClient | IoredisForkClient);
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };
@@ -179,32 +186,13 @@ function givenAsUndefined(options: object, ...keys: (keyof SchedulerLockModuleOp
   return `; ${names} ${given.length === 1 ? 'was' : 'were'} given as undefined (an unset environment variable?)`;
 }
 
-/** A value as a message quotes it: JSON, or its type when JSON has none (`undefined`, a function). */
-function quoted(value: unknown): string {
-  return JSON.stringify(value) ?? typeof value;
-}
-
-function isRedisClient(value: unknown): value is RedisClient {
-  return typeof (value as RedisClient | undefined)?.evalsha === 'function';
-}
-
-function assertKnownOptions(options: object): void {
-  for (const key of Object.keys(options)) {
-    if ((MODULE_OPTIONS as readonly string[]).includes(key)) continue;
-    const hint =
-      key === 'isGlobal'
-        ? '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
-          'forRootAsync()'
-        : closestOption(key);
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: unknown option "${key}"${hint}`);
-  }
-}
-
-/** `; did you mean "keepAlive"?` for a key that differs from an option in case or is a prefix of one. */
-function closestOption(key: string): string {
-  const lower = key.toLowerCase();
-  const match = MODULE_OPTIONS.find((option) => option.toLowerCase().startsWith(lower));
-  return match ? `; did you mean "${match}"?` : `; the options are ${MODULE_OPTIONS.join(', ')}`;
+/** `isGlobal` is a forRoot() option beside the module options, not one of them: a common slip. */
+function isGlobalHint(key: string): string | undefined {
+  if (key !== 'isGlobal') return undefined;
+  return (
+    '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
+    'forRootAsync()'
+  );
 }
 
 /**
@@ -218,7 +206,7 @@ function assertRedisOption(redis: unknown): void {
   if (typeof redis === 'string') {
     const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(redis)?.[1].toLowerCase();
     if (redis.trim() !== '' && (scheme === undefined || scheme === 'redis' || scheme === 'rediss')) return;
-    const got = JSON.stringify(withoutPassword(redis));
+    const got = JSON.stringify(withoutCredentials(redis));
     throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
   }
   const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
@@ -226,24 +214,4 @@ function assertRedisOption(redis: unknown): void {
   const className = String(prototype?.constructor?.name ?? 'an unnamed class');
   const got = prototype ? `an instance of ${className}` : JSON.stringify(redis);
   throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
-}
-
-/** A connection string with its password replaced, for a message. */
-function withoutPassword(connection: string): string {
-  return connection.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
-}
-
-/**
- * A client for locks. Until its first connection attempt succeeds or fails, commands wait in ioredis's
- * offline queue, so a job due at startup runs; from then on the queue is off (ioredis reads the option
- * on every command), so while Redis is unreachable a lock attempt fails at once and the tick is skipped
- * on time. Its connection errors are the {@link RedisOutageReport}'s to log.
- */
-function createClient(redis: RedisOptions | string): Redis {
-  const options: RedisOptions = { maxRetriesPerRequest: 1 };
-  const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...options, ...redis });
-  const failFast = () => (client.options.enableOfflineQueue = false);
-  client.on('error', failFast);
-  client.on('ready', failFast);
-  return client;
 }

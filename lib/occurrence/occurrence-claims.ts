@@ -1,6 +1,6 @@
-import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/lock-acquisition.js';
-import { SchedulerLockConfigurationError, type LockConfiguration } from '../core/lock-configuration.js';
-import type { LockProvider, OccurrenceClaim as OccurrenceClaimResult } from '../core/lock-provider.js';
+import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/executor/lock-acquisition.js';
+import { SchedulerLockConfigurationError, type LockConfiguration } from '../core/provider/lock-configuration.js';
+import type { LockProvider, OccurrenceClaim } from '../core/provider/lock-provider.js';
 import {
   canClaimOccurrences,
   canReadJobRecords,
@@ -8,8 +8,8 @@ import {
   type JobRecordReader,
   type OccurrenceLockProvider,
   type RecoveringLockProvider,
-} from '../core/provider-abilities.js';
-import { awaitProviderCall, checkedClaim, describeProvider } from '../core/provider-contract.js';
+} from '../core/provider/provider-abilities.js';
+import { awaitProviderCall, checkedClaim, describeProvider } from '../core/provider/provider-checks.js';
 import type { OccurrencePolicy } from './occurrence-policy.js';
 
 /** What a once-per-occurrence job needs of its provider, found (or refused) at startup. */
@@ -48,7 +48,7 @@ export function occurrenceStore(provider: LockProvider, policy: OccurrencePolicy
 }
 
 /** Takes the lock for one occurrence of a cron job (a tick, or the catch-up run of a missed one). */
-export class OccurrenceClaim implements LockAcquisition {
+export class OccurrenceLock implements LockAcquisition {
   constructor(
     private readonly store: OccurrenceStore,
     private readonly occurrence: number,
@@ -64,7 +64,7 @@ export class OccurrenceClaim implements LockAcquisition {
     return claiming.then((claim) => this.taken(checkedClaim(claim, providerName, source)));
   }
 
-  private taken(claimed: OccurrenceClaimResult): AcquiredLock | SkippedRun {
+  private taken(claimed: OccurrenceClaim): AcquiredLock | SkippedRun {
     if ('lock' in claimed) {
       return { lock: claimed.lock, run: { occurrence: this.occurrence, catchUp: this.catchUp }, recordsOutcome: true };
     }

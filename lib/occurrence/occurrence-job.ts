@@ -1,8 +1,8 @@
-import type { LockingTaskExecutor } from '../core/locking-task-executor.js';
-import type { RunLockConfiguration } from '../core/lock-configuration.js';
-import type { TaskResult } from '../core/task-result.js';
+import type { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import type { RunLockConfiguration } from '../core/provider/lock-configuration.js';
+import type { TaskResult } from '../core/task/task-result.js';
 import { CronSchedule, type CronTimeLike } from './cron-schedule.js';
-import { OccurrenceClaim, OccurrenceRecovery, type OccurrenceStore } from './occurrence-claims.js';
+import { OccurrenceLock, OccurrenceRecovery, type OccurrenceStore } from './occurrence-claims.js';
 import { clockSkewFor, recoveryGraceFor, type OccurrencePolicy } from './occurrence-policy.js';
 import type { RecoveryWatcher } from './recovery-watcher.js';
 
@@ -55,7 +55,7 @@ export class OccurrenceJob {
   tick(handler: () => unknown): Promise<void> {
     const occurrence = this.schedule.occurrenceAt(Date.now());
     const { executor, handlerFailed } = this.services;
-    const claim = new OccurrenceClaim(this.store, occurrence);
+    const claim = new OccurrenceLock(this.store, occurrence);
     return executor
       .run(handler, this.job.configuration, this.job, claim)
       .then((result) => this.watchIfRunningElsewhere(result, handler, occurrence), handlerFailed);
@@ -89,13 +89,13 @@ export class OccurrenceJob {
     } catch {
       return; // Redis unreachable at start-up: the executor logs the next tick's failure
     }
-    await this.run(handler, new OccurrenceClaim(this.store, missed, true));
+    await this.run(handler, new OccurrenceLock(this.store, missed, true));
   }
 
   /** A catch-up run or a re-run, like a tick's run (kept inline in {@link tick}, the hot path). */
   private run(
     handler: () => unknown,
-    acquisition: OccurrenceClaim | OccurrenceRecovery,
+    acquisition: OccurrenceLock | OccurrenceRecovery,
   ): Promise<TaskResult<unknown> | undefined> {
     const { executor, handlerFailed } = this.services;
     return executor.run(handler, this.job.configuration, this.job, acquisition).catch(handlerFailed);

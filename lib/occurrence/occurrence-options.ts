@@ -1,4 +1,4 @@
-import type { Duration } from '../core/duration.js';
+import type { Duration } from '../core/provider/duration.js';
 
 /** The kinds of `@nestjs/schedule` job, by their registry method. */
 export type JobKind = 'cron' | 'interval' | 'timeout';

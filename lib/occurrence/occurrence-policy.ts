@@ -1,5 +1,5 @@
-import { formatDuration } from '../core/duration.js';
-import { durationOption, SchedulerLockConfigurationError } from '../core/lock-configuration.js';
+import { formatDuration } from '../core/provider/duration.js';
+import { durationOption, SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import type { JobKind, OccurrenceOptions } from './occurrence-options.js';
 import type { CronSchedule } from './cron-schedule.js';
 

@@ -1,4 +1,4 @@
-import type { TaskResult } from '../core/task-result.js';
+import type { TaskResult } from '../core/task/task-result.js';
 
 /** One occurrence watched: how to try its re-run, and until when. */
 interface Watch {

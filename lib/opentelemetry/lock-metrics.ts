@@ -1,5 +1,5 @@
 import type { Attributes, Meter } from '@opentelemetry/api';
-import type { LockEvent, LockEvents } from '../core/lock-events.js';
+import type { LockEvent, LockEvents } from '../core/task/lock-events.js';
 
 /**
  * The lock metrics of one node, from its lock events: runs by outcome, skips by reason, locks lost, run

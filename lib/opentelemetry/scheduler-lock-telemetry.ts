@@ -9,8 +9,8 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import type { LockEvents } from '../core/lock-events.js';
-import type { InstrumentedRun, RunInstrumentation } from '../core/run-instrumentation.js';
+import type { LockEvents } from '../core/task/lock-events.js';
+import type { InstrumentedRun, RunInstrumentation } from '../core/executor/run-instrumentation.js';
 import { LockMetrics } from './lock-metrics.js';
 
 /** Options of {@link SchedulerLockTelemetry}. */

@@ -1,5 +1,5 @@
-import { SchedulerLockConfigurationError } from '../core/lock-configuration.js';
-import { nextCronFireTime } from '../core/next-fire-time.js';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
+import { nextCronFireTime } from './next-fire-time.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, SteeringNote, TriggerResult } from './cluster-records.js';
 import { jobOverview, type JobOverview } from './job-overview.js';
 import type { OperatorStore } from './operator-store.js';
@@ -19,10 +19,20 @@ export class UnknownJobError extends Error {
   }
 }
 
-/** What a `trigger` did. */
+/**
+ * What a `trigger` did. `triggered: true` only once a node has started the run. Otherwise `reason` says why not:
+ * - `running`: a run holds the job's lock (`holder`);
+ * - `pending`: another trigger of the job (`id`, by `actor`) waits for a node; that one runs, this one is dropped;
+ * - `skipped`: the node that took it could not run it (`result.reason`, e.g. a run took the lock meanwhile);
+ * - `not-taken`: no node took it in time; it is withdrawn and will not run;
+ * - `unanswered`: a node took it but did not say in time whether the run started: see the job's history.
+ */
 export type TriggerOutcome =
-  | { readonly triggered: true; readonly id: string; readonly result?: TriggerResult }
-  | { readonly triggered: false; readonly reason: 'running'; readonly holder: string };
+  | { readonly triggered: true; readonly id: string; readonly result: TriggerResult }
+  | { readonly triggered: false; readonly reason: 'running'; readonly holder: string }
+  | { readonly triggered: false; readonly reason: 'pending'; readonly id: string; readonly actor: string }
+  | { readonly triggered: false; readonly reason: 'skipped'; readonly id: string; readonly result: TriggerResult }
+  | { readonly triggered: false; readonly reason: 'not-taken' | 'unanswered'; readonly id: string };
 
 /**
  * The operator's view of a cluster and the steering actions, from any process that reaches its store: the
@@ -71,26 +81,45 @@ export class ClusterAdmin {
   }
 
   /**
-   * Runs the job once, soon, on one node that has it, recorded as a manual run. Refused while a run holds its
-   * lock; otherwise resolves once a node has taken the request (or after `waitMs`, without a result).
+   * Runs the job once, soon, on one node that has it, recorded as a manual run; see {@link TriggerOutcome}.
+   * Refused while a run holds its lock or another trigger of the job is pending; otherwise resolves once a node
+   * has started or skipped it, or after `waitMs`, when one that no node has taken is withdrawn.
    */
   async trigger(jobName: string, note: SteeringNote, waitMs = 5_000): Promise<TriggerOutcome> {
     const { job } = await this.liveJob(jobName);
     const { holder } = await this.store.lockState(job.lockName);
     if (holder) return { triggered: false, reason: 'running', holder: holder.lockedBy };
-    const id = await this.store.requestTrigger(jobName, job.lockName, checked(note));
-    for (const until = Date.now() + waitMs; Date.now() < until;) {
-      const result = await this.store.triggerResult(id);
-      if (result) return { triggered: true, id, result };
-      await new Promise((resolve) => setTimeout(resolve, TRIGGER_POLL_MS));
+    const { request, queued } = await this.store.requestTrigger(jobName, job.lockName, checked(note));
+    const { id } = request;
+    if (!queued) return { triggered: false, reason: 'pending', id, actor: request.actor };
+    let result = await this.triggerResult(id, waitMs);
+    if (!result) {
+      if (await this.store.withdrawTrigger(jobName, id)) return { triggered: false, reason: 'not-taken', id };
+      // A node took it just now: its answer follows once it has tried the lock.
+      result = await this.triggerResult(id, waitMs);
     }
-    return { triggered: true, id };
+    if (!result) return { triggered: false, reason: 'unanswered', id };
+    return result.state === 'started'
+      ? { triggered: true, id, result }
+      : { triggered: false, reason: 'skipped', id, result };
   }
 
-  /** Force-releases the job's lock; its holder's run sees the lock lost (not-owner) at its next renewal or release. */
+  /**
+   * Force-releases the job's lock; its holder's run sees the lock lost (not-owner) at its next renewal or release.
+   * `formerHolder: null`: the lock was free, and nothing was written to the job's history.
+   */
   async unlock(jobName: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
     const formerHolder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked(note));
     return { formerHolder: formerHolder ?? null };
+  }
+
+  /** Trigger `id`'s result, looked for every {@link TRIGGER_POLL_MS} for up to `waitMs`. */
+  private async triggerResult(id: string, waitMs: number): Promise<TriggerResult | undefined> {
+    for (const until = Date.now() + waitMs; ;) {
+      const result = await this.store.triggerResult(id);
+      if (result || Date.now() >= until) return result;
+      await new Promise((resolve) => setTimeout(resolve, TRIGGER_POLL_MS));
+    }
   }
 
   /** The job's catalogue entry, live or not; {@link UnknownJobError} when no node ever published it. */

@@ -1,4 +1,4 @@
-import type { SteeringAction } from '../core/lock-events.js';
+import type { SteeringAction } from '../core/task/lock-events.js';
 
 /*
  * What an operator store keeps of a cluster's locked jobs: the catalogue and heartbeats nodes publish, the run

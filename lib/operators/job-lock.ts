@@ -1,6 +1,6 @@
-import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/lock-acquisition.js';
-import type { LockConfiguration } from '../core/lock-configuration.js';
-import { awaitProviderCall, describeProvider, usableLock } from '../core/provider-contract.js';
+import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/executor/lock-acquisition.js';
+import type { LockConfiguration } from '../core/provider/lock-configuration.js';
+import { awaitProviderCall, describeProvider, usableLock } from '../core/provider/provider-checks.js';
 import type { JobLockProvider } from './operator-abilities.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { LockConfiguration } from '../core/lock-configuration.js';
-import type { LockProvider, SimpleLock } from '../core/lock-provider.js';
+import type { LockConfiguration } from '../core/provider/lock-configuration.js';
+import type { LockProvider, SimpleLock } from '../core/provider/lock-provider.js';
 import type { OperatorStore } from './operator-store.js';
 
 /*

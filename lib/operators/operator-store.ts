@@ -1,4 +1,4 @@
-import type { SkipReason } from '../core/task-result.js';
+import type { SkipReason } from '../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -29,7 +29,7 @@ export interface OperatorStore {
   publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void>;
   /** Adds skips a node counted since its last heartbeat: lock name → reason → count. */
   addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void>;
-  /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node. */
+  /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node, and none once withdrawn. */
   takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]>;
   /** Records what became of a trigger, for the operator waiting for it (kept for a few minutes). */
   reportTrigger(id: string, result: TriggerResult): Promise<void>;
@@ -56,13 +56,23 @@ export interface OperatorStore {
   pause(lockName: string, note: SteeringNote): Promise<boolean>;
   /** Resumes a paused job; `false` if it was not paused. */
   resume(lockName: string, note: SteeringNote): Promise<boolean>;
-  /** Asks a node that runs `jobName` to run it once now; resolves to the request's id. */
-  requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string>;
+  /**
+   * Asks a node that runs `jobName` to run it once now: resolves to the request queued, or, while another is
+   * pending for the job, to that one (this one is dropped and not recorded): one pending trigger per job.
+   */
+  requestTrigger(
+    jobName: string,
+    lockName: string,
+    note: SteeringNote,
+  ): Promise<{ readonly request: TriggerRequest; readonly queued: boolean }>;
+  /** Withdraws trigger `id` of `jobName` if no node has taken it yet; `false` when one has. */
+  withdrawTrigger(jobName: string, id: string): Promise<boolean>;
   /** What became of a trigger, once a node has taken it. */
   triggerResult(id: string): Promise<TriggerResult | undefined>;
   /**
    * Force-releases the lock whoever holds it: its holder's next renewal or release finds it lost
-   * (`not-owner`), while the job's next run may take it at once. Resolves to the former holder's `lockedBy`.
+   * (`not-owner`), while the job's next run may take it at once. Resolves to the former holder's `lockedBy`, or to
+   * `undefined` when the lock was free, and then records nothing.
    */
   unlock(lockName: string, note: SteeringNote): Promise<string | undefined>;
 }

@@ -1,5 +1,5 @@
 import type { Subscription } from 'rxjs';
-import type { LockEvents } from '../core/lock-events.js';
+import type { LockEvents } from '../core/task/lock-events.js';
 
 /** How a job's last run on this node ended. */
 export interface LastRun {

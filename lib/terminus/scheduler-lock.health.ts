@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { parseDuration, type Duration } from '../core/duration.js';
-import { LockEvents } from '../core/lock-events.js';
-import type { JobRecord, LockProvider } from '../core/lock-provider.js';
-import { LockingTaskExecutor } from '../core/locking-task-executor.js';
-import type { RunInProgress } from '../core/run-health.js';
+import { parseDuration, type Duration } from '../core/provider/duration.js';
+import { LockEvents } from '../core/task/lock-events.js';
+import type { JobRecord, LockProvider } from '../core/provider/lock-provider.js';
+import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import type { RunInProgress } from '../core/executor/run-health.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
 import { SCHEDULER_LOCK_PROVIDER } from '../nest/scheduler-lock.constants.js';
 import { LastRuns } from './last-runs.js';

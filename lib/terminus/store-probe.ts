@@ -1,7 +1,7 @@
-import { formatDuration } from '../core/duration.js';
-import { LockStoreUnavailableError } from '../core/errors.js';
-import type { JobRecord, LockProvider } from '../core/lock-provider.js';
-import { canReadJobRecords } from '../core/provider-abilities.js';
+import { formatDuration } from '../core/provider/duration.js';
+import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import type { JobRecord, LockProvider } from '../core/provider/lock-provider.js';
+import { canReadJobRecords } from '../core/provider/provider-abilities.js';
 
 /** Whether the lock store answered a health check's reads, and what it said of each lock. */
 export type StoreProbe =

@@ -1,24 +1,5 @@
 import { Redis } from 'ioredis';
 
-/** Whether a Redis server answers PING at `url` within a second. */
-export async function redisIsReachable(url: string): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 1_000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => {}); // the failed connection is the answer, not an error to report
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
 /** Deletes the demo's keys (locks and fencing counters) with SCAN, so the shared Redis keeps nothing of it. */
 export async function deleteKeysUnder(url: string, prefix: string): Promise<void> {
   const client = new Redis(url, { maxRetriesPerRequest: 1 });

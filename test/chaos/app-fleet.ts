@@ -7,7 +7,7 @@ import type { AppLine, RunLogLine } from './journal.js';
 import { monoNow } from './mono-clock.js';
 
 const APP_SCRIPT = fileURLToPath(new URL('./app/chaos-app.js', import.meta.url));
-const PACKAGE_BUILD = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
+const PACKAGE_BUILD = fileURLToPath(new URL('../../../dist/cjs/index.js', import.meta.url));
 /** A Nest app booting on a busy 2-core machine. */
 const READY_TIMEOUT_MS = 30_000;
 

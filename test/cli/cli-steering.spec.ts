@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { filter, firstValueFrom, merge, take, timeout, toArray } from 'rxjs';
-import { LockLostError, type HistoryEntry, type JobOverview, type SteeringEntry } from '../../lib/index.js';
+import { LockLostError, RedisLockProvider, type HistoryEntry, type JobOverview } from '../../lib/index.js';
+import { type OperatorStore, type SteeringEntry } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
@@ -147,6 +148,57 @@ describe('nest-scheduler-lock trigger', () => {
   });
 });
 
+describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () => {
+  /** A live node that publishes `ghost` but runs no app: nothing takes its triggers. */
+  async function publishGhost(): Promise<OperatorStore> {
+    const { client, prefix } = cluster.shared;
+    const store = new RedisLockProvider(client, { keyPrefix: prefix }).operatorStore();
+    const now = Date.now();
+    // Last seen "in an hour": live for the CLI's whole run (3 heartbeats of 200 ms), however loaded the machine.
+    const node = { lockedBy: 'silent-node', version: '1', startedAt: now, lastSeen: now + 3_600_000, jobs: ['ghost'] };
+    await store.publish(node, [
+      {
+        jobName: 'ghost',
+        lockName: 'ghost',
+        kind: 'interval',
+        schedule: '1000',
+        occurrence: false,
+        lockAtMostFor: 1,
+        lockAtLeastFor: 0,
+      },
+    ]);
+    return store;
+  }
+
+  it('says a trigger is pending already, and that that one runs: exit code 1', async () => {
+    const store = await publishGhost();
+    const { request } = await store.requestTrigger('ghost', 'ghost', { actor: 'ops:alice' });
+    const refused = await cluster.operator.run('trigger', 'ghost', '--actor', 'ops:bob', '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toEqual({
+      job: 'ghost',
+      triggered: false,
+      reason: 'pending',
+      id: request.id,
+      actor: 'ops:alice',
+    });
+    expect(refused.stderr).toBe(
+      `nest-scheduler-lock: not triggered: a trigger of ghost by ops:alice is pending (trigger ${request.id}); ` +
+        'it runs once\n',
+    );
+  });
+
+  it('withdraws a trigger no node took within 5 s and says it will not run: exit code 1', async () => {
+    await publishGhost();
+    const { code, stdout, stderr } = await cluster.operator.run('trigger', 'ghost');
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+    expect(stderr).toMatch(
+      /^nest-scheduler-lock: no node took the run of ghost within 5s \(trigger [0-9a-f-]{36}\); it is withdrawn and will not run\n$/,
+    );
+    expect(await cluster.shared.client.hlen(`${cluster.shared.prefix}:triggers`)).toBe(0);
+  });
+});
+
 describe('nest-scheduler-lock unlock', () => {
   it("force-releases a running job's lock: the run's signal aborts with LockLostError not-owner at its next renewal", async () => {
     const app = await runNoonHeld();
@@ -182,5 +234,14 @@ describe('nest-scheduler-lock unlock', () => {
       formerHolder: null,
       actor: 'ops:alice',
     });
+    // Already free: said so, and the history keeps its one unlock entry.
+    expect(await cluster.operator.run('unlock', 'noon', '--actor', 'ops:alice')).toMatchObject({
+      code: 0,
+      stdout: 'noon was not locked.\n',
+    });
+    const unlocks = (await cluster.operator.json<HistoryEntry[]>('history', 'noon')).filter(
+      (entry) => entry.type === 'unlock',
+    );
+    expect(unlocks).toHaveLength(1);
   });
 });

@@ -14,7 +14,7 @@ import type {
 
 const FIXTURES_SOURCE = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const FIXTURES_BUILD = fileURLToPath(new URL('../../.build/test/cluster/fixtures/', import.meta.url));
-const PACKAGE_BUILD = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+const PACKAGE_BUILD = fileURLToPath(new URL('../../dist/cjs/index.js', import.meta.url));
 const WORKER_SCRIPT = builtFixture('worker');
 
 /** The compiled path of `test/cluster/fixtures/<name>.ts` (built by `npm run build:run`). */

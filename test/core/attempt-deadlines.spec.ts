@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import type { Redis } from 'ioredis';
-import { AttemptDeadlines } from '../../lib/core/attempt-deadlines.js';
-import { LockStoreUnavailableError } from '../../lib/core/errors.js';
+import { AttemptDeadlines } from '../../lib/core/executor/attempt-deadlines.js';
+import { LockStoreUnavailableError } from '../../lib/core/provider/errors.js';
 import { sharedRedis } from '../support/shared-redis.js';
 import { blockFor } from '../support/timing.js';
 

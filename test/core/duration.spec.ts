@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from '../../lib/core/duration.js';
+import { formatDuration, parseDuration } from '../../lib/core/provider/duration.js';
 
 describe('parseDuration', () => {
   it.each([

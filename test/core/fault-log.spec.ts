@@ -1,5 +1,5 @@
-import { FaultLog } from '../../lib/core/fault-log.js';
-import type { SchedulerLockLogger } from '../../lib/core/logger.js';
+import { FaultLog } from '../../lib/core/executor/fault-log.js';
+import type { SchedulerLockLogger } from '../../lib/core/executor/logger.js';
 
 /** A logger that keeps its error lines. */
 function errorLines(): SchedulerLockLogger & { lines: string[] } {

@@ -4,7 +4,7 @@ import {
   SchedulerLockConfigurationError,
   type LockDefaults,
   type LockDurations,
-} from '../../lib/core/lock-configuration.js';
+} from '../../lib/core/provider/lock-configuration.js';
 
 const DEFAULTS: LockDefaults = { lockAtMostFor: 60_000, lockAtLeastFor: 1_000 };
 const SUBJECT = 'job "Reports.daily"';

@@ -1,3 +1,4 @@
+import { get as httpGet } from 'node:http';
 import { UnauthorizedException } from '@nestjs/common';
 import { SchedulerLockConfigurationError, type HistoryEntry } from '../../lib/index.js';
 import {
@@ -62,12 +63,75 @@ describe('SchedulerLockDashboardModule.forRoot: closed by default', () => {
     );
   });
 
-  it('refuses dangerouslyAllowEveryone in production, and beside authorize', () => {
+  it('refuses dangerouslyAllowEveryone in production, whatever its spelling, and beside authorize', () => {
     expect(() => createDashboardSettings({ dangerouslyAllowEveryone: true }, { NODE_ENV: 'production' })).toThrow(
-      'dangerouslyAllowEveryone is refused when NODE_ENV is production',
+      new SchedulerLockConfigurationError(
+        'Status page: dangerouslyAllowEveryone is refused when NODE_ENV is "production" (anything but ' +
+          'development, test or unset counts as production); give an authorize(request) callback',
+      ),
     );
+    for (const production of ['Production', 'PRODUCTION', 'prod', 'staging', ' production ']) {
+      expect(() => createDashboardSettings({ dangerouslyAllowEveryone: true }, { NODE_ENV: production })).toThrow(
+        'dangerouslyAllowEveryone is refused when NODE_ENV is',
+      );
+    }
+    for (const developer of [undefined, '', 'development', 'Development', 'test', 'TEST']) {
+      expect(createDashboardSettings({ dangerouslyAllowEveryone: true }, { NODE_ENV: developer })).toMatchObject({
+        open: true,
+      });
+    }
     expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, dangerouslyAllowEveryone: true })).toThrow(
       'authorize and dangerouslyAllowEveryone exclude each other',
+    );
+  });
+
+  it('refuses a readOnly or dangerouslyAllowEveryone that is not a boolean: a security switch fails closed', () => {
+    for (const [value, shown] of [
+      ['true', '"true"'],
+      [1, '1'],
+      ['false', '"false"'],
+      [null, 'null'],
+    ] as const) {
+      expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, readOnly: value as never })).toThrow(
+        new SchedulerLockConfigurationError(`Status page: readOnly must be true or false (got ${shown})`),
+      );
+    }
+    expect(() => SchedulerLockDashboardModule.forRoot({ dangerouslyAllowEveryone: 'yes' as never })).toThrow(
+      'Status page: dangerouslyAllowEveryone must be true or false (got "yes")',
+    );
+  });
+
+  it('refuses an unknown option, naming it, and a wrongly typed one', () => {
+    expect(() =>
+      SchedulerLockDashboardModule.forRoot({ ...alice, trustedOrigin: ['https://ops.example.com'] } as never),
+    ).toThrow(
+      new SchedulerLockConfigurationError(
+        'Status page: unknown option "trustedOrigin"; did you mean "trustedOrigins"?',
+      ),
+    );
+    expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, readonly: true } as never)).toThrow(
+      'Status page: unknown option "readonly"; did you mean "readOnly"?',
+    );
+    expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, roles: ['ops'] } as never)).toThrow(
+      'Status page: unknown option "roles"; the options are path, authorize, dangerouslyAllowEveryone, readOnly, ' +
+        'trustedOrigins',
+    );
+    expect(() =>
+      SchedulerLockDashboardModule.forRoot({ ...alice, trustedOrigins: 'https://ops.example.com' as never }),
+    ).toThrow(
+      new SchedulerLockConfigurationError(
+        "Status page: trustedOrigins must be an array of origins such as ['https://ops.example.com'], " +
+          'got "https://ops.example.com"',
+      ),
+    );
+    expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, trustedOrigins: [42 as never] })).toThrow(
+      'trustedOrigins must be origins such as https://ops.example.com, got 42',
+    );
+    expect(() =>
+      SchedulerLockDashboardModule.forRoot({ ...alice, trustedOrigins: ['https://ops.example.com/ui'] }),
+    ).toThrow('got "https://ops.example.com/ui"');
+    expect(() => SchedulerLockDashboardModule.forRoot('open' as never)).toThrow(
+      'Status page: expected an options object, got "open"',
     );
   });
 
@@ -210,6 +274,9 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
   it('triggers a run, and unlocks a held lock after showing its holder and fencing token', async () => {
     const app = await start(alice);
     app.job.hold = deferred();
+    // Free: nothing to unlock, said so, nothing in the history.
+    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerHolder: null } });
+    expect((await app.admin.history(REPORT_JOB)).filter((entry) => entry.type === 'unlock')).toEqual([]);
     const triggered = await steer(app, 'trigger');
     expect(triggered.status).toBe(200);
     expect(await triggered.json()).toMatchObject({
@@ -235,6 +302,10 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     });
     expect((await app.admin.getJob(REPORT_JOB)).holder).toBeNull();
     expect((await app.admin.history(REPORT_JOB, 1))[0]).toMatchObject({ type: 'unlock', actor: 'alice@example.com' });
+    // Unlocked already: said so, and still one unlock entry.
+    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerHolder: null } });
+    const unlocks = (await app.admin.history(REPORT_JOB)).filter((entry) => entry.type === 'unlock');
+    expect(unlocks).toHaveLength(1);
     app.job.hold.resolve();
   });
 
@@ -262,6 +333,52 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
 
     expect((await steer(app, 'pause', { headers: { ...STEERING, Origin: app.origin } })).status).toBe(200);
     expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(true);
+  });
+
+  it('refuses steering from the same host under another scheme or port: an origin is scheme, host and port', async () => {
+    const app = await start(alice);
+    const { port } = new URL(app.origin);
+    for (const origin of [`https://127.0.0.1:${port}`, `http://127.0.0.1:${Number(port) + 1}`, 'http://127.0.0.1']) {
+      const response = await steer(app, 'pause', { headers: { ...STEERING, Origin: origin } });
+      expect([origin, response.status]).toEqual([origin, 403]);
+    }
+    expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
+    expect((await steer(app, 'pause', { headers: { ...STEERING, Origin: app.origin } })).status).toBe(200);
+  });
+
+  // A body the platform cannot parse is answered by its body parser, before any of the page's code runs.
+  it('sends nosniff and no-store with every response, errors included', async () => {
+    let allowed = true;
+    const app = await start({ authorize: () => (allowed ? { actor: 'alice' } : false) });
+    const responses: [string, Promise<Response>][] = [
+      ['page', fetch(app.pageUrl)],
+      ['session', fetch(`${app.pageUrl}/api/session`)],
+      ['bad limit', fetch(`${app.pageUrl}/api/jobs/${REPORT_JOB}/history?limit=0`)],
+      ['unknown job', fetch(`${app.pageUrl}/api/jobs/no-such-job/history`)],
+      ['no steering header', steer(app, 'pause', { headers: { 'Content-Type': 'application/json' } })],
+      ['unknown action', steer(app, 'delete')],
+    ];
+    const statuses: Record<string, number> = {};
+    for (const [what, responding] of responses) {
+      const response = await responding;
+      statuses[what] = response.status;
+      expect([what, response.headers.get('x-content-type-options')]).toEqual([what, 'nosniff']);
+      expect([what, response.headers.get('cache-control')]).toEqual([what, 'no-store']);
+    }
+    allowed = false;
+    const refused = await fetch(`${app.pageUrl}/api/jobs`);
+    statuses.refused = refused.status;
+    expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    expect(statuses).toEqual({
+      page: 200,
+      session: 200,
+      'bad limit': 400,
+      'unknown job': 404,
+      'no steering header': 403,
+      'unknown action': 404,
+      refused: 403,
+    });
   });
 
   it('accepts a steering request from a trusted origin', async () => {
@@ -300,6 +417,20 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     expect((await reportJob(app)).name).toBe(REPORT_JOB);
   });
 
+  it('treats any readOnly from authorize but false or absent as read-only: "true", 1 and "false" included', async () => {
+    let readOnly: unknown;
+    const app = await start({ authorize: () => ({ actor: 'viewer', readOnly }) as never });
+    for (const claim of ['true', 1, 'false', 0, null, 'no']) {
+      readOnly = claim;
+      expect([claim, await getJson(app, 'session')]).toEqual([claim, { actor: 'viewer', readOnly: true, open: false }]);
+      expect([claim, (await steer(app, 'pause')).status]).toEqual([claim, 403]);
+    }
+    expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
+    readOnly = false;
+    expect(await getJson(app, 'session')).toMatchObject({ readOnly: false });
+    expect((await steer(app, 'pause')).status).toBe(200);
+  });
+
   it('refuses steering to a user authorize marks read-only, and lets the others steer', async () => {
     const app = await start({
       authorize: (request: { headers: Record<string, string> }) =>
@@ -318,7 +449,36 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
         'for a developer machine only',
     ]);
   });
+
+  it('answers an open page only to a loopback or trusted Host, so DNS rebinding cannot reach it', async () => {
+    const app = await start({ dangerouslyAllowEveryone: true, trustedOrigins: ['http://devbox.lan:8080'] });
+    const { port } = new URL(app.origin);
+    const statusFor = async (host: string) => [host, await requestWithHost(`${app.pageUrl}/api/session`, host)];
+    for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, 'devbox.lan']) {
+      expect(await statusFor(host)).toEqual([host, 403]);
+    }
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      'app.localhost',
+      'devbox.lan:8080',
+    ]) {
+      expect(await statusFor(host)).toEqual([host, 200]);
+    }
+  });
 });
+
+/** The status of a GET of `url` sent with `Host: host` (fetch always sends the URL's own). */
+function requestWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    request.on('error', reject);
+  });
+}
 
 /** The next 1 January, 00:00 local time: when the report job's cron fires next. */
 function nextNewYear(): number {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -6,26 +7,19 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Run in a fresh Node inside the repository (the package imports itself by name, through `exports`, from dist/):
- * records every file `readFileSync` reads while the main entry loads, then while `./dashboard` loads. The status
- * page's module reads its `dashboard.html` when it loads, so a read of it means the page was loaded.
+ * records the package's CommonJS modules (dist/cjs, which its ES-module entries re-export) that load with the
+ * main entry, then with `./dashboard`.
  */
 const LOAD_BOTH_ENTRIES = `
-  import fs from 'node:fs';
-  import { syncBuiltinESMExports } from 'node:module';
-  const read = fs.readFileSync;
-  const files = [];
-  fs.readFileSync = function (path, ...options) {
-    files.push(String(path));
-    return read.call(this, path, ...options);
-  };
-  syncBuiltinESMExports();
+  import { createRequire } from 'node:module';
+  const loaded = () => Object.keys(createRequire(import.meta.url).cache).filter((file) => file.includes('/dist/cjs/'));
   const main = await import('nest-scheduler-lock');
-  const readByMain = [...files];
+  const loadedByMain = loaded();
   const dashboard = await import('nest-scheduler-lock/dashboard');
   console.log(JSON.stringify({
     mainExports: typeof main.SchedulerLockModule,
-    readByMain,
-    readByDashboard: files.slice(readByMain.length),
+    loadedByMain,
+    loadedByDashboard: loaded().filter((file) => !loadedByMain.includes(file)),
     dashboardExports: Object.keys(dashboard).sort(),
   }));
 `;
@@ -37,8 +31,8 @@ describe('the nest-scheduler-lock/dashboard entry point (built package)', () => 
     });
     const loaded = JSON.parse(stdout) as Record<string, unknown>;
     expect(loaded.mainExports).toBe('function');
-    expect((loaded.readByMain as string[]).filter((file) => file.includes('dashboard'))).toEqual([]);
-    expect(loaded.readByDashboard).toEqual([new URL('dist/dashboard/dashboard.html', `file://${REPO}`).href]);
+    expect((loaded.loadedByMain as string[]).filter((file) => file.includes('dashboard'))).toEqual([]);
+    expect(loaded.loadedByDashboard).toContain(join(REPO, 'dist/cjs/dashboard/dashboard-page.js'));
     expect(loaded.dashboardExports).toEqual([
       'ANONYMOUS_ACTOR',
       'DEFAULT_DASHBOARD_PATH',

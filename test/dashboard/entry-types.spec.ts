@@ -86,7 +86,7 @@ describe('nest-scheduler-lock/dashboard types, as an installed package', () => {
       (diagnostic) =>
         `${diagnostic.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`,
     );
-    expect(ours.map((file) => file.fileName)).toContain(join(REPO, 'dist/dashboard/dashboard-options.d.ts'));
+    expect(ours.map((file) => file.fileName)).toContain(join(REPO, 'dist/cjs/dashboard/dashboard-options.d.ts'));
     expect(errors).toEqual([]);
   });
 });

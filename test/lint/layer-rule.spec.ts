@@ -10,7 +10,9 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The folders of the layers, each with files to lint. */
 const LAYERS = [
-  'lib/core/',
+  'lib/core/provider/',
+  'lib/core/task/',
+  'lib/core/executor/',
   'lib/occurrence/',
   'lib/operators/',
   'lib/providers/redis/',
@@ -39,6 +41,11 @@ async function lintImport(path: string, specifier: string): Promise<Linter.LintM
 describe('the layer rule of lib/', () => {
   it.each([
     ['lib/core/probe.ts', '@nestjs/common'],
+    ['lib/core/provider/probe.ts', '../task/x.js'],
+    ['lib/core/provider/probe.ts', '../executor/x.js'],
+    ['lib/core/provider/probe.ts', '../../nest/x.js'],
+    ['lib/core/task/probe.ts', '../executor/x.js'],
+    ['lib/core/task/probe.ts', '../../operators/x.js'],
     ['lib/core/probe.ts', 'ioredis'],
     ['lib/core/probe.ts', '../nest/x.js'],
     ['lib/core/probe.ts', '../occurrence/x.js'],
@@ -91,6 +98,9 @@ describe('the layer rule of lib/', () => {
     ['lib/providers/postgres/probe.ts', 'pg'],
     ['lib/providers/postgres/probe.ts', '../../core/x.js'],
     ['lib/operators/probe.ts', '../core/x.js'],
+    ['lib/core/executor/probe.ts', '../task/x.js'],
+    ['lib/core/executor/probe.ts', '../provider/x.js'],
+    ['lib/core/task/probe.ts', '../provider/x.js'],
     ['lib/nest/probe.ts', '../operators/x.js'],
     ['lib/dashboard/probe.ts', '../operators/x.js'],
     ['lib/providers/redis/probe.ts', '../../operators/x.js'],

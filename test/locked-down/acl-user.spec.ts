@@ -9,13 +9,13 @@ import {
   LockedJobStatus,
   LockEvents,
   LockStoreUnavailableError,
-  ClusterAdmin,
   RedisLockProvider,
   SchedulerLock,
   SchedulerLockAdmin,
   type LockConfiguration,
   type LockContext,
 } from '../../lib/index.js';
+import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { recordCommands } from '../support/redis-monitor.js';
@@ -181,8 +181,10 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   const held = await provider.lockJob(lockConfiguration('job'), false);
   expect(await admin.unlock('job', note)).toEqual({ formerHolder: provider.lockedBy });
   expect('lock' in held).toBe(true);
-  const id = await store.requestTrigger('job', 'job', note);
-  expect(await store.takeTriggers(new Set(['job']))).toMatchObject([{ id }]);
+  const { request } = await store.requestTrigger('job', 'job', note);
+  expect(await store.withdrawTrigger('job', request.id)).toBe(true);
+  const { request: again } = await store.requestTrigger('job', 'job', note);
+  expect(await store.takeTriggers(new Set(['job']))).toMatchObject([{ id: again.id }]);
 }
 
 describe('a Redis user allowed only the lock commands, on the key prefix only', () => {

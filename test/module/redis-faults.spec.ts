@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
-import {
-  currentLock,
-  LockStoreUnavailableError,
-  SchedulerLock,
-  type LockEvent,
-  type RedisClient,
-} from '../../lib/index.js';
+import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { type RedisClient } from '../../lib/provider/index.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import {

@@ -1,11 +1,6 @@
 import type { Redis } from 'ioredis';
-import {
-  InMemoryLockProvider,
-  RedisLockProvider,
-  type JobRecordReader,
-  type RecoveringLockProvider,
-  type SimpleLock,
-} from '../../lib/index.js';
+import { InMemoryLockProvider, RedisLockProvider, type SimpleLock } from '../../lib/index.js';
+import { type JobRecordReader, type RecoveringLockProvider } from '../../lib/provider/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { postgresFixture } from '../postgres/postgres-fixture.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';

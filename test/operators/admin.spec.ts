@@ -10,6 +10,7 @@ import {
   type HistoryEntry,
   type RunHistoryEntry,
 } from '../../lib/index.js';
+import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
@@ -208,6 +209,88 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       (event) => event.type === 'started' && event.jobName === 'hourly',
     );
     expect(startedRuns).toHaveLength(1);
+  });
+
+  it('50 concurrent triggers of one job give one run, and every answer says truly whether it ran', async () => {
+    const [a, b] = await cluster(Jobs);
+    const admin = a.get(SchedulerLockAdmin);
+    await until(
+      () => admin.listNodes(),
+      (found) => found.length === 2,
+    );
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => admin.trigger('hourly', { actor: `operator-${index}` })),
+    );
+
+    const started = outcomes.filter((outcome) => outcome.triggered);
+    expect(started).toHaveLength(1);
+    const [winner] = started;
+    expect(winner.result).toMatchObject({ state: 'started' });
+    // Every other answer is a refusal that names the trigger that runs: none claims a run of its own.
+    for (const outcome of outcomes.filter((answer) => !answer.triggered)) {
+      expect(outcome).toMatchObject({ triggered: false, reason: 'pending', id: winner.id });
+    }
+    // Every answer is in, so no trigger is left pending: the one run is all there will be.
+    expect(await redis.client.hlen(`${redis.prefix}:triggers`)).toBe(0);
+    const history = await until(
+      () => admin.history('hourly'),
+      (entries) => runs(entries).length > 0,
+    );
+    expect(runs(history)).toEqual([expect.objectContaining({ node: winner.result.node })]);
+    expect(runs(history)[0].manual?.triggerId).toBe(winner.id);
+    expect(history.filter((entry) => entry.type === 'trigger')).toHaveLength(1);
+    const startedRuns = [...a.recorded, ...b.recorded].filter(
+      (event) => event.type === 'started' && event.jobName === 'hourly',
+    );
+    expect(startedRuns).toHaveLength(1);
+  });
+
+  it('trigger: withdrawn when no node takes it in time, so it cannot run after the operator was told it did not', async () => {
+    // A job a live node publishes but whose triggers nobody takes (no app runs it).
+    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
+    const node = {
+      lockedBy: 'silent-node',
+      version: '1',
+      startedAt: Date.now(),
+      lastSeen: Date.now(),
+      jobs: ['ghost'],
+    };
+    const ghost = {
+      jobName: 'ghost',
+      lockName: 'ghost',
+      kind: 'interval',
+      schedule: '1000',
+      occurrence: false,
+    } as const;
+    await store.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }]);
+    const admin = new ClusterAdmin(store, 60_000);
+
+    const outcome = await admin.trigger('ghost', { actor: 'bob' }, 300);
+    expect(outcome).toEqual({ triggered: false, reason: 'not-taken', id: expect.any(String) });
+    expect(await redis.client.hlen(`${redis.prefix}:triggers`)).toBe(0);
+    // The next trigger is queued afresh, not refused as pending behind the withdrawn one.
+    expect(await admin.trigger('ghost', { actor: 'carol' }, 300)).toMatchObject({ reason: 'not-taken' });
+
+    // Taking and withdrawing remove a trigger by its id: whoever is first has it, and a node that read a trigger
+    // before its operator withdrew it cannot take (delete) the next one in its place.
+    const { request: withdrawn } = await store.requestTrigger('ghost', 'ghost', { actor: 'dave' });
+    expect(await store.withdrawTrigger('ghost', withdrawn.id)).toBe(true);
+    const { request: next } = await store.requestTrigger('ghost', 'ghost', { actor: 'erin' });
+    expect(await store.withdrawTrigger('ghost', withdrawn.id)).toBe(false);
+    expect(await store.takeTriggers(new Set(['ghost']))).toEqual([next]);
+    expect(await store.withdrawTrigger('ghost', next.id)).toBe(false);
+  });
+
+  it('unlock of a free lock releases nothing, says so (formerHolder null) and writes no history entry', async () => {
+    const [a] = await cluster(Jobs);
+    const admin = a.get(SchedulerLockAdmin);
+    await until(
+      () => admin.listJobs(),
+      (jobs) => jobs.some((job) => job.name === 'hourly'),
+    );
+
+    expect(await admin.unlock('hourly', { actor: 'carol', reason: 'just in case' })).toEqual({ formerHolder: null });
+    expect((await admin.history('hourly')).filter((entry) => entry.type === 'unlock')).toEqual([]);
   });
 
   it('trigger is refused while a run holds the lock; unlock frees it and the run sees its lock lost (not-owner)', async () => {

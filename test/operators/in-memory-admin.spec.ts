@@ -12,9 +12,15 @@ import {
   type LockProvider,
   type RunHistoryEntry,
 } from '../../lib/index.js';
+import { SchedulerLockDashboardModule } from '../../lib/dashboard/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
-import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
+import {
+  closeSchedulerApps,
+  startSchedulerApp,
+  type SchedulerApp,
+  type SchedulerAppSetup,
+} from '../support/scheduler-app.js';
 import { postgresFixture, type PostgresFixture } from '../postgres/postgres-fixture.js';
 import { pollUntil } from '../support/timing.js';
 import { deferred } from '../support/wait-until.js';
@@ -64,8 +70,13 @@ afterEach(async () => {
 });
 
 /** An app on `provider` ({@link newProvider}'s unless given), publishing itself every 100 ms. */
-function startApp(jobs: (typeof Jobs | typeof LongRun)[], provider?: LockProvider): Promise<SchedulerApp> {
+function startApp(
+  jobs: (typeof Jobs | typeof LongRun)[],
+  provider?: LockProvider,
+  http?: Pick<SchedulerAppSetup, 'imports' | 'controllers'>,
+): Promise<SchedulerApp> {
   return startSchedulerApp({
+    ...http,
     lock: {
       provider: provider ?? newProvider(),
       lockedBy: 'node-a',
@@ -241,5 +252,29 @@ describe.each([
       (list) => list.length === 3,
     );
     expect(jobs.map((job) => job.name)).toEqual(['failing', 'hourly', 'report']);
+  });
+
+  it('serves the status page and its endpoints: jobs, pause and history, with no Redis', async () => {
+    const page = SchedulerLockDashboardModule.forRoot({ path: '/ops/locks', authorize: () => ({ actor: 'alice' }) });
+    const app = await startApp([Jobs], undefined, { imports: [page], controllers: [] });
+    const api = `${app.url}/ops/locks/api`;
+    await until(
+      () => app.get(SchedulerLockAdmin).listNodes(),
+      (found) => found.length === 1,
+    );
+
+    const { jobs } = (await (await fetch(`${api}/jobs`)).json()) as { jobs: { name: string; paused: boolean }[] };
+    expect(jobs.map(({ name, paused }) => ({ name, paused }))).toEqual([
+      { name: 'failing', paused: false },
+      { name: 'hourly', paused: false },
+      { name: 'report', paused: false },
+    ]);
+    const headers = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
+    const body = JSON.stringify({ reason: 'from the page' });
+    const paused = await fetch(`${api}/jobs/report/pause`, { method: 'POST', headers, body });
+    expect(paused.status).toBeLessThan(300);
+    const history = (await (await fetch(`${api}/jobs/report/history`)).json()) as HistoryEntry[];
+    expect(history.find((entry) => entry.type === 'pause')).toMatchObject({ actor: 'alice', reason: 'from the page' });
+    expect(await app.get(SchedulerLockAdmin).getJob('report')).toMatchObject({ paused: true });
   });
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -7,17 +7,24 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { APP_SHAPES } from './app-shapes.js';
 import { checkFreshApp } from './fresh-app.js';
+import { installNode, MACHINE_NODE, majorOf, type NodeRuntime } from './node-versions.js';
+import { checkTestedApp, TESTED_APPS } from './scaffold-apps.js';
 import { checkTarball } from './tarball-check.js';
 
 /**
- * `npm run test:package`: packs this package as `npm publish` would, checks the tarball's contents, and
- * installs it into fresh apps of every shape of test/package/app-shapes.ts, all at once. Prints one
- * PASS/FAIL line per check and ends with `N passed, N failed`; exits 1 on any failure, keeping the
- * apps' directory for a look. Needs the registry (or npm's cache) and Redis at REDIS_URL.
+ * `npm run test:package [-- --node 22,24]`: packs this package as `npm publish` would, checks the tarball's
+ * contents, and installs it, all at once, into fresh apps of every shape of test/package/app-shapes.ts (compiled
+ * and started) and into the scaffolded apps of test/package/scaffold-apps.ts (their own test scripts run).
+ * The scaffolded apps' scripts run on this Node and on each Node major given with `--node`, and an app that needs
+ * a newer Node than those gets it too; those come from the npm registry's `node` package (node-versions.ts),
+ * kept in node_modules/.cache. Prints one PASS/FAIL line per check and ends with `N passed, N failed`; exits 1
+ * on any failure, keeping the apps' directory for a look. Needs the registry (or npm's cache) and Redis at
+ * REDIS_URL.
  */
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURES = join(REPO, 'test', 'package', 'fixtures');
+const NODE_CACHE = join(REPO, 'node_modules', '.cache', 'test-package');
 
 interface CheckResult {
   name: string;
@@ -28,18 +35,27 @@ interface CheckResult {
 async function main(): Promise<number> {
   const startedAt = performance.now();
   const workDir = await mkdtemp(join(tmpdir(), 'nsl-package-test-'));
-  const tarball = await pack(workDir);
-  console.log(`Packed ${tarball}; installing it into ${APP_SHAPES.length} fresh apps under ${workDir}`);
+  const [tarball, runtimes] = await Promise.all([pack(workDir), nodeRuntimes(process.argv.slice(2))]);
+  const apps = APP_SHAPES.length + TESTED_APPS.length;
+  console.log(`Packed ${tarball}; installing it into ${apps} fresh apps under ${workDir}`);
+  console.log(`Scaffolded apps' tests run on Node ${runtimes.map((runtime) => runtime.version).join(', ')}`);
 
-  const luaScripts = await readdir(join(REPO, 'lib', 'providers', 'redis', 'lua'));
   const checks: Array<{ name: string; run: () => Promise<string> }> = [
-    { name: 'tarball', run: () => checkTarball(tarball, luaScripts) },
+    { name: 'tarball', run: () => checkTarball(tarball) },
     ...APP_SHAPES.map((shape) => ({
       name: shape.name,
       run: async () => {
         const log = (step: string) => console.log(`[${shape.name}] ${step}`);
         const summary = await checkFreshApp(shape, { tarball, fixtures: FIXTURES, workDir }, log);
         return `${shape.description}: ${summary}`;
+      },
+    })),
+    ...TESTED_APPS.map((app) => ({
+      name: app.name,
+      run: async () => {
+        const log = (step: string) => console.log(`[${app.name}] ${step}`);
+        const summary = await checkTestedApp(app, { tarball, fixtures: FIXTURES, workDir }, runtimes, log);
+        return `${app.description}: ${summary}`;
       },
     })),
   ];
@@ -61,6 +77,25 @@ async function runCheck({ name, run }: { name: string; run: () => Promise<string
   } catch (error) {
     return { name, passed: false, detail: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * This Node, each major of `--node <majors>` (comma-separated), and the lowest major an app needs when none of
+ * those is as new (installed from the registry).
+ */
+async function nodeRuntimes(args: string[]): Promise<NodeRuntime[]> {
+  const flag = args.indexOf('--node');
+  const requested = flag === -1 ? [] : (args[flag + 1] ?? '').split(',').map(Number);
+  if (requested.some((major) => !Number.isInteger(major) || major < 20)) {
+    throw new Error(`--node takes Node majors, comma-separated (--node 22,24); got ${args[flag + 1]}`);
+  }
+  const majors = new Set(requested.filter((major) => major !== majorOf(MACHINE_NODE)));
+  for (const { minimumNode } of TESTED_APPS) {
+    const newest = Math.max(majorOf(MACHINE_NODE), ...majors);
+    if (minimumNode !== undefined && newest < minimumNode) majors.add(minimumNode);
+  }
+  const installed = await Promise.all([...majors].map((major) => installNode(major, NODE_CACHE)));
+  return [MACHINE_NODE, ...installed];
 }
 
 /**

@@ -8,6 +8,7 @@ import { spawnJsonLinesProcess, type JsonLinesProcess } from '../support/json-li
 import { deleteKeys, SHARED_REDIS_URL, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 import type { AppShape } from './app-shapes.js';
+import { seconds, step } from './commands.js';
 import type { Report } from './fixtures/app/src/report.js';
 
 const run = promisify(execFile);
@@ -163,19 +164,4 @@ async function installedVersions(dir: string, packages: string[]): Promise<strin
     }),
   );
   return versions.join(', ');
-}
-
-/** Runs a command, turning its failure into an error that shows what it printed. */
-async function step(what: string, command: () => Promise<{ stdout: string; stderr: string }>): Promise<void> {
-  try {
-    await command();
-  } catch (error) {
-    // execFile's message is the command line and its stderr.
-    const { stdout = '', message } = error as { stdout?: string; message: string };
-    throw new Error(`${what} failed: ${message}\n${stdout}`.trimEnd());
-  }
-}
-
-function seconds(since: number): string {
-  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
 }

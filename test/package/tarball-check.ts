@@ -12,14 +12,14 @@ const TOP_LEVEL_FILES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']
 
 /**
  * Unpacks `tarball` and checks that it ships what a user needs and nothing else: only dist/, lib/ and
- * {@link TOP_LEVEL_FILES}; every target of `exports`, `main`, `types` and `bin`; every Lua script of
- * `luaScripts` beside the compiled Redis provider, and the status page's HTML beside its module; and source
- * and declaration maps whose sources are
+ * {@link TOP_LEVEL_FILES}; every target of `exports`, `main`, `types` and `bin`; CommonJS code under dist/cjs
+ * that reads no file beside it through `import.meta` (the Lua scripts and the page are embedded at build time);
+ * and source and declaration maps whose sources are
  * shipped files (so stack traces under `--enable-source-maps` and "go to definition" land on real files);
  * and public types without `@internal` members.
  * Throws with every problem found; returns a one-line summary.
  */
-export async function checkTarball(tarball: string, luaScripts: string[]): Promise<string> {
+export async function checkTarball(tarball: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'nsl-tarball-'));
   try {
     await run('tar', ['-xzf', tarball, '-C', dir]);
@@ -33,14 +33,12 @@ export async function checkTarball(tarball: string, luaScripts: string[]): Promi
       }
     }
     const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
-    const required = [
-      ...TOP_LEVEL_FILES,
-      ...entryPoints(manifest),
-      ...luaScripts.map((script) => `dist/providers/redis/lua/${script}`),
-      'dist/dashboard/dashboard.html',
-    ];
-    for (const file of required) {
+    for (const file of [...TOP_LEVEL_FILES, ...entryPoints(manifest)]) {
       if (!files.includes(file)) problems.push(`does not ship ${file}`);
+    }
+    // require() takes these files: `import.meta` there is a SyntaxError in CommonJS.
+    for (const file of files.filter((name) => name.startsWith('dist/cjs/') && name.endsWith('.js'))) {
+      if ((await readFile(join(root, file), 'utf8')).includes('import.meta')) problems.push(`${file} uses import.meta`);
     }
 
     const maps = files.filter((file) => file.endsWith('.map'));

@@ -12,6 +12,12 @@ import { waitUntil } from '../support/wait-until.js';
 
 const PASSWORD = 'never-printed-pw';
 const JOB = 'Ticking.tick';
+/**
+ * What an outage is first learnt from: the pool's idle connections, closed by a shutdown (57P01) or cut by
+ * a crash, or the next connection, refused.
+ */
+const CAUSES =
+  'server shutting down, 57P01|connection lost|connection reset, ECONNRESET|connection refused, ECONNREFUSED';
 
 @Injectable()
 class Ticking {
@@ -57,31 +63,33 @@ describe('PostgreSQL outages through the module (a private server, stopped and p
       timeoutMs: 15_000,
     });
 
-  it('logs one line when the server stops and one when it is back, and runs the job again: restart', async () => {
-    await server.stop('SIGINT');
-    await logged('error', 'is unreachable');
-    const runsDuringOutage = app.get(Ticking).runs;
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // five ticks skipped
-    await server.start();
-    await logged('log', 'is reachable again');
-    await nextEvent(app.events$, jobEvent('released', JOB));
+  it.each(['SIGINT', 'SIGKILL'] as const)(
+    'logs one line when the server stops (%s) and one when it is back, and runs the job again: restart',
+    async (signal) => {
+      await server.stop(signal);
+      await logged('error', 'is unreachable');
+      const runsDuringOutage = app.get(Ticking).runs;
+      await new Promise((resolve) => setTimeout(resolve, 1_000)); // five ticks skipped
+      await server.start();
+      await logged('log', 'is reachable again');
+      await nextEvent(app.events$, jobEvent('released', JOB));
 
-    const errors = app.logs.texts('error');
-    // The cause is what was learnt first: the pool's idle connections closed by the shutdown, or a refused connection.
-    expect(errors).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `^PostgreSQL ${endpoint} is unreachable \\((server shutting down, 57P01|connection refused, ECONNREFUSED)\\): ` +
-            'locked ticks are skipped until it is back; 1 locked job affected$',
+      const errors = app.logs.texts('error');
+      expect(errors).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^PostgreSQL ${endpoint} is unreachable \\((${CAUSES})\\): ` +
+              'locked ticks are skipped until it is back; 1 locked job affected$',
+          ),
         ),
-      ),
-    ]);
-    expect(app.logs.texts('log').filter((line) => line.startsWith('PostgreSQL'))).toEqual([
-      expect.stringMatching(new RegExp(`^PostgreSQL ${endpoint} is reachable again after \\d+\\.\\ds; locked ticks`)),
-    ]);
-    expect(app.get(Ticking).runs).toBeGreaterThan(runsDuringOutage);
-    expect(JSON.stringify(app.logs.entries)).not.toContain(PASSWORD);
-  });
+      ]);
+      expect(app.logs.texts('log').filter((line) => line.startsWith('PostgreSQL'))).toEqual([
+        expect.stringMatching(new RegExp(`^PostgreSQL ${endpoint} is reachable again after \\d+\\.\\ds; locked ticks`)),
+      ]);
+      expect(app.get(Ticking).runs).toBeGreaterThan(runsDuringOutage);
+      expect(JSON.stringify(app.logs.entries)).not.toContain(PASSWORD);
+    },
+  );
 
   it('logs one line while the server is paused (SIGSTOP), and runs the job again once it resumes', async () => {
     await server.pause();

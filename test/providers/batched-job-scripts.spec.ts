@@ -1,6 +1,8 @@
-import { Redis } from 'ioredis';
-import { RedisLockProvider, type LockConfiguration, type OccurrenceClaim, type SimpleLock } from '../../lib/index.js';
+import type { Redis } from 'ioredis';
+import { RedisLockProvider, type LockConfiguration, type SimpleLock } from '../../lib/index.js';
+import { type OccurrenceClaim } from '../../lib/provider/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
+import { openRedis } from '../support/redis-client-choice.js';
 import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { blockFor } from '../support/timing.js';
@@ -14,7 +16,7 @@ let recorder: CommandRecorder;
 let provider: RedisLockProvider;
 
 beforeEach(async () => {
-  client = new Redis(redis.server.url);
+  client = openRedis(redis.server.url);
   provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('batch'), lockedBy: 'node-a' });
   recorder = await recordCommands(redis.admin);
   // Once per server each script arrives by EVAL after a NOSCRIPT: done here, so the tests count round trips.

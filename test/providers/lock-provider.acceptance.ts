@@ -1,4 +1,5 @@
-import { LockNotHeldError, type LockProvider, type SimpleLock } from '../../lib/index.js';
+import { type LockProvider, type SimpleLock } from '../../lib/index.js';
+import { LockNotHeldError } from '../../lib/provider/index.js';
 import { setByHooks, type HookValues } from '../support/set-by-hooks.js';
 import { sleepUntil } from '../support/timing.js';
 import { fuzzLockProvider } from './lock-provider.fuzz.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { LockNotHeldError, type LockConfiguration, type LockProvider, type SimpleLock } from '../../lib/index.js';
+import { type LockConfiguration, type LockProvider, type SimpleLock } from '../../lib/index.js';
+import { LockNotHeldError } from '../../lib/provider/index.js';
 
 /**
  * Sets the lock's TTL to ARGV[2] ms (deletes it for 0) if ARGV[1] still owns it. Replies 1 when done,

@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
-import { DEFAULT_KEY_PREFIX, LockStoreUnavailableError, RedisLockProvider } from '../../lib/index.js';
+import type { Redis } from 'ioredis';
+import { LockStoreUnavailableError, RedisLockProvider } from '../../lib/index.js';
+import { DEFAULT_KEY_PREFIX } from '../../lib/provider/index.js';
+import { openRedis } from '../support/redis-client-choice.js';
 import { recordCommands } from '../support/redis-monitor.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
@@ -92,7 +94,7 @@ describe('RedisLockProvider on a private Redis', () => {
 
   beforeAll(() => {
     // One retry, so commands fail fast while the server is down instead of queueing.
-    client = new Redis(redis.server.url, { maxRetriesPerRequest: 1 });
+    client = openRedis(redis.server.url, { maxRetriesPerRequest: 1 });
     // Connection errors are expected while the server is killed; without a listener ioredis prints them.
     client.on('error', () => undefined);
   });

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { openRedis } from './redis-client-choice.js';
 import { startPrivateRedisServer, type PrivateRedisServer, type PrivateRedisServerOptions } from './redis-server.js';
 import { setByHooks, type HookValues } from './set-by-hooks.js';
 
@@ -6,7 +7,10 @@ import { setByHooks, type HookValues } from './set-by-hooks.js';
 export interface UsedPrivateRedisServer {
   /** The block's own server, started before its first test. */
   readonly server: PrivateRedisServer;
-  /** A client of the server's default user (with its password, trusting its TLS CA), for the tests' own looks. */
+  /**
+   * A client of the server's default user (with its password, trusting its TLS CA), for the tests' own looks;
+   * of the kind `REDIS_CLIENT` chooses.
+   */
   readonly admin: Redis;
 }
 
@@ -27,7 +31,7 @@ export function usePrivateRedisServer(
   beforeAll(async () => {
     const server = await startPrivateRedisServer(typeof options === 'function' ? options() : options);
     values.server = server;
-    values.admin = new Redis(server.url, server.clientOptions);
+    values.admin = openRedis(server.url, server.clientOptions);
     // The tests may kill the server: without a listener ioredis prints the admin's connection errors.
     values.admin.on('error', () => undefined);
   });

@@ -17,6 +17,8 @@ export interface PrivateRedisServer {
   readonly url: string;
   /** What a client of the default user needs besides `url`: its password and, for TLS, the CA to trust. */
   readonly clientOptions: RedisOptions;
+  /** The PID of the running `redis-server`; undefined while it is stopped. */
+  readonly pid: number | undefined;
   /** Starts the server (again) on the same port and waits until it answers PING. */
   start(): Promise<void>;
   /** SIGKILLs the server by PID and waits for it to exit; a persistent server keeps its data for `start()`. */
@@ -92,6 +94,9 @@ export async function startPrivateRedisServer(options: PrivateRedisServerOptions
     port,
     url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     clientOptions,
+    get pid() {
+      return running?.pid;
+    },
     async start() {
       const persistence = ['--appendonly', 'yes', '--appendfsync', 'always'];
       running = dataDir

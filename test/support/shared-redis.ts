@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { openRedis } from './redis-client-choice.js';
 
 /** The shared Redis of this machine and of CI. Tests only add and delete their own prefixed keys. */
 export const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -9,9 +10,9 @@ export function uniquePrefix(label = 'test'): string {
   return `nsl-${label}-${process.pid}-${randomUUID().slice(0, 8)}`;
 }
 
-/** A client to the shared Redis. */
+/** A client to the shared Redis, of the kind `REDIS_CLIENT` chooses (see redis-client-choice.ts). */
 export function sharedRedis(): Redis {
-  return new Redis(SHARED_REDIS_URL, { maxRetriesPerRequest: 1 });
+  return openRedis(SHARED_REDIS_URL, { maxRetriesPerRequest: 1 });
 }
 
 /** Deletes every key under `prefix` (SCAN, never FLUSH*). */

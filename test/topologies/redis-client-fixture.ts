@@ -1,4 +1,5 @@
-import { RedisLockProvider, type RedisClient } from '../../lib/index.js';
+import { RedisLockProvider } from '../../lib/index.js';
+import { type RedisClient } from '../../lib/provider/index.js';
 import type { LockProviderFixture } from '../providers/lock-provider.acceptance.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 

@@ -1,5 +1,5 @@
-import type { LockConfiguration } from '../../core/lock-configuration.js';
-import { defaultLockedBy } from '../../core/locked-by.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
+import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import {
   LockNotHeldError,
   type JobRecord,
@@ -8,12 +8,12 @@ import {
   type OccurrenceClaim,
   type RecoveryClaim,
   type SimpleLock,
-} from '../../core/lock-provider.js';
+} from '../../core/provider/lock-provider.js';
 import type {
   JobRecordReader,
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
-} from '../../core/provider-abilities.js';
+} from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { InMemoryLocks, type InMemorySimpleLock, type RunEnd } from './in-memory-locks.js';

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { AbstractSimpleLock } from '../../core/abstract-simple-lock.js';
-import type { LockConfiguration } from '../../core/lock-configuration.js';
-import { LockNotHeldError, type RunOutcome, type RunReport, type SimpleLock } from '../../core/lock-provider.js';
+import { AbstractSimpleLock } from '../../core/provider/abstract-simple-lock.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
+import {
+  LockNotHeldError,
+  type RunOutcome,
+  type RunReport,
+  type SimpleLock,
+} from '../../core/provider/lock-provider.js';
 
 /** A lock as the table keeps it. */
 export interface HeldLock {

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { SkipReason } from '../../core/task-result.js';
+import type { SkipReason } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -10,6 +9,7 @@ import type {
   TriggerResult,
 } from '../../operators/cluster-records.js';
 import { TRIGGER_RESULT_TTL, type LockState, type OperatorStore } from '../../operators/operator-store.js';
+import { pauseState, steeringEntry, triggerRequest } from '../../operators/steering-records.js';
 import type { InMemoryLocks } from './in-memory-locks.js';
 
 /**
@@ -97,29 +97,34 @@ export class InMemoryOperatorStore implements OperatorStore {
 
   async pause(lockName: string, note: SteeringNote): Promise<boolean> {
     if (this.pauses.has(lockName)) return false;
-    const state: PauseState = { actor: note.actor, reason: note.reason, at: Date.now() };
+    const state = pauseState(note);
     this.pauses.set(lockName, state);
-    this.record(lockName, { type: 'pause', ...state });
+    this.record(lockName, steeringEntry('pause', note, state.at));
     return true;
   }
 
   async resume(lockName: string, note: SteeringNote): Promise<boolean> {
     if (!this.pauses.delete(lockName)) return false;
-    this.record(lockName, { type: 'resume', actor: note.actor, reason: note.reason, at: Date.now() });
+    this.record(lockName, steeringEntry('resume', note));
     return true;
   }
 
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
-    const request: TriggerRequest = {
-      id: randomUUID(),
-      jobName,
-      actor: note.actor,
-      reason: note.reason,
-      at: Date.now(),
-    };
+  async requestTrigger(
+    jobName: string,
+    lockName: string,
+    note: SteeringNote,
+  ): Promise<{ readonly request: TriggerRequest; readonly queued: boolean }> {
+    const pending = this.triggers.get(jobName);
+    if (pending) return { request: pending, queued: false };
+    const request = triggerRequest(jobName, note);
     this.triggers.set(jobName, request);
-    this.record(lockName, { type: 'trigger', actor: note.actor, reason: note.reason, at: request.at });
-    return request.id;
+    this.record(lockName, steeringEntry('trigger', note, request.at));
+    return { request, queued: true };
+  }
+
+  async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
+    if (this.triggers.get(jobName)?.id !== id) return false;
+    return this.triggers.delete(jobName);
   }
 
   async triggerResult(id: string): Promise<TriggerResult | undefined> {
@@ -128,8 +133,8 @@ export class InMemoryOperatorStore implements OperatorStore {
 
   async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
     const formerHolder = this.locks.forceRelease(lockName);
-    const entry = { type: 'unlock', actor: note.actor, reason: note.reason, at: Date.now() } as const;
-    this.record(lockName, formerHolder === undefined ? entry : { ...entry, formerHolder });
+    // A free lock: nothing to release, nothing recorded.
+    if (formerHolder !== undefined) this.record(lockName, { ...steeringEntry('unlock', note), formerHolder });
     return formerHolder;
   }
 

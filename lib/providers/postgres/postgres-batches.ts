@@ -1,5 +1,5 @@
 import type { QueryResultRow } from 'pg';
-import { CallBatch } from '../../core/call-batch.js';
+import { CallBatch } from '../../core/provider/call-batch.js';
 import type { PostgresSession } from './postgres-session.js';
 import type { Statement } from './postgres-statements.js';
 

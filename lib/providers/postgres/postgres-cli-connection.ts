@@ -1,6 +1,6 @@
-import pg from 'pg';
-import { LockStoreUnavailableError } from '../../core/errors.js';
-import { describeError } from '../../core/messages.js';
+import { Pool } from 'pg';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { describeError } from '../../core/provider/message-text.js';
 import type { OperatorStore } from '../../operators/operator-store.js';
 import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
 import { PostgresLockProvider } from './postgres-lock-provider.js';
@@ -35,7 +35,7 @@ export async function connectPostgresStore(target: PostgresCliTarget): Promise<{
   failureLine(error: unknown): string | undefined;
   close(): Promise<void>;
 }> {
-  const pool = new pg.Pool({
+  const pool = new Pool({
     connectionString: target.url,
     max: 1,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,

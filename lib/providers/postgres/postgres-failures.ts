@@ -1,5 +1,5 @@
 import type { Pool, PoolConfig } from 'pg';
-import { LockStoreUnavailableError } from '../../core/errors.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 
 /**
  * Where a pool connects, for messages: `host:port/database`, from its options (or a connection string)

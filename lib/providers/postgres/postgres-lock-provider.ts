@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { ttlMillis } from '../../core/abstract-simple-lock.js';
-import type { CallBatch } from '../../core/call-batch.js';
-import type { LockConfiguration } from '../../core/lock-configuration.js';
-import { defaultLockedBy } from '../../core/locked-by.js';
+import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import type { CallBatch } from '../../core/provider/call-batch.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
+import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import type {
   JobRecord,
   JobRunState,
@@ -12,15 +12,15 @@ import type {
   OccurrenceClaim,
   RecoveryClaim,
   SimpleLock,
-} from '../../core/lock-provider.js';
-import type { SchedulerLockLogger } from '../../core/logger.js';
+} from '../../core/provider/lock-provider.js';
+import type { SchedulerLockLogger } from '../../core/executor/logger.js';
 import type {
   JobRecordReader,
   LeaseRenewingLockProvider,
   OutageReportingLockProvider,
   RecoveringLockProvider,
   StartupCheckingLockProvider,
-} from '../../core/provider-abilities.js';
+} from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { statementBatch } from './postgres-batches.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';

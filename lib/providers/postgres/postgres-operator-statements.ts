@@ -6,7 +6,7 @@ import { appendHistory, HELD, ms, NOW, statement } from './postgres-statements.j
  * A lock row for a job that was never locked yet, so that a pause or a steering entry has a row to go in:
  * free (expired since 1970), fencing token 0. `$1` name.
  */
-const EMPTY_LOCK = `VALUES ($1, '', '', 'epoch'::timestamptz, 'epoch'::timestamptz, 0, 1)`;
+const EMPTY_LOCK = `$1, '', '', 'epoch'::timestamptz, 'epoch'::timestamptz, 0, 1`;
 const LOCK_COLUMNS = '(name, owner, locked_by, locked_at, lock_until, fencing_token, history_seq)';
 
 /** The operator store's statements for one set of tables. Steering entries go into the history with their action. */
@@ -15,9 +15,6 @@ export function operatorStatements(tables: PostgresTables) {
   /** The steering entry `$2` into `$1`'s history, behind the step `step` that bumped its lock row's `history_seq`. */
   const steered = (step: string) =>
     appendHistory(history, `(SELECT name, seq, $2::jsonb AS entry FROM ${step}) AS steered`, '$3::integer');
-  /** Bumps (or creates) `$1`'s lock row for one more history entry. */
-  const bumped = `INSERT INTO ${locks} AS l ${LOCK_COLUMNS} ${EMPTY_LOCK}
-    ON CONFLICT (name) DO UPDATE SET history_seq = l.history_seq + 1 RETURNING l.name, l.history_seq AS seq`;
   return {
     /** `$1` lockedBy, `$2` lastSeen, `$3` the node (JSON), `$4` catalogue entries (JSON array). */
     publish: statement(`
@@ -69,32 +66,40 @@ export function operatorStatements(tables: PostgresTables) {
         WHERE name = $1 AND paused IS NOT NULL RETURNING l.name, l.history_seq AS seq
       ), recorded AS (${steered('resumed')})
       SELECT name FROM resumed`),
-    /** `$1` lock name, `$2` the trigger entry, `$3` history limit, `$4` job name, `$5` the request (JSON). */
+    /**
+     * `$1` lock name, `$2` the trigger entry, `$3` history limit, `$4` job name, `$5` the request (JSON): queued
+     * and recorded unless a trigger of the job is pending. One row: the request `queued`, or the one `pending`.
+     */
     requestTrigger: statement(`
-      WITH requested AS (
+      WITH queued AS (
         INSERT INTO ${triggers} (job_name, request) VALUES ($4, $5::jsonb)
-        ON CONFLICT (job_name) DO UPDATE SET request = excluded.request
-      ), entry AS (${bumped}), recorded AS (${steered('entry')})
-      SELECT 1`),
+        ON CONFLICT (job_name) DO NOTHING RETURNING request
+      ), entry AS (
+        INSERT INTO ${locks} AS l ${LOCK_COLUMNS}
+        SELECT ${EMPTY_LOCK} WHERE EXISTS (SELECT 1 FROM queued)
+        ON CONFLICT (name) DO UPDATE SET history_seq = l.history_seq + 1 RETURNING l.name, l.history_seq AS seq
+      ), recorded AS (${steered('entry')})
+      SELECT (SELECT request FROM queued) AS queued,
+        (SELECT request FROM ${triggers} WHERE job_name = $4) AS pending`),
+    /** `$1` job name, `$2` trigger id: a row if it was still waiting (no node took it), now withdrawn. */
+    withdrawTrigger: statement(`DELETE FROM ${triggers} WHERE job_name = $1 AND request->>'id' = $2 RETURNING 1`),
     /**
      * Force-releases `$1`'s lock whoever holds it: its owner becomes `$4` (`unlocked|<actor>`) until the old
      * lock would have expired, so that its holder's next renewal or release finds another owner. The
-     * entry `$2` names the former holder (`formerHolder` added here). One row: the former holder, if any.
+     * entry `$2`, naming the former holder (`formerHolder` added here), goes into the history only then. One
+     * row: the former holder, or null when the lock was free.
      */
     unlock: statement(`
       WITH current AS (
-        SELECT CASE WHEN ${HELD} THEN l.locked_by END AS former FROM ${locks} l WHERE name = $1 FOR UPDATE
+        SELECT l.name, l.locked_by AS former FROM ${locks} l WHERE name = $1 AND ${HELD} FOR UPDATE
       ), entry AS (
-        INSERT INTO ${locks} AS l ${LOCK_COLUMNS} ${EMPTY_LOCK}
-        ON CONFLICT (name) DO UPDATE SET history_seq = l.history_seq + 1,
-          owner = CASE WHEN (SELECT former FROM current) IS NULL THEN l.owner ELSE $4 END
-        RETURNING l.name, l.history_seq AS seq
+        UPDATE ${locks} l SET history_seq = l.history_seq + 1, owner = $4
+        FROM current c WHERE l.name = c.name RETURNING l.name, l.history_seq AS seq
       ), recorded AS (
         ${appendHistory(
           history,
-          `(SELECT e.name, e.seq, CASE WHEN c.former IS NULL THEN $2::jsonb
-              ELSE $2::jsonb || jsonb_build_object('formerHolder', c.former) END AS entry
-            FROM entry e LEFT JOIN current c ON true) AS steered`,
+          `(SELECT e.name, e.seq, $2::jsonb || jsonb_build_object('formerHolder', c.former) AS entry
+            FROM entry e JOIN current c USING (name)) AS steered`,
           '$3::integer',
         )}
       )

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SkipReason } from '../../core/task-result.js';
+import type { SkipReason } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -114,11 +114,18 @@ export class PostgresOperatorStore implements OperatorStore {
     return (await this.steer(this.statements.resume, lockName, this.entry('resume', note))).length === 1;
   }
 
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<string> {
+  async requestTrigger(jobName: string, lockName: string, note: SteeringNote) {
     const entry = this.entry('trigger', note);
     const request: TriggerRequest = { id: randomUUID(), jobName, actor: note.actor, reason: note.reason, at: entry.at };
-    await this.steer(this.statements.requestTrigger, lockName, entry, jobName, JSON.stringify(request));
-    return request.id;
+    const [row] = await this.steer(this.statements.requestTrigger, lockName, entry, jobName, JSON.stringify(request));
+    if (row?.queued) return { request, queued: true };
+    // Pending: the trigger queued before this one. (One queued by another node during this very statement is
+    // not visible to it: this one is dropped all the same, and named as pending.)
+    return { request: row?.pending ?? request, queued: false };
+  }
+
+  async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
+    return (await this.session.run(this.statements.withdrawTrigger, [jobName, id])).length === 1;
   }
 
   async triggerResult(id: string): Promise<TriggerResult | undefined> {
@@ -138,7 +145,7 @@ export class PostgresOperatorStore implements OperatorStore {
 
   /** Runs a steering statement: `$1` lock name, `$2` its history entry, `$3` the history limit, then `more`. */
   private steer(statement: Statements['pause'], lockName: string, entry: SteeringEntry, ...more: unknown[]) {
-    return this.session.run<{ former?: string | null }>(statement, [
+    return this.session.run<{ former?: string | null; queued?: TriggerRequest; pending?: TriggerRequest }>(statement, [
       lockName,
       JSON.stringify(entry),
       this.historyLimit,

@@ -1,8 +1,8 @@
 import type { Pool } from 'pg';
-import { describeOutage } from '../../core/duration.js';
-import { LockStoreUnavailableError } from '../../core/errors.js';
-import type { SchedulerLockLogger } from '../../core/logger.js';
-import type { StoreOutageMonitor } from '../../core/store-outage.js';
+import { describeOutage } from '../../core/provider/duration.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import type { SchedulerLockLogger } from '../../core/executor/logger.js';
+import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
 import { postgresFailure } from './postgres-failures.js';
 
 /**

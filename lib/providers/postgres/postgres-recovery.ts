@@ -1,4 +1,4 @@
-import type { JobRunState, RecoveryClaim, SimpleLock } from '../../core/lock-provider.js';
+import type { JobRunState, RecoveryClaim, SimpleLock } from '../../core/provider/lock-provider.js';
 import type { PostgresTables } from './postgres-schema.js';
 import { appendHistory, ms, statement, type Statement } from './postgres-statements.js';
 

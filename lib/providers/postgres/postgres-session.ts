@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { LockStoreUnavailableError } from '../../core/errors.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
 import { tablesDdl, type PostgresTables } from './postgres-schema.js';
 import type { Statement } from './postgres-statements.js';

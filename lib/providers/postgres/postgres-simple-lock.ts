@@ -1,6 +1,6 @@
-import { AbstractSimpleLock, ttlMillis } from '../../core/abstract-simple-lock.js';
-import type { CallBatch } from '../../core/call-batch.js';
-import type { LockConfiguration } from '../../core/lock-configuration.js';
+import { AbstractSimpleLock, ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import type { CallBatch } from '../../core/provider/call-batch.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
 import {
   LockNotHeldError,
   type LeaseRenewal,
@@ -8,7 +8,7 @@ import {
   type RunOutcome,
   type RunReport,
   type SimpleLock,
-} from '../../core/lock-provider.js';
+} from '../../core/provider/lock-provider.js';
 import type { PostgresSession } from './postgres-session.js';
 import type { PostgresStatements } from './postgres-statements.js';
 

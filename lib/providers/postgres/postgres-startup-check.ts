@@ -1,4 +1,4 @@
-import { LockStoreMisconfiguredError } from '../../core/errors.js';
+import { LockStoreMisconfiguredError } from '../../core/provider/errors.js';
 import type { PostgresTables } from './postgres-schema.js';
 import type { PostgresSession } from './postgres-session.js';
 import { statement } from './postgres-statements.js';

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
-import { LockStoreUnavailableError } from '../../core/errors.js';
-import type { RedisClient } from './redis-scripts.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import type { RedisClient } from './redis-client.js';
 
 /** What ioredis's own failures mean, by their wording. */
 const IOREDIS_FAILURES: readonly [wording: RegExp, meaning: string][] = [

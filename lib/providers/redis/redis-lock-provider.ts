@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ttlMillis } from '../../core/abstract-simple-lock.js';
-import type { LockConfiguration } from '../../core/lock-configuration.js';
-import { defaultLockedBy } from '../../core/locked-by.js';
+import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
+import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import type {
   JobRecord,
   JobRunState,
@@ -10,21 +10,22 @@ import type {
   OccurrenceClaim,
   RecoveryClaim,
   SimpleLock,
-} from '../../core/lock-provider.js';
+} from '../../core/provider/lock-provider.js';
 import type {
   StartupCheckingLockProvider,
   JobRecordReader,
   LeaseRenewingLockProvider,
   RecoveringLockProvider,
-} from '../../core/provider-abilities.js';
+} from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
+import { RedisKeys, type JobKeys } from './redis-keys.js';
 import { RedisOperatorStore } from './redis-operator-store.js';
+import { RedisScripts, type LockOwner } from './redis-scripts.js';
+import { acquiredAt, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
 import { checkRedisStore } from './redis-startup-check.js';
-import { JobScripts } from './job-scripts.js';
-import { acquireLock, recoverOccurrence, type JobKeys, type LockOwner, type RedisClient } from './redis-scripts.js';
-import { acquiredAt, RedisSimpleLock, renewLeasesOf, type RunRecording } from './redis-simple-lock.js';
 import { DEFAULT_REPLICA_ACK_TIMEOUT, ReplicaAck } from './replica-ack.js';
 
 /** Options of {@link RedisLockProvider}. */
@@ -51,12 +52,10 @@ export const DEFAULT_KEY_PREFIX = 'job-lock';
 /**
  * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the string key
  * `<keyPrefix>:{<name>}` whose value names its owner, `<lockedBy>|<epoch ms taken>|<unique id>`, with a
- * TTL of `lockAtMostFor`; its fencing counter is `<keyPrefix>:{<name>}:fence`, and a
- * once-per-occurrence job's record is the hash `<keyPrefix>:{<name>}:record` (neither has a TTL). The
- * braces keep a lock's keys in one Cluster slot. One round trip to acquire (`SET NX PX`, then the
- * fence `INCR`), one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once
- * when a server lacks the script; see `redis-scripts.ts`). The client is used as it is: nothing is
- * defined on it.
+ * TTL of `lockAtMostFor`; its fencing counter and a once-per-occurrence job's record sit beside it, in its
+ * Cluster slot (the layout: `redis-keys.ts`). One round trip to acquire (`SET NX PX`, then the fence `INCR`),
+ * one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once when a server lacks the
+ * script; see `lua-script.ts`). The client is used as it is: nothing is defined on it.
  *
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
  * Cluster, where keys live in different slots, one call per lock, sent together.
@@ -72,63 +71,50 @@ export class RedisLockProvider
     OperatorLockProvider,
     StartupCheckingLockProvider
 {
-  /** @internal The client, for the operator store beside the locks. */
-  readonly client: RedisClient;
   readonly keyPrefix: string;
   readonly lockedBy: string;
   readonly historyLimit: number;
-  /** Claims, job locks and run ends, batched per turn of the event loop. */
-  private readonly jobScripts: JobScripts;
+  /** @internal Every key of the store, under `keyPrefix`. */
+  readonly keys: RedisKeys;
+  /** @internal The scripts, on the caller's client. */
+  readonly scripts: RedisScripts;
   /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
   private readonly ownerId = randomUUID().slice(0, 13);
-  /** By lock name: those of the jobs the app runs and operators look at, as few as its job list. */
-  private readonly keysByLockName = new Map<string, JobKeys>();
   private acquisitions = 0;
   private operators: RedisOperatorStore | undefined;
   /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
   private readonly replicaAck: ReplicaAck | undefined;
 
-  constructor(client: RedisClient, options: RedisLockProviderOptions = {}) {
-    this.client = client;
+  constructor(client: RedisClient | IoredisForkClient, options: RedisLockProviderOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
     this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-    this.jobScripts = new JobScripts(client);
+    this.keys = new RedisKeys(this.keyPrefix);
+    this.scripts = new RedisScripts(asRedisClient(client));
     const { minReplicasToAck, replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT } = options;
-    if (minReplicasToAck) this.replicaAck = new ReplicaAck(client, minReplicasToAck, replicaAckTimeout);
+    if (minReplicasToAck) this.replicaAck = new ReplicaAck(this.scripts.client, minReplicasToAck, replicaAckTimeout);
   }
 
   /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */
   checkStore(): Promise<void> {
     const replicaAck = this.replicaAck ? [['wait', '0', '0']] : [];
-    return checkRedisStore(this.client, this.lockKey('startup-check'), replicaAck);
+    return checkRedisStore(this.scripts, this.keys.lock('startup-check'), replicaAck);
   }
 
   /** The Redis key of a lock name, for operators and tests. */
   lockKey(name: string): string {
-    return `${this.keyPrefix}:{${name}}`;
-  }
-
-  /** @internal The keys of the job that locks `name`, built once per name: every tick of the job asks for them. */
-  jobKeys(name: string): JobKeys {
-    let keys = this.keysByLockName.get(name);
-    if (!keys) {
-      const lock = this.lockKey(name);
-      const [fence, record, paused, history] = [`${lock}:fence`, `${lock}:record`, `${lock}:paused`, `${lock}:history`];
-      this.keysByLockName.set(name, (keys = { lock, fence, record, paused, history }));
-    }
-    return keys;
+    return this.keys.lock(name);
   }
 
   /** The operator console's records, beside the locks under the same `keyPrefix`. */
   operatorStore(): RedisOperatorStore {
-    return (this.operators ??= new RedisOperatorStore(this));
+    return (this.operators ??= new RedisOperatorStore(this.scripts, this.keys, this.historyLimit));
   }
 
   async lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {
-    const keys = this.jobKeys(configuration.name);
+    const keys = this.keys.job(configuration.name);
     const token = this.ownerValue();
-    const fence = await this.jobScripts.acquireJobLock(keys, token, ttlMillis(configuration.lockAtMostFor), manual);
+    const fence = await this.scripts.acquireJobLock(keys, token, ttlMillis(configuration.lockAtMostFor), manual);
     if (fence === 0) return { refused: 'locked' };
     if (fence < 0) return { refused: 'paused' };
     return { lock: await this.replicated(this.jobLock(configuration, keys, token, fence, false)) };
@@ -136,18 +122,25 @@ export class RedisLockProvider
 
   // Not `async`: lock() and the release are every lock cycle's path, and each promise layer costs there.
   lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const key = this.lockKey(configuration.name);
+    const key = this.keys.lock(configuration.name);
     const token = this.ownerValue();
-    const locking = acquireLock(
-      this.client,
+    const { scripts } = this;
+    const locking = scripts.acquire(
       key,
-      `${key}:fence`,
+      this.keys.fence(key),
       token,
       ttlMillis(configuration.lockAtMostFor),
       (fence) =>
         fence === 0
           ? undefined
-          : new RedisSimpleLock(this.client, key, token, configuration, fence, acquiredAt(configuration)),
+          : new RedisSimpleLock({
+              scripts,
+              key,
+              token,
+              configuration,
+              fencingToken: fence,
+              acquiredAt: acquiredAt(configuration),
+            }),
     );
     return this.replicaAck ? locking.then((lock) => lock && this.replicated(lock)) : locking;
   }
@@ -155,16 +148,16 @@ export class RedisLockProvider
   // Not `async`, like lock(): a tick's claim waits for Redis with the node's whole burst of ticks, and each
   // promise layer it holds meanwhile is memory per job.
   lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
-    const keys = this.jobKeys(configuration.name);
+    const keys = this.keys.job(configuration.name);
     const owner = this.newOwner(configuration);
-    return this.jobScripts
+    return this.scripts
       .claimOccurrence(keys, owner, occurrence)
       .then(([fence, state]): OccurrenceClaim | Promise<OccurrenceClaim> => {
         if (fence === 0) return { refused: 'locked' };
         if (fence === -2) return { refused: 'paused' };
         if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
         const lock = this.replicated(this.jobLock(configuration, keys, owner.owner, fence, true));
-        return lock instanceof RedisSimpleLock ? { lock } : lock.then((confirmed) => ({ lock: confirmed }));
+        return lock instanceof RedisJobLock ? { lock } : lock.then((confirmed) => ({ lock: confirmed }));
       });
   }
 
@@ -174,10 +167,10 @@ export class RedisLockProvider
     maxAttempts: number,
     grace: number,
   ): Promise<RecoveryClaim> {
-    const keys = this.jobKeys(configuration.name);
+    const keys = this.keys.job(configuration.name);
     const owner = this.newOwner(configuration);
     const limit = this.historyLimit;
-    const recovering = recoverOccurrence(this.client, keys, owner, occurrence, maxAttempts, Math.ceil(grace), limit);
+    const recovering = this.scripts.recover(keys, owner, occurrence, maxAttempts, Math.ceil(grace), limit);
     const [fence, attemptOrState, previousHolder] = await recovering;
     if (fence === 0) return { refused: 'running' };
     if (fence === -2) return { refused: 'paused' };
@@ -190,10 +183,11 @@ export class RedisLockProvider
   }
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
-    const key = this.lockKey(name);
-    const reading = this.client.multi().hgetall(`${key}:record`).exists(key).exec();
+    const { client } = this.scripts;
+    const keys = this.keys.job(name);
+    const reading = client.multi().hgetall(keys.record).exists(keys.lock).exec();
     const [[, record], [, held]] = (await reading.catch((error: unknown) =>
-      Promise.reject(redisFailure(this.client, error)),
+      Promise.reject(redisFailure(client, error)),
     )) as [[unknown, Record<string, string>], [unknown, number]];
     if (!record.occurrence) return undefined;
     return {
@@ -209,7 +203,7 @@ export class RedisLockProvider
   }
 
   /** `lock`, once `minReplicasToAck` replicas have it (at once without the option). */
-  private replicated(lock: RedisSimpleLock): Promise<RedisSimpleLock> | RedisSimpleLock {
+  private replicated<L extends RedisSimpleLock>(lock: L): Promise<L> | L {
     return this.replicaAck ? this.replicaAck.confirm(lock, lock.configuration.name) : lock;
   }
 
@@ -220,16 +214,11 @@ export class RedisLockProvider
 
   /** The lock of a job's run, whose release records the run (in the job record too, for `inRecord`). */
   private jobLock(configuration: LockConfiguration, keys: JobKeys, token: string, fence: number, inRecord: boolean) {
-    const { historyLimit, lockedBy, jobScripts: scripts } = this;
-    const recording: RunRecording = { keys, historyLimit, lockedBy, inRecord, scripts };
-    return new RedisSimpleLock(
-      this.client,
-      keys.lock,
-      token,
-      configuration,
-      fence,
-      acquiredAt(configuration),
-      recording,
+    const { scripts, historyLimit, lockedBy } = this;
+    const options = { scripts, key: keys.lock, token, configuration, fencingToken: fence };
+    return new RedisJobLock(
+      { ...options, acquiredAt: acquiredAt(configuration) },
+      { keys, historyLimit, lockedBy, inRecord },
     );
   }
 
@@ -243,6 +232,6 @@ export class RedisLockProvider
   }
 
   renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
-    return renewLeasesOf(this.client, renewals);
+    return renewLeasesOf(this.scripts, renewals);
   }
 }

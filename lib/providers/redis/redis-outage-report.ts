@@ -1,9 +1,9 @@
-import type { SchedulerLockLogger } from '../../core/logger.js';
-import { describeOutage } from '../../core/duration.js';
-import { LockStoreUnavailableError } from '../../core/errors.js';
-import type { StoreOutageMonitor } from '../../core/store-outage.js';
+import type { SchedulerLockLogger } from '../../core/executor/logger.js';
+import { describeOutage } from '../../core/provider/duration.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
 import { connectionFailure, describeRedisEndpoint, RedisCommandRefusedError } from './redis-failures.js';
-import type { RedisClient } from './redis-scripts.js';
+import type { RedisClient } from './redis-client.js';
 
 /**
  * With the connection lost and no reconnection failed yet (a reconnection that neither fails nor

@@ -1,5 +1,5 @@
-import { AbstractSimpleLock, ttlMillis } from '../../core/abstract-simple-lock.js';
-import type { LockConfiguration } from '../../core/lock-configuration.js';
+import { AbstractSimpleLock, ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
 import {
   LockNotHeldError,
   type LeaseRenewal,
@@ -8,9 +8,69 @@ import {
   type RunOutcome,
   type RunReport,
   type SimpleLock,
-} from '../../core/lock-provider.js';
-import type { JobScripts } from './job-scripts.js';
-import { OwnerCheck, releaseLock, renewLocks, type JobKeys, type RedisClient } from './redis-scripts.js';
+} from '../../core/provider/lock-provider.js';
+import type { JobKeys } from './redis-keys.js';
+import { OwnerCheck, type RedisScripts } from './redis-scripts.js';
+
+/** What a {@link RedisSimpleLock} is made of. */
+export interface RedisSimpleLockOptions {
+  readonly scripts: RedisScripts;
+  /** The lock's key, holding `token` until it expires. */
+  readonly key: string;
+  readonly token: string;
+  readonly configuration: LockConfiguration;
+  readonly fencingToken: number;
+  /** When Redis confirmed the lock (monotonic ms; see {@link acquiredAt}). */
+  readonly acquiredAt: number;
+}
+
+/** A lock in Redis: the string key `key` holding `token` until it expires; released with `release.lua`. */
+export class RedisSimpleLock extends AbstractSimpleLock {
+  readonly key: string;
+  readonly token: string;
+  readonly fencingToken: number;
+  protected readonly scripts: RedisScripts;
+
+  constructor(options: RedisSimpleLockOptions) {
+    super(options.configuration, options.acquiredAt);
+    ({ key: this.key, token: this.token, fencingToken: this.fencingToken, scripts: this.scripts } = options);
+  }
+
+  /** `outcome` is `undefined` for `unlock()`: a lock given back unused (or by a caller that records nothing). */
+  protected release(keepFor: number, outcome?: RunOutcome): Promise<void> {
+    return this.releaseRecording(keepFor, outcome, undefined);
+  }
+
+  /** release.lua, recording `outcome` in the job record at `recordKey` if there is one. */
+  protected releaseRecording(keepFor: number, outcome: RunOutcome | undefined, recordKey: string | undefined) {
+    // A release the store never answered may be made again, to record the run's outcome once it does.
+    const failed = () => this.releaseFailed();
+    return this.scripts.release(this.key, recordKey, this.token, keepFor, outcome ?? '', this.ownerChecked, failed);
+  }
+
+  /** Throws {@link LockNotHeldError} unless the owner check of a release passed. */
+  protected readonly ownerChecked = (check: OwnerCheck): void => {
+    if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
+  };
+
+  protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    const [check] = await this.scripts.renew([this.key], [this.token], [ttlMillis(configuration.lockAtMostFor)]);
+    return check === OwnerCheck.Done ? this.successor(configuration) : undefined;
+  }
+
+  /** The lock that follows this one after an `extend()`. */
+  protected successor(configuration: LockConfiguration): RedisSimpleLock {
+    const { scripts, key, token, fencingToken } = this;
+    return new RedisSimpleLock({
+      scripts,
+      key,
+      token,
+      fencingToken,
+      configuration,
+      acquiredAt: acquiredAt(configuration),
+    });
+  }
+}
 
 /** Where a job's run is recorded: its keys, how many history entries are kept, and this node's name. */
 export interface RunRecording {
@@ -19,52 +79,40 @@ export interface RunRecording {
   readonly lockedBy: string;
   /** Whether the job record holds this run (an occurrence's run), so that `unlock()` records its outcome too. */
   readonly inRecord: boolean;
-  readonly scripts: JobScripts;
 }
 
-/** A lock in Redis: the string key `key` holding `token` until it expires. */
-export class RedisSimpleLock extends AbstractSimpleLock {
+/**
+ * The lock of a scheduled job's run: its release (`finish.lua`) also adds the run to the job's history, and
+ * records an occurrence's outcome in its job record.
+ */
+export class RedisJobLock extends RedisSimpleLock {
   constructor(
-    private readonly client: RedisClient,
-    readonly key: string,
-    readonly token: string,
-    configuration: LockConfiguration,
-    readonly fencingToken: number,
-    acquiredAt: number,
-    /** For a job's lock: where its runs are recorded. */
-    private readonly recording?: RunRecording,
+    options: RedisSimpleLockOptions,
+    private readonly recording: RunRecording,
   ) {
-    super(configuration, acquiredAt);
+    super(options);
   }
 
-  /** `outcome` is `undefined` for `unlock()`: a lock given back unused (or by a caller that records nothing). */
-  protected release(keepFor: number, outcome?: RunOutcome, report?: RunReport): Promise<void> {
-    const onCheck = (check: OwnerCheck) => {
-      if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
-    };
-    // A release the store never answered may be made again, to record the run's outcome once it does.
-    const failed = () => this.releaseFailed();
-    const { recording } = this;
-    if (recording && report && outcome !== undefined) {
-      const finishedAt = Math.round(report.startedAt + report.durationMs);
-      const run = { type: 'run', ...report, finishedAt, node: recording.lockedBy, fencingToken: this.fencingToken };
-      // finish.lua adds the outcome and the closing brace.
-      const entry = JSON.stringify(run).slice(0, -1);
-      const { keys, historyLimit, scripts, inRecord } = recording;
-      const finishing = scripts.finishRun(keys, this.token, keepFor, outcome, entry, historyLimit, inRecord, failed);
-      return finishing.then(onCheck);
+  protected override release(keepFor: number, outcome?: RunOutcome, report?: RunReport): Promise<void> {
+    const { keys, historyLimit, lockedBy, inRecord } = this.recording;
+    if (!report || outcome === undefined) {
+      // unlock() records no outcome: an occurrence whose lock is given back unused still reads running, as after
+      // a crash, so that onCrash 'rerun' runs it.
+      return this.releaseRecording(keepFor, outcome, inRecord && outcome !== undefined ? keys.record : undefined);
     }
-    // unlock() records no outcome: an occurrence whose lock is given back unused still reads running, as after
-    // a crash, so that onCrash 'rerun' runs it.
-    const recordKey = recording?.inRecord && outcome !== undefined ? recording.keys.record : undefined;
-    return releaseLock(this.client, this.key, recordKey, this.token, keepFor, outcome ?? '', onCheck, failed);
+    const finishedAt = Math.round(report.startedAt + report.durationMs);
+    const run = { type: 'run', ...report, finishedAt, node: lockedBy, fencingToken: this.fencingToken };
+    // finish.lua adds the outcome and the closing brace.
+    const entry = JSON.stringify(run).slice(0, -1);
+    const failed = () => this.releaseFailed();
+    const finishing = this.scripts.finishRun(keys, this.token, keepFor, outcome, entry, historyLimit, inRecord, failed);
+    return finishing.then(this.ownerChecked);
   }
 
-  protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    const [check] = await renewLocks(this.client, [this.key], [this.token], [ttlMillis(configuration.lockAtMostFor)]);
-    if (check !== OwnerCheck.Done) return undefined;
-    const { client, key, token, fencingToken, recording } = this;
-    return new RedisSimpleLock(client, key, token, configuration, fencingToken, acquiredAt(configuration), recording);
+  protected override successor(configuration: LockConfiguration): RedisJobLock {
+    const { scripts, key, token, fencingToken } = this;
+    const options = { scripts, key, token, fencingToken, configuration, acquiredAt: acquiredAt(configuration) };
+    return new RedisJobLock(options, this.recording);
   }
 }
 
@@ -81,19 +129,18 @@ export function acquiredAt(configuration: LockConfiguration): number {
  * on a Cluster, where keys live in different slots, one call per lock, sent together.
  */
 export async function renewLeasesOf(
-  client: RedisClient,
+  scripts: RedisScripts,
   renewals: readonly LeaseRenewal[],
 ): Promise<LeaseRenewalOutcome[]> {
   const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
   const ttls = renewals.map(({ ttl }) => ttlMillis(ttl));
   let outcomes: OwnerCheck[];
-  if (client.isCluster) {
-    const renewOne = (lock: RedisSimpleLock, i: number) => renewLocks(client, [lock.key], [lock.token], [ttls[i]]);
+  if (scripts.client.isCluster) {
+    const renewOne = (lock: RedisSimpleLock, i: number) => scripts.renew([lock.key], [lock.token], [ttls[i]]);
     const replies = await Promise.all(locks.map(renewOne));
     outcomes = replies.map(([outcome]) => outcome);
   } else {
-    outcomes = await renewLocks(
-      client,
+    outcomes = await scripts.renew(
       locks.map((lock) => lock.key),
       locks.map((lock) => lock.token),
       ttls,

@@ -1,11 +1,10 @@
-import { LockStoreMisconfiguredError } from '../../core/errors.js';
+import { LockStoreMisconfiguredError } from '../../core/provider/errors.js';
 import { describeRedisEndpoint, misconfiguration, redisUser } from './redis-failures.js';
-import { LuaScript, type RedisClient } from './redis-scripts.js';
+import type { RedisClient } from './redis-client.js';
+import type { RedisScripts } from './redis-scripts.js';
 
 /** How long the check waits for Redis's first answer; a Redis that takes longer is an outage, not a mistake. */
 const CHECK_TIMEOUT_MS = 5_000;
-
-const CHECK_ACL = new LuaScript('check-acl.lua');
 
 /** A SHA1 to ask about: the ACL decides by command and key, never by the script. */
 const ANY_SHA = '0'.repeat(40);
@@ -49,14 +48,15 @@ type Finding = string | undefined | typeof UNREACHABLE;
  * unreachable (refused, timed out): that is an outage, which the app must survive.
  */
 export async function checkRedisStore(
-  client: RedisClient,
+  scripts: RedisScripts,
   key: string,
   extraCommands: readonly string[][] = [],
 ): Promise<void> {
+  const { client } = scripts;
   const commands = [...moduleCommands(key), ...extraCommands];
   const args = commands.flatMap((command) => [command.length, ...command]);
   const ask = () =>
-    CHECK_ACL.call<string[] | number>(client, 0, args).then(
+    scripts.checkAcl(args).then(
       (refused): Finding => (Array.isArray(refused) && refused.length > 0 ? refusal(client, refused, key) : undefined),
       // Already said in terms of Redis (redisFailure): a refusal, or the cause of an unreachable Redis.
       (failure: unknown): Finding => misconfiguration(failure, client) ?? UNREACHABLE,

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import { formatDuration } from '../../core/duration.js';
-import { LockStoreUnavailableError } from '../../core/errors.js';
-import { SchedulerLockConfigurationError } from '../../core/lock-configuration.js';
-import type { SimpleLock } from '../../core/lock-provider.js';
+import { formatDuration } from '../../core/provider/duration.js';
+import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { SchedulerLockConfigurationError } from '../../core/provider/lock-configuration.js';
+import type { SimpleLock } from '../../core/provider/lock-provider.js';
 import { redisFailure } from './redis-failures.js';
-import type { RedisClient } from './redis-scripts.js';
+import type { RedisClient } from './redis-client.js';
 
 /** How long a taken lock waits for replicas unless told otherwise (ms). */
 export const DEFAULT_REPLICA_ACK_TIMEOUT = 500;
@@ -24,9 +24,7 @@ export class ReplicaAck {
     readonly replicas: number,
     readonly timeoutMs: number,
   ) {
-    if (!Number.isInteger(replicas) || replicas < 1) {
-      throw new SchedulerLockConfigurationError(`minReplicasToAck must be a positive integer (got ${replicas})`);
-    }
+    assertMinReplicasToAck(replicas);
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
       throw new SchedulerLockConfigurationError(`replicaAckTimeout must be at least 1 ms (got ${timeoutMs})`);
     }
@@ -53,5 +51,13 @@ export class ReplicaAck {
     const within = formatDuration(this.timeoutMs);
     const reason = `${acknowledged} of ${this.replicas} replicas acknowledged the lock within ${within}`;
     throw new LockStoreUnavailableError(`Lock "${name}" was not taken: ${reason} (minReplicasToAck)`, reason);
+  }
+}
+
+/** Checks a `minReplicasToAck` (the module's option, or the provider's); `subject` starts the message. */
+export function assertMinReplicasToAck(replicas: unknown, subject = ''): asserts replicas is number {
+  if (!Number.isInteger(replicas) || (replicas as number) < 1) {
+    const got = typeof replicas === 'number' ? String(replicas) : JSON.stringify(replicas);
+    throw new SchedulerLockConfigurationError(`${subject}minReplicasToAck must be a positive integer (got ${got})`);
   }
 }

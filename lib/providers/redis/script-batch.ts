@@ -1,5 +1,6 @@
-import { CallBatch } from '../../core/call-batch.js';
-import type { LuaScript, RedisClient, ScriptArgument } from './redis-scripts.js';
+import { CallBatch } from '../../core/provider/call-batch.js';
+import type { LuaScript, ScriptArgument } from './lua-script.js';
+import type { RedisClient } from './redis-client.js';
 
 /** One job's share of a batched script call. */
 interface ScriptShare {

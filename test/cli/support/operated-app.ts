@@ -3,14 +3,12 @@ import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import {
   currentLock,
   parseDuration,
-  ClusterAdmin,
   RedisLockProvider,
   SchedulerLock,
   type LockProvider,
-  type OperatorStore,
-  type RedisClient,
   type SchedulerLockModuleOptions,
 } from '../../../lib/index.js';
+import { ClusterAdmin, type OperatorStore, type RedisClient } from '../../../lib/provider/index.js';
 import { useSharedRedisPrefix, type SharedRedisPrefix } from '../../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../../support/scheduler-app.js';
 import { setByHooks, type HookValues } from '../../support/set-by-hooks.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI, as `bin` in package.json names it (`npm run pretest` builds it). */
-const CLI = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../dist/cjs/cli/main.js', import.meta.url));
 
 /** How one run of the CLI ended. */
 export interface CliRun {
@@ -15,7 +15,7 @@ export interface CliRun {
 const CLI_TIMEOUT_MS = 20_000;
 
 /**
- * Runs `node dist/cli/main.js ...args` as a child process, asynchronously (the apps under test keep running
+ * Runs `node dist/cjs/cli/main.js ...args` as a child process, asynchronously (the apps under test keep running
  * in this process meanwhile). Its environment has `PATH` and `env` only: no `REDIS_URL` unless given.
  */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {

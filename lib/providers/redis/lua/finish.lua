@@ -11,21 +11,13 @@
 -- most historyLimit + 16 entries; readers read the newest historyLimit.
 -- Returns, per run: 1 released, 0 the lock had expired, -1 another owner holds it.
 local TRIM_SLACK = 16
+-- @include run-end.include.lua
 
 local function finish(lockKey, recordKey, historyKey, owner, keepFor, outcome, entryHead, historyLimit, recorded)
-  if recorded and redis.call('HGET', recordKey, 'token') == owner then
-    local time = redis.call('TIME')
-    redis.call('HSET', recordKey, 'state', outcome, 'finishedAt', time[1] * 1000 + math.floor(time[2] / 1000))
+  if recorded then
+    recordOutcome(recordKey, owner, outcome)
   end
-  local holder = redis.call('GET', lockKey)
-  local check = 1
-  if holder ~= owner then
-    check = holder and -1 or 0 -- holder is false once the lock has expired
-  elseif keepFor == '0' then
-    redis.call('DEL', lockKey)
-  else
-    redis.call('PEXPIRE', lockKey, keepFor)
-  end
+  local check = releaseOwned(lockKey, owner, keepFor)
   -- Concatenated, not cjson: encoding the entry in Lua costs Redis more than the rest of the release.
   local length = redis.call('LPUSH', historyKey, entryHead .. ',"outcome":"' .. (check == 1 and outcome or 'lost') .. '"}')
   -- Trimmed in steps of TRIM_SLACK entries, not on every push: readers never look past historyLimit.

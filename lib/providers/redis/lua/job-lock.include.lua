@@ -1,4 +1,4 @@
--- Shared by the scripts that take a job's lock; the loader (redis-scripts.ts) puts it where a script says
+-- Shared by the scripts that take a job's lock; the loader (lua-script.ts) puts it where a script says
 -- `-- @include job-lock.include.lua`.
 
 -- Why a job's lock may not be taken now: 'held' (a run holds it) or 'paused' (an operator paused the job,

@@ -1,0 +1,68 @@
+import { formatDuration } from '../provider/duration.js';
+import { LockStoreUnavailableError } from '../provider/errors.js';
+
+interface PendingAttempt {
+  readonly deadline: number;
+  readonly expire: () => void;
+  settled: boolean;
+}
+
+/**
+ * Times out lock attempts with one shared timer instead of one per attempt: an attempt that has not
+ * answered by its deadline is failed at the next sweep (at most a quarter of the timeout late). The
+ * timer runs only while attempts are pending and never keeps the process alive.
+ */
+export class AttemptDeadlines {
+  private readonly pending = new Set<PendingAttempt>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /**
+   * Settles like `attempt`, or rejects once the timeout has passed; a value that arrives after that
+   * goes to `late` (for example a lock to release unused).
+   */
+  within<T>(attempt: Promise<T>, late: (value: T) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry: PendingAttempt = {
+        deadline: performance.now() + this.timeoutMs,
+        expire: () => reject(this.timedOut()),
+        settled: false,
+      };
+      this.pending.add(entry);
+      this.timer ??= setInterval(() => this.sweep(), Math.max(10, this.timeoutMs / 4)).unref();
+      attempt.then(
+        (value) => (this.settle(entry) ? resolve(value) : late(value)),
+        (error: unknown) => this.settle(entry) && reject(error),
+      );
+    });
+  }
+
+  private timedOut(): LockStoreUnavailableError {
+    return new LockStoreUnavailableError(
+      `the lock store did not answer within ${this.timeoutMs} ms`,
+      `no answer within ${formatDuration(this.timeoutMs)}`,
+    );
+  }
+
+  /** Marks an attempt answered; `false` if it had already timed out. */
+  private settle(entry: PendingAttempt): boolean {
+    if (entry.settled) return false;
+    entry.settled = true;
+    this.pending.delete(entry);
+    return true;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    const overdue = [...this.pending].filter((entry) => now >= entry.deadline);
+    // Timers run before Node reads its sockets: after the event loop was blocked past a deadline, the
+    // answer may be waiting unread. It is read before setImmediate's callback runs, so only an attempt
+    // Redis really left unanswered times out, not one the node was too busy to look at.
+    if (overdue.length > 0) setImmediate(() => overdue.forEach((entry) => this.settle(entry) && entry.expire()));
+    if (this.pending.size === overdue.length) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import type { ActiveLock } from './active-lock.js';
+import type { LockEvent, LockEvents } from '../task/lock-events.js';
+import type { SkippedRun } from './lock-acquisition.js';
+import type { SkipReason } from '../task/task-result.js';
+
+/** The fields every event of a run carries before its lock is taken. */
+type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'lockedBy' | 'at'>;
+/** An event of a held lock, less the fields {@link RunEvents.ofRun} fills in. */
+type RunEvent = LockEvent extends infer E
+  ? E extends LockEvent
+    ? Omit<E, keyof EventBase | 'fencingToken'>
+    : never
+  : never;
+
+/**
+ * Builds one node's lock events. An event object is built only when someone subscribes: the hot path
+ * of a node nobody watches allocates none.
+ */
+export class RunEvents {
+  /** Skips since the last {@link drainSkips}, by lock name and reason: counted always, and cheap. */
+  private skips = new Map<string, Map<SkipReason, number>>();
+
+  constructor(
+    private readonly events: LockEvents,
+    private readonly lockedBy: string,
+  ) {}
+
+  attempt(lockName: string, jobName: string | undefined): void {
+    if (this.events.observed) this.events.emit({ type: 'attempt', ...this.base(lockName, jobName) });
+  }
+
+  skipped(result: SkippedRun, lockName: string, jobName: string | undefined): SkippedRun {
+    let reasons = this.skips.get(lockName);
+    if (!reasons) this.skips.set(lockName, (reasons = new Map()));
+    reasons.set(result.reason, (reasons.get(result.reason) ?? 0) + 1);
+    if (this.events.observed) {
+      const error = 'error' in result ? result.error : undefined;
+      this.events.emit({ type: 'skipped', reason: result.reason, error, ...this.base(lockName, jobName) });
+    }
+    return result;
+  }
+
+  /** The skips counted since the last call, by lock name and reason. */
+  drainSkips(): Map<string, Map<SkipReason, number>> {
+    const skips = this.skips;
+    this.skips = new Map();
+    return skips;
+  }
+
+  /** An event of `active`'s run, built by `build` only when someone listens. */
+  ofRun(active: ActiveLock, build: () => RunEvent): void {
+    if (!this.events.observed) return;
+    const base = { ...this.base(active.name, active.jobName), fencingToken: active.fencingToken };
+    this.events.emit({ ...build(), ...base } as LockEvent);
+  }
+
+  private base(lockName: string, jobName: string | undefined): EventBase {
+    return { lockName, jobName, lockedBy: this.lockedBy, at: Date.now() };
+  }
+}

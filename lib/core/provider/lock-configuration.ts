@@ -1,0 +1,178 @@
+import { parseDuration, type Duration } from './duration.js';
+import { quoted } from './message-text.js';
+
+/** What a {@link LockProvider} is asked to lock: durations already in milliseconds. */
+export interface LockConfiguration {
+  /** The lock's name, shared by every node that runs the job. */
+  readonly name: string;
+  /** The lock expires this long after it was taken, even if its holder died. */
+  readonly lockAtMostFor: number;
+  /** On release, the lock is kept until this long after it was taken. */
+  readonly lockAtLeastFor: number;
+}
+
+/**
+ * A renewing lease: the lock is taken for `lease` (default 30 s) and renewed while the run goes on,
+ * so a crashed node blocks the job for one lease, while `lockAtMostFor` stays the hard cap.
+ */
+export type KeepAlive = boolean | { lease?: Duration };
+
+/** Lock durations as a user writes them, before validation. */
+export interface LockDurations {
+  lockAtMostFor?: Duration;
+  lockAtLeastFor?: Duration;
+  /** Renew the lock while the run goes on; see {@link KeepAlive}. Default: the module's setting. */
+  keepAlive?: KeepAlive;
+}
+
+/** Module-wide settings, in milliseconds, used where a lock does not set its own. */
+export interface LockDefaults {
+  readonly lockAtMostFor: number;
+  readonly lockAtLeastFor: number;
+  /** The lease of `keepAlive` runs; `undefined` when locks do not renew by default. */
+  readonly lease?: number;
+}
+
+/** A validated lock for a run: the provider's configuration plus the lease, if the lock renews. */
+export interface RunLockConfiguration extends LockConfiguration {
+  readonly lease?: number;
+}
+
+/**
+ * How long a lock is taken for: one lease for a renewing lock (the lease keeper carries it towards
+ * `lockAtMostFor`), else `lockAtMostFor`.
+ */
+export function initialTtl(configuration: RunLockConfiguration): number {
+  return Math.min(configuration.lease ?? Infinity, configuration.lockAtMostFor);
+}
+
+/** What the store is asked for first: a renewing lock is taken for one lease, and the keeper carries it on. */
+export function firstTake(configuration: RunLockConfiguration): RunLockConfiguration {
+  const ttl = initialTtl(configuration);
+  return ttl === configuration.lockAtMostFor ? configuration : { ...configuration, lockAtMostFor: ttl };
+}
+
+/** The lease of `keepAlive: true`. */
+export const DEFAULT_LEASE = 30_000;
+
+/** A configuration value that cannot work: thrown at startup, naming the job and the value. */
+export class SchedulerLockConfigurationError extends Error {
+  override readonly name = 'SchedulerLockConfigurationError';
+}
+
+/**
+ * Validates a lock's name and durations once, the way ShedLock's `LockConfiguration` does, and
+ * returns them in milliseconds. `subject` names the job in the error message.
+ */
+export function createLockConfiguration(
+  name: string | undefined,
+  durations: LockDurations,
+  defaults: LockDefaults,
+  subject = `lock "${name}"`,
+): RunLockConfiguration {
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new SchedulerLockConfigurationError(
+      `${subject}: the lock name must be a non-empty string (got ${JSON.stringify(name)})`,
+    );
+  }
+  const { lockAtMostFor, lockAtLeastFor } = lockDurations(
+    durations,
+    defaults,
+    ['lockAtMostFor', 'lockAtLeastFor'],
+    subject,
+  );
+  const lease = resolveLease(durations.keepAlive, defaults.lease, subject);
+  return lease === undefined ? { name, lockAtMostFor, lockAtLeastFor } : { name, lockAtMostFor, lockAtLeastFor, lease };
+}
+
+/** The lease in ms a `keepAlive` option asks for, or `undefined` for a lock that does not renew. */
+export function resolveLease(
+  keepAlive: KeepAlive | undefined,
+  fallback: number | undefined,
+  subject: string,
+): number | undefined {
+  if (keepAlive === undefined) return fallback;
+  if (keepAlive === false) return undefined;
+  if (keepAlive === true) return DEFAULT_LEASE;
+  if (typeof keepAlive !== 'object' || keepAlive === null) {
+    throw new SchedulerLockConfigurationError(
+      `${subject}: keepAlive must be true, false or { lease } (got ${JSON.stringify(keepAlive)})`,
+    );
+  }
+  return positiveDurationOption(keepAlive.lease, DEFAULT_LEASE, 'keepAlive.lease', subject);
+}
+
+/**
+ * Parses a `lockAtMostFor` / `lockAtLeastFor` pair (under the option names `names`, for messages): the
+ * first must be greater than 0, the second not greater than the first.
+ */
+export function lockDurations(
+  durations: LockDurations,
+  defaults: Pick<LockDefaults, 'lockAtMostFor' | 'lockAtLeastFor'>,
+  names: readonly [atMost: string, atLeast: string],
+  subject: string,
+): { lockAtMostFor: number; lockAtLeastFor: number } {
+  const lockAtMostFor = positiveDurationOption(durations.lockAtMostFor, defaults.lockAtMostFor, names[0], subject);
+  const lockAtLeastFor = durationOption(durations.lockAtLeastFor, defaults.lockAtLeastFor, names[1], subject);
+  if (lockAtLeastFor > lockAtMostFor) {
+    throw new SchedulerLockConfigurationError(
+      `${subject}: ${names[1]} (${lockAtLeastFor} ms) must not be greater than ${names[0]} (${lockAtMostFor} ms)`,
+    );
+  }
+  return { lockAtMostFor, lockAtLeastFor };
+}
+
+/** {@link durationOption} for a duration that must be greater than 0. */
+export function positiveDurationOption(
+  value: Duration | undefined,
+  fallback: number,
+  option: string,
+  subject: string,
+): number {
+  const ms = durationOption(value, fallback, option, subject);
+  if (ms <= 0) {
+    throw new SchedulerLockConfigurationError(
+      `${subject}: ${option} must be greater than 0 (got ${JSON.stringify(value ?? fallback)})`,
+    );
+  }
+  return ms;
+}
+
+/** Parses one duration option, wrapping a parse error with the option and the job it belongs to. */
+export function durationOption(value: Duration | undefined, fallback: number, option: string, subject: string): number {
+  if (value === undefined) return fallback;
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    throw new SchedulerLockConfigurationError(`${subject}: ${option}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A boolean option: `true` or `false`, `fallback` when absent. Anything else (`'true'`, `1`) fails the startup
+ * naming it: for a security switch, a truthy string must not count as on, nor `'false'` as off.
+ */
+export function booleanOption(value: unknown, fallback: boolean, option: string, subject: string): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  throw new SchedulerLockConfigurationError(`${subject}: ${option} must be true or false (got ${quoted(value)})`);
+}
+
+/**
+ * Throws for the first key of `options` that is not one of `known`: a typo would otherwise be ignored (for a
+ * security option, silently). The message names it, with the closest option or `hint(key)` when it has one.
+ */
+export function assertKnownOptions(
+  options: object,
+  known: readonly string[],
+  subject: string,
+  hint: (key: string) => string | undefined = () => undefined,
+): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const lower = key.toLowerCase();
+    const match = known.find((option) => option.toLowerCase().startsWith(lower));
+    const closest = match ? `; did you mean "${match}"?` : `; the options are ${known.join(', ')}`;
+    throw new SchedulerLockConfigurationError(`${subject}: unknown option "${key}"${hint(key) ?? closest}`);
+  }
+}

@@ -1,0 +1,67 @@
+import { Observable, Subject } from 'rxjs';
+import type { SkipReason } from './task-result.js';
+import type { LockLostReason } from '../provider/errors.js';
+
+interface LockEventBase {
+  /** The lock's name. */
+  readonly lockName: string;
+  /** The scheduler job's registry name, when the lock belongs to a job. */
+  readonly jobName?: string;
+  /** Who takes or holds the lock (this node). */
+  readonly lockedBy: string;
+  /** When the event happened (epoch ms, this node's clock). */
+  readonly at: number;
+  /** From `acquired` on: the acquisition's fencing token, which tells one run's events from another's. */
+  readonly fencingToken?: number;
+}
+
+/** What an operator can do to a job, cluster-wide (`SchedulerLockAdmin`), as its `operator` event says. */
+export type SteeringAction = 'pause' | 'resume' | 'trigger' | 'unlock';
+
+/** What the lock layer did: one event per step of a locked run, plus faults. */
+export type LockEvent =
+  | (LockEventBase & { readonly type: 'attempt' })
+  | (LockEventBase & {
+      /** An operator's steering action, emitted on the node that performed it (`SchedulerLockAdmin`). */
+      readonly type: 'operator';
+      readonly action: SteeringAction;
+      readonly actor: string;
+      readonly reason?: string;
+    })
+  | (LockEventBase & { readonly type: 'acquired'; readonly lockedUntil: number })
+  | (LockEventBase & { readonly type: 'skipped'; readonly reason: SkipReason; readonly error?: unknown })
+  | (LockEventBase & { readonly type: 'started' })
+  | (LockEventBase & { readonly type: 'finished'; readonly durationMs: number; readonly error?: unknown })
+  | (LockEventBase & { readonly type: 'released'; readonly heldForMs: number })
+  | (LockEventBase & { readonly type: 'extended'; readonly lockedUntil: number })
+  | (LockEventBase & { readonly type: 'lost'; readonly reason: LockLostReason })
+  | (LockEventBase & {
+      readonly type: 'release-failed';
+      readonly reason: 'expired' | 'not-owner' | 'store-error';
+      readonly error?: unknown;
+    });
+
+/** The `type` of a {@link LockEvent}, for filtering a stream by kind. */
+export type LockEventType = LockEvent['type'];
+
+/** Distributes {@link LockEvent}s; injectable in a Nest app, constructible on its own. */
+export class LockEvents {
+  private readonly subject = new Subject<LockEvent>();
+
+  /** Every lock event of this node. Subscribers run synchronously; keep them cheap. */
+  readonly events$: Observable<LockEvent> = this.subject.asObservable();
+
+  /** Whether anyone listens, so the hot path builds no event object for nobody. */
+  get observed(): boolean {
+    return this.subject.observed;
+  }
+
+  /** @internal */
+  emit(event: LockEvent): void {
+    try {
+      this.subject.next(event);
+    } catch {
+      // A subscriber's own failure is rxjs's to report; it must never reach the job.
+    }
+  }
+}

@@ -1,0 +1,60 @@
+// `nest-scheduler-lock/provider`: the plug-in contract, for people who write a store (or instrument runs).
+// An app needs none of it: the main entry has what an app uses, and the four names a store's author starts from.
+
+// The lock itself: what `lock()` returns and what it is asked for.
+export { AbstractSimpleLock } from '../core/provider/abstract-simple-lock.js';
+export { DEFAULT_LEASE, type KeepAlive, type LockConfiguration } from '../core/provider/lock-configuration.js';
+export {
+  LockNotHeldError,
+  type JobRecord,
+  type JobRunState,
+  type LeaseRenewal,
+  type LeaseRenewalOutcome,
+  type LockNotHeldReason,
+  type LockProvider,
+  type OccurrenceClaim,
+  type RecoveryClaim,
+  type RunOutcome,
+  type RunReport,
+  type SimpleLock,
+} from '../core/provider/lock-provider.js';
+
+// Abilities beyond `lock()`, one interface each, found by their method.
+export type {
+  JobRecordReader,
+  LeaseRenewingLockProvider,
+  OccurrenceLockProvider,
+  OutageReportingLockProvider,
+  RecoveringLockProvider,
+  StartupCheckingLockProvider,
+} from '../core/provider/provider-abilities.js';
+export type { StoreOutageMonitor, StoreOutageReport } from '../core/provider/store-outage-report.js';
+export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
+
+// The operator console's port, and the framework-free admin on top of it.
+export { DEFAULT_HISTORY_LIMIT, type LockState, type OperatorStore } from '../operators/operator-store.js';
+export type {
+  CatalogueJob,
+  ClusterNode,
+  HistoryEntry,
+  HistoryOutcome,
+  PauseState,
+  RunHistoryEntry,
+  SteeringEntry,
+  SteeringNote,
+  TriggerRequest,
+  TriggerResult,
+} from '../operators/cluster-records.js';
+export type { SteeringAction } from '../core/task/lock-events.js';
+export type { JobOverview, LastRun } from '../operators/job-overview.js';
+export { ClusterAdmin, UnknownJobError, type TriggerOutcome } from '../operators/cluster-admin.js';
+
+// Other extension points of the executor: its settings, logger and run instrumentation.
+export type { LockingTaskExecutorSettings } from '../core/executor/executor-settings.js';
+export type { SchedulerLockLogger } from '../core/executor/logger.js';
+export type { InstrumentedRun, RunInstrumentation } from '../core/executor/run-instrumentation.js';
+
+// The stores' own types.
+export { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
+export type { IoredisForkClient, RedisClient } from '../providers/redis/redis-client.js';
+export type { InMemoryLockProviderOptions } from '../providers/in-memory/in-memory-lock-provider.js';

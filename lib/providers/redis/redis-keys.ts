@@ -1,0 +1,59 @@
+/** The keys of one job: its lock, fencing counter, job record, pause marker and run history (one Cluster slot). */
+export interface JobKeys {
+  readonly lock: string;
+  readonly fence: string;
+  readonly record: string;
+  readonly paused: string;
+  readonly history: string;
+}
+
+/**
+ * Where the Redis store keeps everything, under one `keyPrefix` (BullMQ's queue-keys idea: one module builds
+ * every key). Per lock name, in one Cluster slot (the braces): `<prefix>:{<name>}` (the lock, its value the
+ * owner `<lockedBy>|<epoch ms taken>|<unique id>`), `…:fence` (the fencing counter), `…:record` (an
+ * occurrence's job record, a hash), `…:paused` (an operator's pause) and `…:history` (a list, newest first).
+ * For the cluster view: `<prefix>:nodes` (hash: lockedBy → node), `<prefix>:jobs` (hash: job name → catalogue
+ * entry), `<prefix>:skips` (hash: `<lock>|<reason>` → count), `<prefix>:triggers` (hash: job name → request),
+ * `<prefix>:trigger:<id>` (a trigger's result).
+ */
+export class RedisKeys {
+  readonly nodes: string;
+  readonly catalogue: string;
+  readonly skips: string;
+  readonly triggers: string;
+  /** By lock name: those of the jobs the app runs and operators look at, as few as its job list. */
+  private readonly jobKeysByName = new Map<string, JobKeys>();
+
+  constructor(readonly prefix: string) {
+    this.nodes = `${prefix}:nodes`;
+    this.catalogue = `${prefix}:jobs`;
+    this.skips = `${prefix}:skips`;
+    this.triggers = `${prefix}:triggers`;
+  }
+
+  /** The key of a lock name (built on every call: `executeWithLock` names need not be few). */
+  lock(name: string): string {
+    return `${this.prefix}:{${name}}`;
+  }
+
+  /** The fencing counter beside a lock key. */
+  fence(lockKey: string): string {
+    return `${lockKey}:fence`;
+  }
+
+  /** The keys of the job that locks `name`, built once per name: every tick of the job asks for them. */
+  job(name: string): JobKeys {
+    let keys = this.jobKeysByName.get(name);
+    if (!keys) {
+      const lock = this.lock(name);
+      const [record, paused, history] = [`${lock}:record`, `${lock}:paused`, `${lock}:history`];
+      this.jobKeysByName.set(name, (keys = { lock, fence: this.fence(lock), record, paused, history }));
+    }
+    return keys;
+  }
+
+  /** Where a trigger's result waits for the operator who asked. */
+  triggerResult(id: string): string {
+    return `${this.prefix}:trigger:${id}`;
+  }
+}

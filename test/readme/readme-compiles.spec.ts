@@ -1,0 +1,200 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/**
+ * Every TypeScript block of README.md type-checks against the built package (dist/, imported by name as an
+ * app does: `nest-scheduler-lock`, `nest-scheduler-lock/dashboard`…), with the root tsconfig's strictness.
+ * A block that shows part of a class gets the declarations it assumes, listed below for each block: a
+ * preamble of imports and `declare`s, and the members its class needs. Nothing else is added; an error
+ * in a block is reported at its README line. `npm test` builds dist/ first (pretest).
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const README = readFileSync(`${ROOT}README.md`, 'utf8');
+
+/** What a block assumes, keyed by its first line. */
+interface Assumed {
+  /** Imports and declarations before the block. */
+  readonly preamble: string;
+  /** The block is class members (`members`) or statements of an async method (`method body`). */
+  readonly shape?: 'members' | 'method body';
+  /** Further members of that class, which the block calls. */
+  readonly classMembers?: string;
+}
+
+const ASSUMED = new Map<string, Assumed>([
+  ["import { Module, Injectable } from '@nestjs/common';", { preamble: '' }],
+  ["import { Redis as Valkey } from 'iovalkey';", { preamble: '' }],
+  [
+    'constructor(private readonly registry: SchedulerRegistry, private readonly lockedJobs: LockedJobRegistry) {}',
+    {
+      preamble: `import { SchedulerRegistry } from '@nestjs/schedule';
+        import { CronJob } from 'cron';
+        import { LockedJobRegistry } from 'nest-scheduler-lock';`,
+      shape: 'members',
+      classMembers: 'private sync(): void {}',
+    },
+  ],
+  ["import { Injectable, Module } from '@nestjs/common';", { preamble: '' }],
+  [
+    "@Cron('0 */10 * * * *', { timeZone: 'Europe/Paris' })",
+    {
+      preamble: `import { Cron } from '@nestjs/schedule';
+        import { currentLock, SchedulerLock } from 'nest-scheduler-lock';`,
+      shape: 'members',
+    },
+  ],
+  [
+    "@Cron('0 */5 * * * *')",
+    {
+      preamble: `import { Cron } from '@nestjs/schedule';
+        import { SchedulerLock } from 'nest-scheduler-lock';`,
+      shape: 'members',
+    },
+  ],
+  [
+    "import { currentLock } from 'nest-scheduler-lock';",
+    {
+      preamble: 'declare const batches: string[];',
+      shape: 'members',
+      classMembers: 'private async index(batch: string, options: { signal: AbortSignal }): Promise<void> {}',
+    },
+  ],
+  [
+    'async settleInvoices() {',
+    {
+      preamble: `import { currentLock } from 'nest-scheduler-lock';
+        declare const db: { query(sql: string, values: unknown[]): Promise<{ rowCount: number | null }> };
+        declare const balance: number, ledgerId: string;`,
+      shape: 'members',
+    },
+  ],
+  ["import { Controller, Get, Param, Post, Req } from '@nestjs/common';", { preamble: '' }],
+  ["import { Module } from '@nestjs/common';", { preamble: '' }],
+  [
+    'const result = await this.executor.executeWithLock(() => this.bill(customer), {',
+    {
+      preamble: `import { Logger } from '@nestjs/common';
+        import { LockingTaskExecutor } from 'nest-scheduler-lock';
+        interface Customer { id: string }
+        declare const customer: Customer;`,
+      shape: 'method body',
+      classMembers: `private readonly executor!: LockingTaskExecutor;
+        private readonly logger = new Logger('Billing');
+        private async bill(customer: Customer): Promise<void> {}`,
+    },
+  ],
+  [
+    'interface LockProvider {',
+    {
+      preamble: `import type { LockConfiguration } from 'nest-scheduler-lock';
+        import type { JobRecord, OccurrenceClaim, OperatorStore, RecoveryClaim } from 'nest-scheduler-lock/provider';`,
+    },
+  ],
+  ["import { Controller, Get, Module } from '@nestjs/common';", { preamble: '' }],
+  ["import { InMemoryLockProvider } from 'nest-scheduler-lock';", { preamble: '' }],
+  [
+    "import { SchedulerLockTelemetry } from 'nest-scheduler-lock/opentelemetry';",
+    { preamble: "import { SchedulerLockModule } from 'nest-scheduler-lock';" },
+  ],
+  ['SchedulerLockModule.forRoot({', { preamble: "import { SchedulerLockModule } from 'nest-scheduler-lock';" }],
+  [
+    "import { readFileSync } from 'node:fs';",
+    { preamble: "import { SchedulerLockModule } from 'nest-scheduler-lock';" },
+  ],
+]);
+
+/** A ```ts block of the README: its code and the README line of its first code line. */
+interface Block {
+  readonly code: string;
+  readonly line: number;
+}
+
+function typeScriptBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  for (const match of markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
+    const line = markdown.slice(0, match.index).split('\n').length + 1;
+    blocks.push({ code: match[1], line });
+  }
+  return blocks;
+}
+
+/**
+ * A block as a module: the preamble and the block's imports, then the block in the shape it needs. The
+ * block keeps its line count (its imports leave blank lines), so a line of the file maps back to the README.
+ */
+function asModule(block: Block, assumed: Assumed): { source: string; blockStart: number } {
+  const lines = block.code.split('\n');
+  const isImport = (line: string) => line.startsWith('import ');
+  const opening = {
+    undefined: '',
+    members: 'export class Snippet {',
+    'method body': `export class Snippet {\n${assumed.classMembers ?? ''}\nasync example() {`,
+  }[String(assumed.shape)];
+  const closing = {
+    undefined: '',
+    members: `\n${assumed.classMembers ?? ''}\n}`,
+    'method body': '\n}\n}',
+  }[String(assumed.shape)];
+  const head = `${assumed.preamble}\n${lines.filter(isImport).join('\n')}\n${opening}\n`;
+  const body = lines.map((line) => (isImport(line) ? '' : line)).join('\n');
+  return { source: `${head}${body}${closing}\nexport {};\n`, blockStart: head.split('\n').length - 1 };
+}
+
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2023.d.ts'],
+  types: ['node'],
+  strict: true,
+  experimentalDecorators: true,
+  emitDecoratorMetadata: true,
+  skipLibCheck: true,
+  noEmit: true,
+};
+
+/** Type-checks the blocks as files at the package root (so they import the package by its name). */
+function compileErrors(blocks: Block[]): string[] {
+  const files = new Map<string, { source: string; block: Block; blockStart: number }>();
+  for (const block of blocks) {
+    const assumed = ASSUMED.get(block.code.split('\n')[0]);
+    if (!assumed) continue;
+    files.set(`${ROOT}readme-block-${block.line}.ts`, { ...asModule(block, assumed), block });
+  }
+  const host = ts.createCompilerHost(COMPILER_OPTIONS);
+  const { fileExists, readFile, getSourceFile } = host;
+  host.fileExists = (name) => files.has(name) || fileExists(name);
+  host.readFile = (name) => files.get(name)?.source ?? readFile(name);
+  host.getSourceFile = (name, languageVersion, ...rest) => {
+    const file = files.get(name);
+    return file
+      ? ts.createSourceFile(name, file.source, languageVersion)
+      : getSourceFile(name, languageVersion, ...rest);
+  };
+  const program = ts.createProgram([...files.keys()], COMPILER_OPTIONS, host);
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
+    const file = diagnostic.file && files.get(diagnostic.file.fileName);
+    if (!file || diagnostic.start === undefined) return message;
+    const { line } = diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start);
+    const where = line >= file.blockStart ? `README.md:${file.block.line + line - file.blockStart}` : 'preamble';
+    return `${where} (block of line ${file.block.line}): ${message}`;
+  });
+}
+
+describe('README.md', () => {
+  const blocks = typeScriptBlocks(README);
+
+  it('lists what each TypeScript block assumes, and nothing for blocks that are gone', () => {
+    const firstLines = blocks.map((block) => block.code.split('\n')[0]);
+    expect(firstLines.filter((line) => !ASSUMED.has(line))).toEqual([]);
+    expect([...ASSUMED.keys()].filter((line) => !firstLines.includes(line))).toEqual([]);
+  });
+
+  it('has TypeScript blocks that compile against the built package', () => {
+    expect(blocks.length).toBeGreaterThan(10);
+    expect(compileErrors(blocks)).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,146 @@
+import { mkdtemp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/*
+ * The package's entry points as an installed package sees them (the built declarations in dist/, from `npm run
+ * build`): the main entry stays small, the plug-in contract is `nest-scheduler-lock/provider`, every entry
+ * resolves under each module resolution an app may use, and members tagged @internal are not in the types (the
+ * app's `@ts-expect-error`; `npm run test:package` also checks the packed declarations).
+ */
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/** At most this many names in the main entry (issue 20: the anchors export 6 to 15; ours was 78). */
+const MAIN_ENTRY_LIMIT = 45;
+
+/** An app and a store's author, using the main entry and the provider entry. */
+const APP = `
+import { InMemoryLockProvider, SchedulerLockModule, type LockProvider } from 'nest-scheduler-lock';
+import {
+  ClusterAdmin,
+  type LeaseRenewingLockProvider,
+  type OperatorLockProvider,
+  type OperatorStore,
+} from 'nest-scheduler-lock/provider';
+import { SchedulerLockDashboardModule } from 'nest-scheduler-lock/dashboard';
+
+const provider: OperatorLockProvider & LeaseRenewingLockProvider = new InMemoryLockProvider({ lockedBy: 'node-a' });
+const store: OperatorStore = provider.operatorStore();
+// @ts-expect-error: @internal members are stripped from the declarations.
+store.record('job', { type: 'pause', actor: 'a', at: 0 });
+export const admin = new ClusterAdmin(store, 5_000);
+export const plain: LockProvider = provider;
+export const modules = [
+  SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '1m' }),
+  SchedulerLockDashboardModule.forRoot({ path: '/ops/locks', authorize: () => ({ actor: 'ops' }) }),
+];
+`;
+
+/** How apps resolve the package (see the README's TypeScript table), and the `package.json` type they need. */
+const SETTINGS: [string, ts.CompilerOptions, 'module' | 'commonjs'][] = [
+  // node16 models a Node that cannot require() an ES module, so the CommonJS declarations' imports of Nest 12 (ESM
+  // only) fail a library check there: the app is checked, the package's declarations are not (`skipLibCheck`, as
+  // a `nest new` app sets it). nodenext checks both.
+  [
+    'node16, ESM (skipLibCheck)',
+    { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16, skipLibCheck: true },
+    'module',
+  ],
+  ['nodenext, ESM', { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }, 'module'],
+  [
+    'nodenext, CommonJS',
+    { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext },
+    'commonjs',
+  ],
+  ['bundler', { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler }, 'module'],
+  ['node10', { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 }, 'commonjs'],
+];
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'nsl-entry-types-'));
+  await mkdir(join(dir, 'node_modules', '@nestjs'), { recursive: true });
+  // Installed as npm would: the package and its peers (this repository's copies) side by side.
+  const { peerDependencies } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as {
+    peerDependencies: Record<string, string>;
+  };
+  for (const peer of Object.keys(peerDependencies)) {
+    await mkdir(dirname(join(dir, 'node_modules', peer)), { recursive: true }); // a scope (@nestjs) first
+    await symlink(join(REPO, 'node_modules', peer), join(dir, 'node_modules', peer), 'dir');
+  }
+  await symlink(REPO, join(dir, 'node_modules', 'nest-scheduler-lock'), 'dir');
+  await writeFile(join(dir, 'app.ts'), APP);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+function compile(options: ts.CompilerOptions): ts.Program {
+  return ts.createProgram([join(dir, 'app.ts')], {
+    ...options,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    experimentalDecorators: true,
+    noEmit: true,
+    types: ['node'],
+    typeRoots: [join(REPO, 'node_modules', '@types')],
+  });
+}
+
+/** The names an entry's declarations export. */
+function exportedNames(program: ts.Program, declarations: string): string[] {
+  const checker = program.getTypeChecker();
+  const file = program.getSourceFile(join(REPO, declarations));
+  if (!file) throw new Error(`${declarations} is not part of the program`);
+  return checker.getExportsOfModule(checker.getSymbolAtLocation(file)!).map((symbol) => symbol.name);
+}
+
+describe('the package entry points, as an installed package', () => {
+  it.each(SETTINGS)('resolve and check with module resolution %s', async (_, options, type) => {
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ type }));
+    const program = compile(options);
+    // The app and this package's declarations; TypeScript names the package's files by their real path (dist/).
+    const ours = program
+      .getSourceFiles()
+      .filter((file) => file.fileName === join(dir, 'app.ts') || file.fileName.startsWith(join(REPO, 'dist/')));
+    const errors = [
+      ...program.getOptionsDiagnostics(),
+      ...ours.flatMap((file) => program.getSemanticDiagnostics(file)),
+    ];
+    const messages = errors.map((error) => ts.flattenDiagnosticMessageText(error.messageText, ' '));
+
+    expect(ours.map((file) => file.fileName)).toEqual(
+      expect.arrayContaining(
+        ['index.d.ts', 'provider/index.d.ts', 'dashboard/index.d.ts'].map((d) => join(REPO, 'dist/cjs', d)),
+      ),
+    );
+    expect(messages).toEqual([]);
+  });
+
+  it(`the main entry exports what an app uses, at most ${MAIN_ENTRY_LIMIT} names; the plug-in contract is /provider`, async () => {
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    const program = compile(SETTINGS[1][1]);
+
+    const main = exportedNames(program, 'dist/cjs/index.d.ts');
+    const provider = exportedNames(program, 'dist/cjs/provider/index.d.ts');
+    expect(main.length).toBeLessThanOrEqual(MAIN_ENTRY_LIMIT);
+    expect(main).toEqual(
+      expect.arrayContaining(['SchedulerLockModule', 'SchedulerLock', 'SchedulerLockAdmin', 'RedisLockProvider']),
+    );
+    expect(main).toEqual(
+      expect.arrayContaining(['LockProvider', 'SimpleLock', 'AbstractSimpleLock', 'LockConfiguration']),
+    );
+    const pluginContract = [
+      'OperatorStore',
+      'OperatorLockProvider',
+      'JobLockClaim',
+      'LeaseRenewalOutcome',
+      'RecoveryClaim',
+    ];
+    expect(provider).toEqual(expect.arrayContaining(pluginContract));
+    expect(main.filter((name) => pluginContract.includes(name))).toEqual([]);
+    // Store classes stay behind their provider (`operatorStore()`).
+    const stores = [...main, ...provider].filter((name) => /OperatorStore$/.test(name) && name !== 'OperatorStore');
+    expect(stores).toEqual([]);
+  });
+});

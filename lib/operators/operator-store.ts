@@ -60,11 +60,7 @@ export interface OperatorStore {
    * Asks a node that runs `jobName` to run it once now: resolves to the request queued, or, while another is
    * pending for the job, to that one (this one is dropped and not recorded): one pending trigger per job.
    */
-  requestTrigger(
-    jobName: string,
-    lockName: string,
-    note: SteeringNote,
-  ): Promise<{ readonly request: TriggerRequest; readonly queued: boolean }>;
+  requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<TriggerQueueing>;
   /** Withdraws trigger `id` of `jobName` if no node has taken it yet; `false` when one has. */
   withdrawTrigger(jobName: string, id: string): Promise<boolean>;
   /** What became of a trigger, once a node has taken it. */
@@ -75,6 +71,12 @@ export interface OperatorStore {
    * `undefined` when the lock was free, and then records nothing.
    */
   unlock(lockName: string, note: SteeringNote): Promise<string | undefined>;
+}
+
+/** What {@link OperatorStore.requestTrigger} did: queued `request`, or yielded to the pending one (`queued: false`). */
+export interface TriggerQueueing {
+  readonly request: TriggerRequest;
+  readonly queued: boolean;
 }
 
 /** A lock as {@link OperatorStore.lockState} reads it. */

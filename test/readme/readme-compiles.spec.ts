@@ -89,7 +89,14 @@ const ASSUMED = new Map<string, Assumed>([
     'interface LockProvider {',
     {
       preamble: `import type { LockConfiguration } from 'nest-scheduler-lock';
-        import type { JobRecord, OccurrenceClaim, OperatorStore, RecoveryClaim } from 'nest-scheduler-lock/provider';`,
+        import type {
+          JobRecord,
+          OccurrenceClaim,
+          OperatorStore,
+          OutageLog,
+          RecoveryClaim,
+          StoreOutageMonitor,
+        } from 'nest-scheduler-lock/provider';`,
     },
   ],
   ["import { Controller, Get, Module } from '@nestjs/common';", { preamble: '' }],

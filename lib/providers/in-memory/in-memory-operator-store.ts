@@ -8,7 +8,12 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import { TRIGGER_RESULT_TTL, type LockState, type OperatorStore } from '../../operators/operator-store.js';
+import {
+  TRIGGER_RESULT_TTL,
+  type LockState,
+  type OperatorStore,
+  type TriggerQueueing,
+} from '../../operators/operator-store.js';
 import { pauseState, steeringEntry, triggerRequest } from '../../operators/steering-records.js';
 import type { InMemoryLocks } from './in-memory-locks.js';
 
@@ -109,11 +114,7 @@ export class InMemoryOperatorStore implements OperatorStore {
     return true;
   }
 
-  async requestTrigger(
-    jobName: string,
-    lockName: string,
-    note: SteeringNote,
-  ): Promise<{ readonly request: TriggerRequest; readonly queued: boolean }> {
+  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<TriggerQueueing> {
     const pending = this.triggers.get(jobName);
     if (pending) return { request: pending, queued: false };
     const request = triggerRequest(jobName, note);

@@ -8,7 +8,12 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import { TRIGGER_RESULT_TTL, type LockState, type OperatorStore } from '../../operators/operator-store.js';
+import {
+  TRIGGER_RESULT_TTL,
+  type LockState,
+  type OperatorStore,
+  type TriggerQueueing,
+} from '../../operators/operator-store.js';
 import { pauseState, steeringEntry, triggerRequest } from '../../operators/steering-records.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
@@ -156,11 +161,7 @@ export class RedisOperatorStore implements OperatorStore {
    * Asks a node that runs `jobName` to run it once now: resolves to the request queued, or, while another is
    * pending for the job, to that one (this one is dropped and not recorded): one pending trigger per job.
    */
-  async requestTrigger(
-    jobName: string,
-    lockName: string,
-    note: SteeringNote,
-  ): Promise<{ readonly request: TriggerRequest; readonly queued: boolean }> {
+  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<TriggerQueueing> {
     const request = triggerRequest(jobName, note);
     const pending = await this.scripts.queueTrigger(this.keys.triggers, jobName, JSON.stringify(request));
     if (pending !== null) return { request: JSON.parse(pending) as TriggerRequest, queued: false };

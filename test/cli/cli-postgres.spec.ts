@@ -5,6 +5,7 @@ import type { HistoryEntry, JobOverview } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
+import { startPrivatePostgres } from '../support/private-postgres.js';
 import { freePort } from '../support/redis-server.js';
 import { closeSchedulerApps, type SchedulerApp } from '../support/scheduler-app.js';
 import { createSchema, dropSchema, postgresPool, SHARED_POSTGRES, uniqueSchema } from '../support/shared-postgres.js';
@@ -195,6 +196,26 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       'nest-scheduler-lock: --postgres must be a postgres:// or postgresql:// URL (got http://)',
     );
     expect(runs[4].stderr.split('\n')[0]).toMatch(/^nest-scheduler-lock: unknown command "postgres:\/\/ops:\*\*\*@/);
+  });
+
+  it('1 for a wrong password on a server that checks it, never printing either password', async () => {
+    const server = await startPrivatePostgres({ password: PASSWORD });
+    try {
+      const url = (password: string) => `postgres://postgres:${password}@127.0.0.1:${server.port}/postgres`;
+      expect(await runCli(['jobs'], { DATABASE_URL: url('wrong-Pa55word') })).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `nest-scheduler-lock: PostgreSQL 127.0.0.1:${server.port}/postgres is unreachable ` +
+          '(authentication failed, 28P01)\n',
+      });
+      // The right password gets in: the tables are missing, and the message says so without the password.
+      const authorized = await runCli(['jobs'], { DATABASE_URL: url(PASSWORD) });
+      expect(authorized).toMatchObject({ code: 1, stderr: expect.stringContaining('answered: relation') });
+      expect(authorized.stderr).not.toContain(PASSWORD);
+    } finally {
+      await server.remove();
+    }
   });
 
   it('--help advises DATABASE_URL over --postgres; usage errors for options of the other store', async () => {

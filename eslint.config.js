@@ -36,8 +36,8 @@ const STORE_WIRING = [
 const STORES_WHY =
   'only the wiring of the `redis:` option names a store: the rest of the module reads the provider through its abilities and the operator port';
 /**
- * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/providers/postgres) and the
- * optional peers only they load: nothing the main entry loads may import them.
+ * Optional entry points (lib/terminus, lib/opentelemetry, lib/dashboard, lib/testing, lib/providers/postgres)
+ * and the optional peers only they load: nothing the main entry loads may import them.
  */
 const INTEGRATIONS = [
   '^@nestjs/terminus',
@@ -46,6 +46,7 @@ const INTEGRATIONS = [
   ours('opentelemetry'),
   ours('dashboard'),
   ...POSTGRES,
+  ours('testing'),
 ];
 
 /**
@@ -123,6 +124,19 @@ export default tseslint.config(
     ['lib/opentelemetry/**'],
     [NEST, '^ioredis$', ours('nest'), ours('occurrence'), ours('providers'), ours('terminus'), ours('dashboard')],
     'the OpenTelemetry integration builds on lib/core only (a run instrumentation and lock events)',
+  ),
+  layer(
+    ['lib/testing/**'],
+    [
+      '^ioredis$',
+      ours('providers/redis'),
+      ours('cli'),
+      ours('terminus'),
+      ours('opentelemetry'),
+      '^@opentelemetry/',
+      ours('dashboard'),
+    ],
+    'the testing kit runs the module on the in-memory store: it imports neither the Redis store nor another entry point',
   ),
   layer(
     ['lib/terminus/**'],

@@ -106,7 +106,10 @@ export function checkCronJob(job: LockedJob, cron: CronJobParts, provider: LockP
 export function checkTimerJob(job: LockedJob, kind: 'interval' | 'timeout', timer: unknown): void {
   if (job.declaredOptions) resolveOccurrencePolicy(job.declaredOptions, kind, job.source);
   const parts = timer as TimerParts | undefined;
-  if (typeof parts?._onTimeout !== 'function') throw unlockable(job, 'the timer is not a Node.js Timeout');
+  if (typeof parts?._onTimeout !== 'function') {
+    // Jest's and Vitest's fake timers return such timers: a test installs them once its app has started.
+    throw unlockable(job, 'the timer is not a Node.js Timeout (fake timers installed before the app started?)');
+  }
   const period = parts._repeat;
   if (kind === 'interval' && typeof period === 'number')
     warnIfLockOutlasts(job, period, `its interval (${formatDuration(period)})`);

@@ -36,6 +36,12 @@ describe('optional peers', () => {
     });
   });
 
+  it('nest-scheduler-lock/testing needs none of them', async () => {
+    expect(await importWithoutOptionalPeers('nest-scheduler-lock/testing')).toEqual({
+      exports: expect.arrayContaining(['SchedulerLockTest', 'TestLockStore', 'TestNode']),
+    });
+  });
+
   it.each([
     ['nest-scheduler-lock/terminus', '@nestjs/terminus'],
     ['nest-scheduler-lock/opentelemetry', '@opentelemetry/api'],

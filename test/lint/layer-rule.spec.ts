@@ -21,6 +21,7 @@ const LAYERS = [
   'lib/nest/',
   'lib/dashboard/',
   'lib/cli/',
+  'lib/testing/',
 ];
 
 /** What every layer-rule message ends with: where the layers are explained. */
@@ -76,6 +77,11 @@ describe('the layer rule of lib/', () => {
     // The CLI loads pg (through the PostgreSQL connection) only by import(), for --postgres.
     ['lib/cli/probe.ts', 'pg'],
     ['lib/cli/probe.ts', '../providers/postgres/postgres-cli-connection.js'],
+    ['lib/nest/probe.ts', '../testing/x.js'],
+    ['lib/index.ts', './testing/index.js'],
+    ['lib/testing/probe.ts', '../providers/redis/x.js'],
+    ['lib/testing/probe.ts', 'ioredis'],
+    ['lib/testing/probe.ts', '../dashboard/x.js'],
   ])('fails the lint when %s imports %s', async (path, specifier) => {
     const messages = await lintImport(path, specifier);
 
@@ -107,6 +113,8 @@ describe('the layer rule of lib/', () => {
     ['lib/providers/in-memory/probe.ts', '../../operators/x.js'],
     // The PostgreSQL defaults: constants, no pg.
     ['lib/cli/probe.ts', '../providers/postgres/postgres-options.js'],
+    ['lib/testing/probe.ts', '../nest/x.js'],
+    ['lib/testing/probe.ts', '../providers/in-memory/x.js'],
     // The wiring of the `redis:` option builds the default provider.
     ['lib/nest/scheduler-lock.settings.ts', '../providers/redis/x.js'],
   ])('lets %s import %s', async (path, specifier) => {

@@ -110,6 +110,17 @@ const ASSUMED = new Map<string, Assumed>([
     "import { readFileSync } from 'node:fs';",
     { preamble: "import { SchedulerLockModule } from 'nest-scheduler-lock';" },
   ],
+  // Testing your jobs: the job and the nodes are files the specs import; the Jest spec and the Vitest one (whose
+  // `vi` has the fake-timer calls of `jest` used there) run on the test runner's globals.
+  ['// invoice.job.ts', { preamble: '' }],
+  ['// invoice.nodes.ts', { preamble: '' }],
+  [
+    '// invoice.job.locking.spec.ts',
+    {
+      preamble:
+        '/// <reference types="jest" />\ndeclare const vi: Pick<typeof jest, "useFakeTimers" | "useRealTimers" | "advanceTimersByTimeAsync" | "spyOn">;',
+    },
+  ],
 ]);
 
 /** A ```ts block of the README: its code and the README line of its first code line. */
@@ -162,13 +173,20 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   noEmit: true,
 };
 
-/** Type-checks the blocks as files at the package root (so they import the package by its name). */
+/**
+ * Type-checks the blocks as files at the package root (so they import the package by its name). A block whose
+ * first line names its file (`// invoice.job.ts`) is that file, which other blocks import (`./invoice.job.js`);
+ * the first block of a name takes it.
+ */
 function compileErrors(blocks: Block[]): string[] {
   const files = new Map<string, { source: string; block: Block; blockStart: number }>();
   for (const block of blocks) {
-    const assumed = ASSUMED.get(block.code.split('\n')[0]);
+    const firstLine = block.code.split('\n')[0];
+    const assumed = ASSUMED.get(firstLine);
     if (!assumed) continue;
-    files.set(`${ROOT}readme-block-${block.line}.ts`, { ...asModule(block, assumed), block });
+    const named = /^\/\/ ([\w.-]+\.ts)$/.exec(firstLine)?.[1];
+    const name = named && !files.has(`${ROOT}${named}`) ? named : `readme-block-${block.line}.ts`;
+    files.set(`${ROOT}${name}`, { ...asModule(block, assumed), block });
   }
   const host = ts.createCompilerHost(COMPILER_OPTIONS);
   const { fileExists, readFile, getSourceFile } = host;

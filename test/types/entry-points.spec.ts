@@ -15,8 +15,9 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** At most this many names in the main entry (issue 20: the anchors export 6 to 15; ours was 78). */
 const MAIN_ENTRY_LIMIT = 45;
 
-/** An app and a store's author, using the main entry and the provider entry. */
+/** An app and a store's author, using the main entry and the provider entry; the app's test, the testing kit. */
 const APP = `
+import { Test } from '@nestjs/testing';
 import { InMemoryLockProvider, SchedulerLockModule, type LockProvider } from 'nest-scheduler-lock';
 import {
   ClusterAdmin,
@@ -25,6 +26,7 @@ import {
   type OperatorStore,
 } from 'nest-scheduler-lock/provider';
 import { SchedulerLockDashboardModule } from 'nest-scheduler-lock/dashboard';
+import { SchedulerLockTest, TestLockStore, type TestRun, type TickOutcome } from 'nest-scheduler-lock/testing';
 
 const provider: OperatorLockProvider & LeaseRenewingLockProvider = new InMemoryLockProvider({ lockedBy: 'node-a' });
 const store: OperatorStore = provider.operatorStore();
@@ -36,6 +38,13 @@ export const modules = [
   SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '1m' }),
   SchedulerLockDashboardModule.forRoot({ path: '/ops/locks', authorize: () => ({ actor: 'ops' }) }),
 ];
+export async function tickOnce(store: TestLockStore): Promise<[TickOutcome, TestRun]> {
+  const builder = Test.createTestingModule({ imports: modules });
+  const node = await SchedulerLockTest.node(await SchedulerLockTest.override(builder, { store, lockedBy: 'a' }).compile());
+  const held = await store.hold('report', { as: 'node-b', for: '10m' });
+  await held.release();
+  return [await node.tick('report', { at: new Date() }), await store.expectRanOnce('report', new Date())];
+}
 `;
 
 /** How apps resolve the package (see the README's TypeScript table), and the `package.json` type they need. */
@@ -66,7 +75,8 @@ beforeAll(async () => {
   const { peerDependencies } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as {
     peerDependencies: Record<string, string>;
   };
-  for (const peer of Object.keys(peerDependencies)) {
+  // The testing kit's app imports @nestjs/testing (a devDependency of apps, not a peer).
+  for (const peer of [...Object.keys(peerDependencies), '@nestjs/testing']) {
     await mkdir(dirname(join(dir, 'node_modules', peer)), { recursive: true }); // a scope (@nestjs) first
     await symlink(join(REPO, 'node_modules', peer), join(dir, 'node_modules', peer), 'dir');
   }
@@ -111,7 +121,9 @@ describe('the package entry points, as an installed package', () => {
 
     expect(ours.map((file) => file.fileName)).toEqual(
       expect.arrayContaining(
-        ['index.d.ts', 'provider/index.d.ts', 'dashboard/index.d.ts'].map((d) => join(REPO, 'dist/cjs', d)),
+        ['index.d.ts', 'provider/index.d.ts', 'dashboard/index.d.ts', 'testing/index.d.ts'].map((d) =>
+          join(REPO, 'dist/cjs', d),
+        ),
       ),
     );
     expect(messages).toEqual([]);

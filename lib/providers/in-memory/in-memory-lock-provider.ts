@@ -15,15 +15,9 @@ import type {
   RecoveringLockProvider,
 } from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
-import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
-import { InMemoryLocks, type InMemorySimpleLock, type RunEnd } from './in-memory-locks.js';
-import { InMemoryOperatorStore } from './in-memory-operator-store.js';
-
-/**
- * A job record as kept in memory: the stored fields of a {@link JobRecord}, plus the run's token and
- * when a recovery first found its lock gone (monotonic ms).
- */
-type StoredRecord = Omit<JobRecord, 'held'> & { token: string; orphanedAt?: number };
+import type { InMemoryLocks, InMemorySimpleLock } from './in-memory-locks.js';
+import type { InMemoryOperatorStore } from './in-memory-operator-store.js';
+import { InMemoryStore, type StoredRecord } from './in-memory-store.js';
 
 /** Options of {@link InMemoryLockProvider}. */
 export interface InMemoryLockProviderOptions {
@@ -31,6 +25,11 @@ export interface InMemoryLockProviderOptions {
   lockedBy?: string;
   /** How many runs (and operator actions) each job's history keeps. Default 50. */
   historyLimit?: number;
+  /**
+   * @internal The store this provider is one node of, shared with other providers (`nest-scheduler-lock/testing`
+   * simulates a cluster with it); `historyLimit` is then the store's. Default: a store of its own.
+   */
+  store?: InMemoryStore;
 }
 
 /**
@@ -41,15 +40,15 @@ export interface InMemoryLockProviderOptions {
 export class InMemoryLockProvider
   implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider, OperatorLockProvider
 {
-  private readonly records = new Map<string, StoredRecord>();
+  private readonly records: Map<string, StoredRecord>;
   private readonly lockedBy: string;
   private readonly locks: InMemoryLocks;
   private readonly operators: InMemoryOperatorStore;
 
   constructor(options: InMemoryLockProviderOptions = {}) {
     this.lockedBy = options.lockedBy ?? defaultLockedBy();
-    this.locks = new InMemoryLocks(this.lockedBy, (end) => this.runEnded(end));
-    this.operators = new InMemoryOperatorStore(this.locks, options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+    const store = options.store ?? new InMemoryStore(options.historyLimit);
+    ({ locks: this.locks, records: this.records, operators: this.operators } = store);
   }
 
   /** The operator console's records, beside the locks. */
@@ -58,14 +57,14 @@ export class InMemoryLockProvider
   }
 
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    return this.locks.holder(configuration.name) ? undefined : this.locks.take(configuration);
+    return this.locks.holder(configuration.name) ? undefined : this.locks.take(configuration, this.lockedBy);
   }
 
   async lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {
     const { name } = configuration;
     if (this.locks.holder(name)) return { refused: 'locked' };
     if (!manual && this.operators.isPaused(name)) return { refused: 'paused' };
-    return { lock: this.locks.take(configuration, true) };
+    return { lock: this.locks.take(configuration, this.lockedBy, true) };
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
@@ -79,7 +78,7 @@ export class InMemoryLockProvider
     }
     if (this.locks.holder(name)) return { refused: 'locked' };
     if (this.operators.isPaused(name)) return { refused: 'paused' };
-    const lock = this.locks.take(configuration, true);
+    const lock = this.locks.take(configuration, this.lockedBy, true);
     this.records.set(name, {
       occurrence: new Date(occurrence),
       state: 'running',
@@ -118,7 +117,7 @@ export class InMemoryLockProvider
       this.records.set(name, { ...record, state: 'crashed' });
       return { refused: 'settled', state: 'crashed' };
     }
-    const lock = this.locks.take(configuration, true);
+    const lock = this.locks.take(configuration, this.lockedBy, true);
     this.records.set(name, {
       ...record,
       token: lock.token,
@@ -146,20 +145,5 @@ export class InMemoryLockProvider
       held.expiresAt = performance.now() + ttl;
       return 'renewed';
     });
-  }
-
-  /**
-   * A run ended (`finish()`): its job record says how, if the record is still that run's, and a scheduled
-   * job's run goes into its history (`lost` when its lock was gone).
-   */
-  private runEnded({ lock, outcome, report, held }: RunEnd): void {
-    const { name } = lock.configuration;
-    const record = this.records.get(name);
-    if (record?.token === lock.token) this.records.set(name, { ...record, state: outcome, finishedAt: new Date() });
-    if (!lock.ofJob || !report) return;
-    const finishedAt = Math.round(report.startedAt + report.durationMs);
-    const { fencingToken } = lock;
-    const entry = { type: 'run', ...report, finishedAt, node: this.lockedBy, fencingToken } as const;
-    this.operators.record(name, { ...entry, outcome: held ? outcome : 'lost' });
   }
 }

@@ -38,7 +38,6 @@ export class InMemoryLocks {
   private readonly fences = new Map<string, number>();
 
   constructor(
-    private readonly lockedBy: string,
     /** Called when a lock's run ends (`finish()`), before the lock is released: records it. */
     private readonly runEnded: (end: RunEnd) => void,
   ) {}
@@ -59,17 +58,30 @@ export class InMemoryLocks {
   }
 
   /**
-   * Takes the lock of `configuration` (free, as the caller checked) and draws its fencing token. `ofJob`: the
-   * lock of a scheduled job's run, whose end goes into the job's history.
+   * Takes the lock of `configuration` (free, as the caller checked) for the node `lockedBy` and draws its fencing
+   * token. `ofJob`: the lock of a scheduled job's run, whose end goes into the job's history.
    */
-  take(configuration: LockConfiguration, ofJob = false): InMemorySimpleLock {
+  take(configuration: LockConfiguration, lockedBy: string, ofJob = false): InMemorySimpleLock {
     const now = performance.now();
     const token = randomUUID();
     const fencingToken = (this.fences.get(configuration.name) ?? 0) + 1;
     this.fences.set(configuration.name, fencingToken);
-    const held = { token, expiresAt: now + configuration.lockAtMostFor, lockedBy: this.lockedBy, since: Date.now() };
+    const held = { token, expiresAt: now + configuration.lockAtMostFor, lockedBy, since: Date.now() };
     this.locks.set(configuration.name, held);
-    return new InMemorySimpleLock(this, token, configuration, fencingToken, now, ofJob);
+    return new InMemorySimpleLock(this, token, configuration, fencingToken, now, { ofJob, lockedBy });
+  }
+
+  /** Makes the live lock of `name` expire now: its holder finds it lost (`expired`). Returns who held it. */
+  expire(name: string): string | undefined {
+    const held = this.holder(name);
+    if (held) held.expiresAt = performance.now();
+    return held?.lockedBy;
+  }
+
+  /** Forgets every lock and fencing counter. */
+  clear(): void {
+    this.locks.clear();
+    this.fences.clear();
   }
 
   /** The lock of `name` if `token` still owns it; otherwise why not. */
@@ -107,22 +119,34 @@ export class InMemoryLocks {
     if (held instanceof LockNotHeldError) return undefined;
     const now = performance.now();
     held.expiresAt = now + configuration.lockAtMostFor;
-    return new InMemorySimpleLock(this, lock.token, configuration, lock.fencingToken, now, lock.ofJob);
+    return new InMemorySimpleLock(this, lock.token, configuration, lock.fencingToken, now, lock);
   }
 }
 
+/** Whose a lock of the table is. */
+interface LockOwner {
+  /** The lock of a scheduled job's run (not of `executeWithLock`): its end goes into the job's history. */
+  readonly ofJob: boolean;
+  /** The node that took it. */
+  readonly lockedBy: string;
+}
+
 /** A lock of the table: its name held with `token`. */
-export class InMemorySimpleLock extends AbstractSimpleLock {
+export class InMemorySimpleLock extends AbstractSimpleLock implements LockOwner {
+  readonly ofJob: boolean;
+  readonly lockedBy: string;
+
   constructor(
     private readonly table: InMemoryLocks,
     readonly token: string,
     configuration: LockConfiguration,
     readonly fencingToken: number,
     acquiredAt: number,
-    /** The lock of a scheduled job's run (not of `executeWithLock`): its end goes into the job's history. */
-    readonly ofJob: boolean,
+    { ofJob, lockedBy }: LockOwner,
   ) {
     super(configuration, acquiredAt);
+    this.ofJob = ofJob;
+    this.lockedBy = lockedBy;
   }
 
   // unlock() records no outcome: an occurrence given back unused still reads running, as after a crash.

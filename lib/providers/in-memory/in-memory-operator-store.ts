@@ -139,6 +139,16 @@ export class InMemoryOperatorStore implements OperatorStore {
     return formerHolder;
   }
 
+  /**
+   * @internal Forgets every skip count, trigger, pause and history entry. The nodes and the catalogue stay: they
+   * describe the apps still running, which publish them only when they change.
+   */
+  clearRecords(): void {
+    for (const records of [this.skipCounts, this.triggers, this.triggerResults, this.pauses, this.histories]) {
+      records.clear();
+    }
+  }
+
   /** @internal Whether an operator has paused the job that locks `lockName`. */
   isPaused(lockName: string): boolean {
     return this.pauses.has(lockName);

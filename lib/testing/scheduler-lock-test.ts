@@ -1,0 +1,66 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { SCHEDULER_LOCK_SETTINGS } from '../nest/scheduler-lock.constants.js';
+import type { SchedulerLockModuleOptions } from '../nest/scheduler-lock-module-options.interface.js';
+import { SCHEDULER_LOCK_MODULE_OPTIONS } from '../nest/scheduler-lock.module-definition.js';
+import { createSchedulerLockSettings, type SchedulerLockSettings } from '../nest/scheduler-lock.settings.js';
+import { TestNode } from './test-node.js';
+import type { TestLockStore } from './test-lock-store.js';
+import { TickRecorder } from './tick-recorder.js';
+
+/**
+ * What {@link SchedulerLockTest.override} needs of a `TestingModuleBuilder` (`@nestjs/testing`): its
+ * `overrideProvider(token).useFactory(...)`.
+ */
+export interface ProviderOverrides<Builder> {
+  overrideProvider(token: symbol | string): {
+    useFactory(options: { factory: (...args: never[]) => unknown; inject?: (symbol | string)[] }): Builder;
+  };
+}
+
+/** Where a node of the simulated cluster keeps its locks, and who it is. */
+export interface TestNodeOptions {
+  /** The store every node of the test shares. */
+  store: TestLockStore;
+  /** This node's name, in history and for the console (`lockedBy`). */
+  lockedBy: string;
+}
+
+/** Options only a Redis store reads (or, `historyLimit`, a store of its own): a test node's store is shared. */
+const STORE_ONLY_OPTIONS = ['redis', 'keyPrefix', 'minReplicasToAck', 'replicaAckTimeout', 'historyLimit'] as const;
+
+/**
+ * The entry of `nest-scheduler-lock/testing`, after `@nestjs/testing`'s `Test`: {@link override} puts an app's
+ * `SchedulerLockModule` on a {@link TestLockStore} (whatever its `redis` or `provider` option says; its other
+ * options stay), and {@link node} drives that app's jobs.
+ */
+export class SchedulerLockTest {
+  /**
+   * Builds the app's `SchedulerLockModule` on `store` as the node `lockedBy`: no Redis connection, the same
+   * executor, registry proxy and occurrence logic as in production. Returns the builder, for `.compile()`.
+   */
+  static override<Builder>(builder: ProviderOverrides<Builder>, { store, lockedBy }: TestNodeOptions): Builder {
+    return builder.overrideProvider(SCHEDULER_LOCK_SETTINGS).useFactory({
+      factory: (options: SchedulerLockModuleOptions): SchedulerLockSettings => {
+        const kept: SchedulerLockModuleOptions = { ...options };
+        for (const option of STORE_ONLY_OPTIONS) delete kept[option];
+        return createSchedulerLockSettings({
+          ...kept,
+          provider: store.provider(lockedBy),
+          lockedBy,
+          instrumentation: new TickRecorder(options.instrumentation),
+        });
+      },
+      inject: [SCHEDULER_LOCK_MODULE_OPTIONS],
+    });
+  }
+
+  /**
+   * The test node of `app` (a compiled `TestingModule` or an app), initialised if it was not: its ticks, its
+   * console, published to the store at once.
+   *
+   * @throws Error when `app` was not built with {@link override}.
+   */
+  static node(app: INestApplicationContext): Promise<TestNode> {
+    return TestNode.of(app);
+  }
+}

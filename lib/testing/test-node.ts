@@ -1,0 +1,117 @@
+import type { INestApplicationContext, Type } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { LockEvents } from '../core/task/lock-events.js';
+import { ClusterPresence } from '../nest/cluster-presence.js';
+import { LockedJobRegistry } from '../nest/locked-job.registry.js';
+import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
+import { cronJobParts, type TimerParts } from '../nest/scheduled-job-parts.js';
+import { SCHEDULER_LOCK_SETTINGS } from '../nest/scheduler-lock.constants.js';
+import type { SchedulerLockSettings } from '../nest/scheduler-lock.settings.js';
+import { TickRecorder, type TickOutcome } from './tick-recorder.js';
+
+/** Options of {@link TestNode.tick}. */
+export interface TickOptions {
+  /**
+   * The time this node's clock reads when the scheduler fires the tick: a cron job's tick claims the occurrence
+   * due at that time, as a tick cron fires late does. Default: now (a fake clock's now under fake timers).
+   */
+  at?: Date | number;
+}
+
+/** How the scheduler fires a tick of a job: cron's `fireOnTick()`, or the timer's callback. */
+type Fire = () => unknown;
+
+/**
+ * One app of a simulated cluster, as a test drives it: its ticks run now, exactly as the scheduler runs them
+ * (through the interceptor's locked tick, the lock, the occurrence claim and the events), and its console.
+ * Get it with `SchedulerLockTest.node(app)`.
+ */
+export class TestNode {
+  private constructor(
+    /** This node's `lockedBy`. */
+    readonly lockedBy: string,
+    /** The console on the test store: pause, resume, trigger, unlock, history. */
+    readonly admin: SchedulerLockAdmin,
+    /** This node's lock events. */
+    readonly events: LockEvents,
+    private readonly app: INestApplicationContext,
+    private readonly registry: SchedulerRegistry,
+    private readonly jobs: LockedJobRegistry,
+    private readonly recorder: TickRecorder,
+    private readonly presence: ClusterPresence,
+  ) {}
+
+  /** @internal The node of `app`, which must be built with `SchedulerLockTest.override()`. */
+  static async of(app: INestApplicationContext): Promise<TestNode> {
+    await app.init();
+    const settings = app.get<SchedulerLockSettings>(SCHEDULER_LOCK_SETTINGS);
+    const recorder = settings.instrumentation;
+    if (!(recorder instanceof TickRecorder)) {
+      throw new Error(
+        'SchedulerLockTest.node(app): build the app with SchedulerLockTest.override(Test.createTestingModule(...), ' +
+          '{ store, lockedBy }) so that its ticks run on the test store',
+      );
+    }
+    const node = new TestNode(
+      settings.lockedBy,
+      app.get(SchedulerLockAdmin),
+      app.get(LockEvents),
+      app,
+      app.get(SchedulerRegistry),
+      app.get(LockedJobRegistry),
+      recorder,
+      app.get(ClusterPresence),
+    );
+    await node.publish();
+    return node;
+  }
+
+  /**
+   * Fires one tick of the locked job registered as `jobName` (cron, interval or timeout) now, as the scheduler
+   * would, and resolves once it was skipped or its run released the lock: `ran` with the handler's result or
+   * error, or `skipped` with the reason.
+   *
+   * @throws Error for a job that is not a locked job registered on this node.
+   */
+  async tick(jobName: string, options: TickOptions = {}): Promise<TickOutcome> {
+    const fire = this.scheduled(jobName);
+    const at = options.at === undefined ? undefined : +options.at;
+    return this.recorder.tick(jobName, this.lockedBy, () => {
+      if (at === undefined) return fire();
+      // The tick reads the clock once, synchronously, to pick its occurrence: the node's clock reads `at` then.
+      const now = Date.now;
+      Date.now = () => at;
+      try {
+        return fire();
+      } finally {
+        Date.now = now;
+      }
+    });
+  }
+
+  /** A provider of this node's app, as `moduleRef.get()` finds it: a service to spy on, a job. */
+  get<T>(token: Type<T> | string | symbol): T {
+    return this.app.get<T>(token as Type<T>);
+  }
+
+  /** Publishes this node and its jobs to the console now (a heartbeat), as it does every `heartbeatInterval`. */
+  publish(): Promise<void> {
+    return this.presence.heartbeat();
+  }
+
+  private scheduled(jobName: string): Fire {
+    if (!this.jobs.get(jobName)) throw new Error(`No locked job named "${jobName}" on ${this.lockedBy}`);
+    for (const kind of ['cron', 'interval', 'timeout'] as const) {
+      if (!this.registry.doesExist(kind, jobName)) continue;
+      if (kind === 'cron') {
+        const cron = cronJobParts(this.registry.getCronJob(jobName));
+        return () => cron.fireOnTick();
+      }
+      const timer: TimerParts =
+        kind === 'interval' ? this.registry.getInterval(jobName) : this.registry.getTimeout(jobName);
+      const callback = timer._onTimeout;
+      if (typeof callback === 'function') return () => callback.call(timer);
+    }
+    throw new Error(`Job "${jobName}" is not in the SchedulerRegistry of ${this.lockedBy} (not started, or removed)`);
+  }
+}

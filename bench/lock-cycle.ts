@@ -10,6 +10,8 @@
  * provider alone; the `module` run turns them on before measuring, as an app that runs its jobs
  * through the module does. The `replica` run measures `minReplicasToAck` against the plain provider on a
  * private primary with one replica.
+ *
+ * `npm run bench -- --store postgres` measures PostgresLockProvider instead (bench/postgres/lock-cycle-postgres.ts).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -372,9 +374,20 @@ async function measureAll(runNames: readonly RunName[]): Promise<void> {
   }
 }
 
-const [requested, child] = process.argv.slice(2);
-if (requested !== undefined && !(requested in RUNS)) {
-  throw new Error(`Unknown run "${requested}"; expected one of: ${Object.keys(RUNS).join(', ')}`);
+/** `--store postgres` (or `--store=postgres`): the PostgreSQL bench instead (bench/postgres/); `redis` is the default. */
+function requestedStore(args: readonly string[]): string {
+  if (args[0] === '--store') return args[1] ?? '';
+  return args[0]?.startsWith('--store=') ? args[0].slice('--store='.length) : 'redis';
 }
-if (child === CHILD) await measure(requested as RunName);
+
+const store = requestedStore(process.argv.slice(2));
+const [requested, child] = store === 'redis' ? process.argv.slice(2) : [];
+if (store === 'postgres') {
+  const { benchPostgresLockCycle } = await import('./postgres/lock-cycle-postgres.js');
+  if (!(await benchPostgresLockCycle())) process.exitCode = 1;
+} else if (store !== 'redis') {
+  throw new Error(`--store must be redis or postgres (got "${store}")`);
+} else if (requested !== undefined && !(requested in RUNS)) {
+  throw new Error(`Unknown run "${requested}"; expected one of: ${Object.keys(RUNS).join(', ')}`);
+} else if (child === CHILD) await measure(requested as RunName);
 else await measureAll(requested === undefined ? (Object.keys(RUNS) as RunName[]) : [requested as RunName]);

@@ -1,17 +1,18 @@
 /**
  * Scale: P node processes (Nest apps from the built package) each running the same J cron jobs, every
- * second each (an app with many tenants), on a private redis-server, locked and — in the same run —
+ * second each (an app with many tenants), on a private redis-server (or, with `-- --store postgres`, a
+ * private PostgreSQL cluster and PostgresLockProvider; scale-store.ts), locked and — in the same run —
  * unlocked as the baseline. Each handler records its occurrence and its delay from the nominal fire
  * time; the nodes keep counts and histograms in memory and report at the end of each phase. Prints:
  *
  * - the main table (P × J for T seconds, split over paired rounds, the modes alternating): occurrences
- *   run once / twice or more / never, tick-to-handler delay p50 / p99 / max, Redis round trips per node
- *   per second, Redis CPU per second and per job-tick, Redis instructions per job-tick (a smaller locked
- *   phase on a server under callgrind), node CPU per node per second, RSS per 1,000 jobs; then the
+ *   run once / twice or more / never, tick-to-handler delay p50 / p99 / max, store round trips per node
+ *   per second, store CPU per second and per job-tick, Redis instructions per job-tick (a smaller locked
+ *   phase on a server under callgrind; Redis only), node CPU per node per second, RSS per 1,000 jobs; then the
  *   issue's targets;
  * - the growth table: 100 / 1,000 / 5,000 jobs on one node and on two, and 1 / 5 / 20 nodes × 200 jobs.
  *
- * Run: `npm run bench:scale`. Env: BENCH_NODES=5, BENCH_JOBS=1000, BENCH_SECONDS=60 (measured seconds per
+ * Run: `npm run bench:scale [-- --store postgres]`. Env: BENCH_NODES=5, BENCH_JOBS=1000, BENCH_SECONDS=60 (measured seconds per
  * mode in the main table), BENCH_ROUNDS=2, BENCH_SCALE_PART=all|main|growth, BENCH_GROWTH_SECONDS=20,
  * BENCH_GROWTH_JOBS=100,1000,5000, BENCH_GROWTH_NODES=1,5,20, BENCH_GROWTH_NODE_JOBS=200,
  * BENCH_INSTRUCTION_NODES=2, BENCH_INSTRUCTION_JOBS=100, BENCH_INSTRUCTION_SECONDS=5; BENCH_SHORT=1 for a
@@ -20,13 +21,13 @@
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { startPrivateRedisServer } from '../test/support/redis-server.js';
 import { startCallgrindRedis } from './support/callgrind-redis.js';
-import { describeEnvironment, loadAverage, numberFromEnv, numberListFromEnv } from './support/environment.js';
+import { loadAverage, numberFromEnv, numberListFromEnv } from './support/environment.js';
 import type { NodeMode } from './scale/node-messages.js';
 import { combinePhases, runPhase, type PhaseResult } from './scale/phase.js';
 import { phaseMetrics } from './scale/phase-metrics.js';
-import { infoMeter, instructionMeter } from './scale/redis-meter.js';
+import { instructionMeter } from './scale/redis-meter.js';
+import { startScaleStore } from './scale/scale-store.js';
 import { growthTable, mainTable, targetLines, type GrowthCell, type InstructionCell } from './scale/scale-tables.js';
 
 const SHORT = process.env.BENCH_SHORT === '1';
@@ -59,13 +60,15 @@ function describePhase(phase: PhaseResult): string {
   return `twice+ ${twiceOrMore}, never ${never}, delay p99 ${m.delayP99} ms, ${m.roundTripsPerNodeSecond.toFixed(1)} round trips/node/s, node CPU ${m.nodeCpuMsPerNodeSecond.toFixed(0)} ms/node/s, machine ${phase.machineBusyPercent.toFixed(0)} % busy`;
 }
 
-const server = await startPrivateRedisServer();
-const admin = new Redis(server.port, '127.0.0.1');
+const STORE = process.argv[2] === '--store' ? process.argv[3] : (process.argv[2]?.split('=')[1] ?? 'redis');
+if (STORE !== 'redis' && STORE !== 'postgres') throw new Error(`--store must be redis or postgres (got "${STORE}")`);
+const store = await startScaleStore(STORE);
 
 /** One phase on the private server, with progress lines. */
 async function phase(mode: NodeMode, nodes: number, jobs: number, seconds: number): Promise<PhaseResult> {
   progress(`${mode}: ${nodes} node(s) × ${jobs} jobs, ${seconds} s window`);
-  const result = await runPhase({ mode, nodes, jobs, seconds, redisUrl: server.url, admin, meter: infoMeter(admin) });
+  const { kind, url, reset, meter } = store;
+  const result = await runPhase({ mode, nodes, jobs, seconds, store: kind, storeUrl: url, reset, meter });
   progress(`  ${describePhase(result)}`);
   return result;
 }
@@ -94,8 +97,9 @@ async function instructionCell(): Promise<InstructionCell> {
       nodes,
       jobs,
       seconds,
-      redisUrl: url,
-      admin: callgrindAdmin,
+      store: 'redis',
+      storeUrl: url,
+      reset: () => callgrindAdmin.flushall(),
       meter: instructionMeter(callgrind),
     });
     progress(`  ${describePhase(result)}`);
@@ -118,13 +122,14 @@ async function runMainTable(): Promise<void> {
     const order: NodeMode[] = round % 2 === 0 ? ['unlocked', 'locked'] : ['locked', 'unlocked'];
     for (const mode of order) phases[mode].push(await phase(mode, NODES, JOBS, windowSeconds));
   }
-  const instructions = await instructionCell();
+  const instructions: InstructionCell =
+    store.kind === 'redis' ? await instructionCell() : { unavailable: 'callgrind measures redis-server only' };
   const unlocked = combinePhases(phases.unlocked);
   const locked = combinePhases(phases.locked);
   console.log(
     `\n## Main: ${NODES} nodes × ${JOBS.toLocaleString('en-US')} jobs every second, ${ROUNDS} round(s) of ${windowSeconds} s per mode\n`,
   );
-  console.log(mainTable(unlocked, locked, instructions));
+  console.log(mainTable(unlocked, locked, instructions, store.name));
   console.log('\nPaired rounds, delay p99 (ms) unlocked → locked:');
   phases.locked.forEach((lockedRound, round) => {
     const u = phaseMetrics(phases.unlocked[round]).delayP99;
@@ -138,7 +143,7 @@ async function runMainTable(): Promise<void> {
     );
   }
   console.log('\nTargets:');
-  for (const line of targetLines(unlocked, locked, instructions, CORES)) console.log(line);
+  for (const line of targetLines(unlocked, locked, instructions, CORES, store.name)) console.log(line);
 }
 
 async function runGrowthTable(): Promise<void> {
@@ -160,15 +165,14 @@ async function runGrowthTable(): Promise<void> {
     }
   }
   console.log(`\n## Growth: one round per mode, ${GROWTH_SECONDS} s window each\n`);
-  console.log(growthTable(cells, CORES));
+  console.log(growthTable(cells, CORES, store.name));
 }
 
 try {
-  console.log(`# Scale bench\n\n${await describeEnvironment(admin)} · ${loadAverage()} at the start`);
+  console.log(`# Scale bench\n\n${await store.describe()} · ${loadAverage()} at the start`);
   if (PART !== 'growth') await runMainTable();
   if (PART !== 'main') await runGrowthTable();
   console.log(`\n${loadAverage()} at the end`);
 } finally {
-  admin.disconnect();
-  await server.stop();
+  await store.stop();
 }

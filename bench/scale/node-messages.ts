@@ -20,11 +20,14 @@ export interface SecondSample {
   readonly at: number;
   /** This process's CPU time so far (user + system), µs. */
   readonly cpuMicros: number;
-  /** Redis round trips the node's client sent so far (0 for an unlocked node, which has no client). */
+  /** Round trips the node's client sent so far (0 for an unlocked node, which has no client). */
   readonly roundTrips: number;
-  /** Redis commands the node's client sent so far. */
+  /** Commands (Redis) or statements (PostgreSQL) the node's client sent so far. */
   readonly commands: number;
-  /** Lua script calls among them (`EVALSHA`, `EVAL`): the tick path's claims, releases and lease renewals. */
+  /**
+   * The tick path's lock calls among them (claims, releases, lease renewals): Lua script calls (`EVALSHA`,
+   * `EVAL`) on Redis, the provider's batch statements (`WITH input AS (… unnest(…))`) on PostgreSQL.
+   */
   readonly scriptCalls: number;
 }
 
@@ -79,6 +82,8 @@ export interface ScaleNodeEnv {
   readonly BENCH_NODE: string;
   readonly BENCH_MODE: NodeMode;
   readonly BENCH_JOBS: string;
-  readonly BENCH_REDIS_URL: string;
+  /** `redis` or `postgres`. */
+  readonly BENCH_STORE: string;
+  readonly BENCH_STORE_URL: string;
   readonly BENCH_KEY_PREFIX: string;
 }

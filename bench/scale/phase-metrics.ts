@@ -9,12 +9,12 @@ export interface PhaseMetrics {
   readonly delayMax: number;
   readonly roundTripsPerNodeSecond: number;
   readonly commandsSentPerNodeSecond: number;
-  /** Script calls (claims, releases, renewals) per node per second; each is a round trip of its own. */
+  /** Lock calls (claims, releases, renewals) per node per second; each is a round trip of its own. */
   readonly scriptCallsPerNodeSecond: number;
-  readonly redisCpuMsPerSecond?: number;
-  readonly redisCpuMicrosPerJobTick?: number;
-  /** Commands Redis executed per job-tick, those inside scripts included. */
-  readonly redisCommandsPerJobTick?: number;
+  readonly storeCpuMsPerSecond?: number;
+  readonly storeCpuMicrosPerJobTick?: number;
+  /** Commands Redis executed per job-tick, those inside scripts included (not measured on PostgreSQL). */
+  readonly storeCommandsPerJobTick?: number;
   readonly nodeCpuMsPerNodeSecond: number;
   /** Median over the nodes, after the phase, MB. */
   readonly rssMb: number;
@@ -42,10 +42,10 @@ export function phaseMetrics(phase: PhaseResult): PhaseMetrics {
     roundTripsPerNodeSecond: phase.roundTrips / nodeSeconds,
     commandsSentPerNodeSecond: phase.commandsSent / nodeSeconds,
     scriptCallsPerNodeSecond: phase.scriptCalls / nodeSeconds,
-    redisCpuMsPerSecond:
-      phase.redis.cpuMicros === undefined ? undefined : phase.redis.cpuMicros / 1_000 / phase.seconds,
-    redisCpuMicrosPerJobTick: perJobTick(phase.redis.cpuMicros),
-    redisCommandsPerJobTick: perJobTick(phase.redis.commandsExecuted),
+    storeCpuMsPerSecond:
+      phase.store.cpuMicros === undefined ? undefined : phase.store.cpuMicros / 1_000 / phase.seconds,
+    storeCpuMicrosPerJobTick: perJobTick(phase.store.cpuMicros),
+    storeCommandsPerJobTick: perJobTick(phase.store.commandsExecuted),
     nodeCpuMsPerNodeSecond: phase.nodeCpuMicros / 1_000 / nodeSeconds,
     rssMb: median(phase.memory.map((sample) => sample.rss / MB)),
     heapUsedMb: median(phase.memory.map((sample) => sample.heapUsed / MB)),

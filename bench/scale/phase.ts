@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { sampleCpu } from '../../test/chaos/cpu-sampler.js';
 import type { MemorySample, NodeMode, ReportMessage, SecondSample } from './node-messages.js';
-import type { RedisMeter, RedisUsage } from './redis-meter.js';
+import type { StoreMeter, StoreUsage } from './store-meter.js';
 import { ScaleFleet, type FleetOptions } from './scale-fleet.js';
 
 /** After the last node started its jobs: JIT, script caches and the first claims settle. */
@@ -19,9 +18,9 @@ const DRAIN_MS = 4_750;
 export interface PhaseOptions extends Omit<FleetOptions, 'keyPrefix'> {
   /** Length of the measured window. */
   readonly seconds: number;
-  /** The private server the nodes use (`redisUrl`), through which it is flushed before the phase. */
-  readonly admin: Redis;
-  readonly meter: RedisMeter;
+  /** Empties the private server the nodes use (`storeUrl`) before the phase. */
+  readonly reset: () => Promise<unknown>;
+  readonly meter: StoreMeter;
 }
 
 /** How often each occurrence ran: per job and second (locked), or per job, second and node (unlocked). */
@@ -43,12 +42,12 @@ export interface PhaseResult {
   readonly delays: ReadonlyMap<number, number>;
   /** Node CPU over the window, summed over the nodes, µs. */
   readonly nodeCpuMicros: number;
-  /** Redis round trips and commands the nodes' clients sent over the window, summed over the nodes. */
+  /** Round trips and commands (statements) the nodes' clients sent over the window, summed over the nodes. */
   readonly roundTrips: number;
   readonly commandsSent: number;
-  /** Script calls among them: claims, releases and renewals; the rest is the nodes' presence. */
+  /** Lock calls among them (Redis scripts, PostgreSQL batch statements): claims, releases and renewals; the rest is the nodes' presence. */
   readonly scriptCalls: number;
-  readonly redis: RedisUsage;
+  readonly store: StoreUsage;
   /** Per node: memory before adding the jobs, and after the phase. */
   readonly emptyMemory: readonly MemorySample[];
   readonly memory: readonly MemorySample[];
@@ -65,16 +64,17 @@ export interface PhaseResult {
 
 /**
  * Runs one phase on a fresh fleet: starts the nodes, waits for the warm-up, measures a window of whole
- * seconds [first, first + seconds) — the nodes' totals and the Redis meter are read at half past the
+ * seconds [first, first + seconds) — the nodes' totals and the store's meter are read at half past the
  * second before each end, between two bursts of ticks — lets late runs finish, then collects and stops.
  */
 export async function runPhase(options: PhaseOptions): Promise<PhaseResult> {
-  await options.admin.flushall(); // the private server: the phase's job records start from nothing
+  await options.reset(); // the private server: the phase's job records start from nothing
   const { fleet, emptyMemory } = await ScaleFleet.start({
     mode: options.mode,
     nodes: options.nodes,
     jobs: options.jobs,
-    redisUrl: options.redisUrl,
+    store: options.store,
+    storeUrl: options.storeUrl,
     keyPrefix: 'scale',
   });
   try {
@@ -86,10 +86,10 @@ export async function runPhase(options: PhaseOptions): Promise<PhaseResult> {
     const stopSampling = sampleCpu(1_000, (percent) => busy.push(percent));
     await sleepUntil(endSecond * 1_000 - 500);
     stopSampling();
-    const redis = await options.meter.end();
+    const store = await options.meter.end();
     await sleepUntil(endSecond * 1_000 + DRAIN_MS);
     const reports = await fleet.reports();
-    return summarize(options, firstSecond, endSecond, reports, emptyMemory, redis, busy);
+    return summarize(options, firstSecond, endSecond, reports, emptyMemory, store, busy);
   } finally {
     await fleet.stop();
   }
@@ -101,7 +101,7 @@ function summarize(
   endSecond: number,
   reports: readonly ReportMessage[],
   emptyMemory: MemorySample[],
-  redis: RedisUsage,
+  store: StoreUsage,
   busy: readonly number[],
 ): PhaseResult {
   const seconds = Array.from({ length: endSecond - firstSecond }, (_, i) => firstSecond + i);
@@ -146,7 +146,7 @@ function summarize(
     roundTrips: delta('roundTrips'),
     commandsSent: delta('commands'),
     scriptCalls: delta('scriptCalls'),
-    redis,
+    store,
     emptyMemory,
     memory: reports.map((report) => report.memory),
     runsWithoutLock: reports.reduce((sum, report) => sum + report.runsWithoutLock, 0),
@@ -185,8 +185,8 @@ export function combinePhases(phases: readonly PhaseResult[]): PhaseResult {
   const [first] = phases;
   if (!first) throw new Error('combinePhases: no phases');
   const sum = (read: (phase: PhaseResult) => number) => phases.reduce((total, phase) => total + read(phase), 0);
-  const sumOptional = (read: (usage: RedisUsage) => number | undefined) =>
-    phases.every((phase) => read(phase.redis) !== undefined) ? sum((phase) => read(phase.redis)!) : undefined;
+  const sumOptional = (read: (usage: StoreUsage) => number | undefined) =>
+    phases.every((phase) => read(phase.store) !== undefined) ? sum((phase) => read(phase.store)!) : undefined;
   const delays = new Map<number, number>();
   for (const phase of phases) for (const [delay, n] of phase.delays) delays.set(delay, (delays.get(delay) ?? 0) + n);
   const seconds = sum((phase) => phase.seconds);
@@ -204,7 +204,7 @@ export function combinePhases(phases: readonly PhaseResult[]): PhaseResult {
     roundTrips: sum((p) => p.roundTrips),
     commandsSent: sum((p) => p.commandsSent),
     scriptCalls: sum((p) => p.scriptCalls),
-    redis: {
+    store: {
       cpuMicros: sumOptional((usage) => usage.cpuMicros),
       commandsExecuted: sumOptional((usage) => usage.commandsExecuted),
       instructions: sumOptional((usage) => usage.instructions),

@@ -1,22 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { CallgrindRedis } from '../support/callgrind-redis.js';
-
-/** What Redis did over a window, as far as the meter can tell. */
-export interface RedisUsage {
-  /** CPU time of the server process (`INFO cpu`: used_cpu_user + used_cpu_sys), µs. */
-  readonly cpuMicros?: number;
-  /** Commands the server executed (`INFO commandstats`), those run inside scripts included, the meter's INFO not. */
-  readonly commandsExecuted?: number;
-  /** Instructions the server executed (callgrind). */
-  readonly instructions?: number;
-}
-
-/** Reads what a Redis server did between two moments. */
-export interface RedisMeter {
-  begin(): Promise<void>;
-  /** What the server did since {@link begin}. */
-  end(): Promise<RedisUsage>;
-}
+import type { StoreMeter } from './store-meter.js';
 
 interface InfoReading {
   readonly cpuMicros: number;
@@ -35,7 +19,7 @@ async function readInfo(admin: Redis): Promise<InfoReading> {
 }
 
 /** CPU and commands from `INFO` of a private server (nothing else uses it), through `admin`. */
-export function infoMeter(admin: Redis): RedisMeter {
+export function infoMeter(admin: Redis): StoreMeter {
   let start: InfoReading | undefined;
   return {
     async begin() {
@@ -53,7 +37,7 @@ export function infoMeter(admin: Redis): RedisMeter {
 }
 
 /** Instructions of a server running under callgrind. */
-export function instructionMeter(server: CallgrindRedis): RedisMeter {
+export function instructionMeter(server: CallgrindRedis): StoreMeter {
   return {
     begin: () => server.zero(),
     async end() {

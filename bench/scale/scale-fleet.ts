@@ -16,7 +16,8 @@ export interface FleetOptions {
   readonly mode: NodeMode;
   readonly nodes: number;
   readonly jobs: number;
-  readonly redisUrl: string;
+  readonly store: 'redis' | 'postgres';
+  readonly storeUrl: string;
   readonly keyPrefix: string;
 }
 
@@ -130,7 +131,8 @@ function launchNode(name: string, options: FleetOptions): FleetNode {
         BENCH_NODE: name,
         BENCH_MODE: options.mode,
         BENCH_JOBS: String(options.jobs),
-        BENCH_REDIS_URL: options.redisUrl,
+        BENCH_STORE: options.store,
+        BENCH_STORE_URL: options.storeUrl,
         BENCH_KEY_PREFIX: options.keyPrefix,
       },
       onMessage: (message) => {

@@ -5,8 +5,14 @@ import { NestFactory } from '@nestjs/core';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { CronJob } from 'cron';
 import { Redis } from 'ioredis';
-import { currentLock, LockedJobRegistry, SchedulerLockModule } from 'nest-scheduler-lock';
-import { countCommands, type CommandCounter } from '../support/command-counter.js';
+import {
+  currentLock,
+  LockedJobRegistry,
+  SchedulerLockModule,
+  type SchedulerLockModuleOptions,
+} from 'nest-scheduler-lock';
+import { countingPool } from '../postgres/statement-counter.js';
+import { countCommands } from '../support/command-counter.js';
 import type { MemorySample, NodeMessage, ScaleNodeEnv, SecondSample } from './node-messages.js';
 import { TickRecorder } from './tick-recorder.js';
 
@@ -14,7 +20,8 @@ import { TickRecorder } from './tick-recorder.js';
  * One node of the scale bench: a Nest application context with `@nestjs/schedule` that adds J cron jobs
  * at runtime, every second each, the same names on every node (an app with many tenants). `locked`: the
  * BUILT package (`nest-scheduler-lock` resolves to dist/) locks each job, on a Redis client the node
- * creates and counts the commands of; `unlocked`: the same app without the lock module, the baseline.
+ * creates and counts the commands of (or, `BENCH_STORE=postgres`, a `pg` pool of 3 whose statements it
+ * counts, with `PostgresLockProvider`); `unlocked`: the same app without the lock module, the baseline.
  * Started by scale-fleet.ts with `--expose-gc`; it reports on stdout (node-messages.ts) and never exits
  * by itself.
  */
@@ -25,7 +32,14 @@ const LATE_TICK = /^\[Cron\] Missed execution deadline by \d+ms .*Executing imme
 
 function readEnv(): ScaleNodeEnv {
   const env = process.env as Partial<ScaleNodeEnv>;
-  const names = ['BENCH_NODE', 'BENCH_MODE', 'BENCH_JOBS', 'BENCH_REDIS_URL', 'BENCH_KEY_PREFIX'] as const;
+  const names = [
+    'BENCH_NODE',
+    'BENCH_MODE',
+    'BENCH_JOBS',
+    'BENCH_STORE',
+    'BENCH_STORE_URL',
+    'BENCH_KEY_PREFIX',
+  ] as const;
   const missing = names.filter((name) => !env[name]);
   if (missing.length) throw new Error(`scale node: missing environment variable(s) ${missing.join(', ')}`);
   if (env.BENCH_MODE !== 'locked' && env.BENCH_MODE !== 'unlocked')
@@ -62,18 +76,12 @@ class CountingLogger implements LoggerService {
 
 /**
  * Reads the running totals at half past every wall-clock second: the jobs fire at whole seconds, so a
- * difference of two samples holds whole seconds of ticks, and the bench samples Redis at the same moments.
+ * difference of two samples holds whole seconds of ticks, and the bench samples the store at the same moments.
  */
-function sampleEverySecond(recorder: TickRecorder, counter: CommandCounter | undefined): void {
+function sampleEverySecond(recorder: TickRecorder, counts: () => StoreCounts): void {
   const read = (): SecondSample => {
     const { user, system } = process.cpuUsage();
-    return {
-      at: Date.now(),
-      cpuMicros: user + system,
-      roundTrips: counter?.roundTrips ?? 0,
-      commands: counter?.total ?? 0,
-      scriptCalls: (counter?.byName.get('evalsha') ?? 0) + (counter?.byName.get('eval') ?? 0),
-    };
+    return { at: Date.now(), cpuMicros: user + system, ...counts() };
   };
   const scheduleNext = () => {
     const now = Date.now();
@@ -85,6 +93,44 @@ function sampleEverySecond(recorder: TickRecorder, counter: CommandCounter | und
     }, at - now);
   };
   scheduleNext();
+}
+
+/** What a node's store client sent so far. */
+type StoreCounts = Pick<SecondSample, 'roundTrips' | 'commands' | 'scriptCalls'>;
+
+/** The lock module's store, connected, and what its client sent so far. */
+async function connectStore(env: ScaleNodeEnv): Promise<{
+  options: Pick<SchedulerLockModuleOptions, 'redis' | 'keyPrefix' | 'provider'>;
+  counts: () => StoreCounts;
+}> {
+  if (env.BENCH_STORE === 'postgres') {
+    const { PostgresLockProvider } = await import('nest-scheduler-lock/postgres');
+    // The provider's batches (claims, job locks, releases, renewals) are its statements over unnest(…) arrays.
+    const counting = countingPool({ connectionString: env.BENCH_STORE_URL, max: 3 }, (text) =>
+      text.startsWith('WITH input AS'),
+    );
+    const tablePrefix = `${env.BENCH_KEY_PREFIX}_`;
+    const provider = new PostgresLockProvider(counting.pool, { tablePrefix, lockedBy: env.BENCH_NODE });
+    await provider.createTables();
+    const counts = () => ({
+      roundTrips: counting.statements(),
+      commands: counting.statements(),
+      scriptCalls: counting.lockCalls(),
+    });
+    return { options: { provider }, counts };
+  }
+  const client = new Redis(env.BENCH_STORE_URL);
+  await new Promise<void>((resolve, reject) => {
+    client.once('ready', resolve);
+    client.once('error', reject);
+  });
+  const counter = countCommands(client);
+  const counts = () => ({
+    roundTrips: counter.roundTrips,
+    commands: counter.total,
+    scriptCalls: (counter.byName.get('evalsha') ?? 0) + (counter.byName.get('eval') ?? 0),
+  });
+  return { options: { redis: client, keyPrefix: env.BENCH_KEY_PREFIX }, counts };
 }
 
 async function main(): Promise<void> {
@@ -101,23 +147,13 @@ async function main(): Promise<void> {
   console.error = (...args: unknown[]) => recorder.recordWarning(`console.error: ${format(...args)}`);
   process.on('unhandledRejection', (reason) => recorder.recordWarning(`unhandledRejection: ${format(reason)}`));
 
-  let client: Redis | undefined;
-  let counter: CommandCounter | undefined;
+  let counts: () => StoreCounts = () => ({ roundTrips: 0, commands: 0, scriptCalls: 0 });
   const imports: DynamicModule[] = [ScheduleModule.forRoot()];
   if (locked) {
-    client = new Redis(env.BENCH_REDIS_URL);
-    await new Promise<void>((resolve, reject) => {
-      client!.once('ready', resolve);
-      client!.once('error', reject);
-    });
-    counter = countCommands(client);
+    const store = await connectStore(env);
+    counts = store.counts;
     imports.push(
-      SchedulerLockModule.forRoot({
-        redis: client,
-        keyPrefix: env.BENCH_KEY_PREFIX,
-        lockedBy: env.BENCH_NODE,
-        defaultLockAtMostFor: '10s',
-      }),
+      SchedulerLockModule.forRoot({ ...store.options, lockedBy: env.BENCH_NODE, defaultLockAtMostFor: '10s' }),
     );
   }
 
@@ -167,7 +203,7 @@ async function main(): Promise<void> {
   }
   for (const cronJob of cronJobs) cronJob.start();
 
-  sampleEverySecond(recorder, counter);
+  sampleEverySecond(recorder, counts);
   process.on('SIGUSR2', () => send(recorder.report(memoryAfterGc())));
   send({ type: 'ready', emptyMemory });
 }

@@ -15,7 +15,7 @@ export function instructionsPerJobTick(cell: {
   readonly idleInstructionsPerSecond: number;
 }): number {
   const { phase } = cell;
-  return (phase.redis.instructions! - cell.idleInstructionsPerSecond * phase.seconds) / (phase.jobs * phase.seconds);
+  return (phase.store.instructions! - cell.idleInstructionsPerSecond * phase.seconds) / (phase.jobs * phase.seconds);
 }
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -29,7 +29,14 @@ function countsCells(phase: PhaseResult): [string, string, string] {
 }
 
 /** The main table: the same setup unlocked (baseline) and locked, and what the lock adds. */
-export function mainTable(unlocked: PhaseResult, locked: PhaseResult, instructions: InstructionCell): string {
+export function mainTable(
+  unlocked: PhaseResult,
+  locked: PhaseResult,
+  instructions: InstructionCell,
+  store = 'Redis',
+): string {
+  const lockCalls = store === 'Redis' ? 'script calls' : 'lock statements';
+  const commands = store === 'Redis' ? 'commands' : 'statements';
   const u = phaseMetrics(unlocked);
   const l = phaseMetrics(locked);
   const [uOnce, uTwice, uNever] = countsCells(unlocked);
@@ -52,36 +59,36 @@ export function mainTable(unlocked: PhaseResult, locked: PhaseResult, instructio
     ['tick-to-handler delay p99 (ms)', String(u.delayP99), String(l.delayP99), difference((m) => m.delayP99, 0)],
     ['tick-to-handler delay max (ms)', String(u.delayMax), String(l.delayMax), difference((m) => m.delayMax, 0)],
     ['runs that claimed the next occurrence, early', '—', count(locked.earlyClaims), ''],
-    ['Redis round trips / node / s', fixed(u.roundTripsPerNodeSecond, 1), fixed(l.roundTripsPerNodeSecond, 1), ''],
+    [`${store} round trips / node / s`, fixed(u.roundTripsPerNodeSecond, 1), fixed(l.roundTripsPerNodeSecond, 1), ''],
     [
-      '… of which script calls: claims, releases, renewals',
+      `… of which ${lockCalls}: claims, releases, renewals`,
       '0',
       fixed(l.scriptCallsPerNodeSecond, 1),
       `the rest is presence: ${fixed(l.roundTripsPerNodeSecond - l.scriptCallsPerNodeSecond, 1)}`,
     ],
     [
-      'Redis commands sent / node / s',
+      `${store} ${commands} sent / node / s`,
       fixed(u.commandsSentPerNodeSecond, 1),
       fixed(l.commandsSentPerNodeSecond, 1),
       '',
     ],
     [
       "Redis commands executed / job-tick (scripts' included)",
-      fixed(u.redisCommandsPerJobTick, 2),
-      fixed(l.redisCommandsPerJobTick, 2),
+      fixed(u.storeCommandsPerJobTick, 2),
+      fixed(l.storeCommandsPerJobTick, 2),
       '',
     ],
     [
-      'Redis CPU ms / s',
-      fixed(u.redisCpuMsPerSecond, 1),
-      fixed(l.redisCpuMsPerSecond, 1),
-      difference((m) => m.redisCpuMsPerSecond!, 1),
+      `${store} CPU ms / s`,
+      fixed(u.storeCpuMsPerSecond, 1),
+      fixed(l.storeCpuMsPerSecond, 1),
+      difference((m) => m.storeCpuMsPerSecond!, 1),
     ],
     [
-      'Redis CPU µs / job-tick',
-      fixed(u.redisCpuMicrosPerJobTick, 2),
-      fixed(l.redisCpuMicrosPerJobTick, 2),
-      difference((m) => m.redisCpuMicrosPerJobTick!, 2),
+      `${store} CPU µs / job-tick`,
+      fixed(u.storeCpuMicrosPerJobTick, 2),
+      fixed(l.storeCpuMicrosPerJobTick, 2),
+      difference((m) => m.storeCpuMicrosPerJobTick!, 2),
     ],
     instructionRow,
     [
@@ -125,6 +132,7 @@ export function targetLines(
   locked: PhaseResult,
   instructions: InstructionCell,
   cores: number,
+  store = 'Redis',
 ): string[] {
   const u = phaseMetrics(unlocked);
   const l = phaseMetrics(locked);
@@ -140,14 +148,14 @@ export function targetLines(
       (addedP99 > 5
         ? `; what bounds it: Node runs every due timer before it reads a reply, so a locked handler waits for its node's whole burst of ticks, ` +
           `${fixed(tickCpuMicros(l), 0)} µs of node CPU per job-tick locked against ${fixed(tickCpuMicros(u), 0)} unlocked: ` +
-          `${fixed(burstMs, 0)} ms more CPU per burst of ${count(locked.jobs)} jobs on each node, on ${cores} cores shared by ${locked.nodes} nodes, Redis and other work ` +
+          `${fixed(burstMs, 0)} ms more CPU per burst of ${count(locked.jobs)} jobs on each node, on ${cores} cores shared by ${locked.nodes} nodes, ${store} and other work ` +
           `(machine ${locked.machineBusyPercent.toFixed(0)} % busy)`
         : ''),
-    `- Redis round trips / node / s ≤ 2 for ${count(locked.jobs)} jobs due in the same second (claims + releases): ` +
+    `- ${store} round trips / node / s ≤ 2 for ${count(locked.jobs)} jobs due in the same second (claims + releases): ` +
       `${fixed(l.scriptCallsPerNodeSecond, 1)}: ${verdict(l.scriptCallsPerNodeSecond <= 2)}; with the node's presence ` +
       `(heartbeat, trigger poll): ${fixed(l.roundTripsPerNodeSecond, 1)}`,
-    `- Redis CPU per job-tick (${setup}): ${fixed(l.redisCpuMicrosPerJobTick! - u.redisCpuMicrosPerJobTick!, 2)} µs over the idle server, ` +
-      `${fixed(l.redisCommandsPerJobTick, 2)} commands executed` +
+    `- ${store} CPU per job-tick (${setup}): ${fixed(l.storeCpuMicrosPerJobTick! - u.storeCpuMicrosPerJobTick!, 2)} µs over the idle server` +
+      (l.storeCommandsPerJobTick === undefined ? '' : `, ${fixed(l.storeCommandsPerJobTick, 2)} commands executed`) +
       ('phase' in instructions
         ? `, ${count(instructionsPerJobTick(instructions))} instructions (${instructions.phase.nodes} × ${count(instructions.phase.jobs)} jobs)`
         : '') +
@@ -172,7 +180,7 @@ export type GrowthCell =
     }
   | { readonly label: string; readonly nodes: number; readonly jobs: number; readonly failure: string };
 
-export function growthTable(cells: readonly GrowthCell[], cores: number): string {
+export function growthTable(cells: readonly GrowthCell[], cores: number, store = 'Redis'): string {
   // Why a cell is not clean takes a paragraph: the table points to a note below it.
   const notes: string[] = [];
   const note = (text: string) => {
@@ -199,8 +207,8 @@ export function growthTable(cells: readonly GrowthCell[], cores: number): string
       `${u.delayP99} → ${l.delayP99} (${signed(l.delayP99 - u.delayP99, 0)})`,
       `${u.delayMax} → ${l.delayMax}`,
       fixed(l.roundTripsPerNodeSecond, 1),
-      fixed(l.redisCpuMsPerSecond! - u.redisCpuMsPerSecond!, 1),
-      fixed(l.redisCpuMicrosPerJobTick! - u.redisCpuMicrosPerJobTick!, 2),
+      fixed(l.storeCpuMsPerSecond! - u.storeCpuMsPerSecond!, 1),
+      fixed(l.storeCpuMicrosPerJobTick! - u.storeCpuMicrosPerJobTick!, 2),
       `${fixed(u.nodeCpuMsPerNodeSecond, 1)} → ${fixed(l.nodeCpuMsPerNodeSecond, 1)}`,
       `${fixed(u.rssMb, 0)} → ${fixed(l.rssMb, 0)}`,
       `${fixed(cell.unlocked.machineBusyPercent, 0)} / ${fixed(cell.locked.machineBusyPercent, 0)}`,
@@ -216,8 +224,8 @@ export function growthTable(cells: readonly GrowthCell[], cores: number): string
     'delay p99 ms, unlocked → locked',
     'delay max ms',
     'round trips / node / s',
-    'Redis CPU ms / s, locked − unlocked',
-    'Redis CPU µs / job-tick, locked − unlocked',
+    `${store} CPU ms / s, locked − unlocked`,
+    `${store} CPU µs / job-tick, locked − unlocked`,
     'node CPU ms / node / s, unlocked → locked',
     'RSS MB / node, unlocked → locked',
     'machine busy %, unlocked / locked',

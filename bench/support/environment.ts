@@ -4,9 +4,13 @@ import type { Redis } from 'ioredis';
 /** One line naming the date, the machine and the Redis a benchmark ran on, for its report. */
 export async function describeEnvironment(client: Redis): Promise<string> {
   const info = await client.info('server');
-  const redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+  return describeMachine(`Redis ${/redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown'}`);
+}
+
+/** One line naming the date, the machine and `store` (its name and version), for a report. */
+export function describeMachine(store: string): string {
   const cores = cpus();
-  return `${new Date().toISOString()} · ${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}) · Node ${process.version} · Redis ${redisVersion}`;
+  return `${new Date().toISOString()} · ${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}) · Node ${process.version} · ${store}`;
 }
 
 /** A positive number from the environment, or `fallback` when unset. */

@@ -127,7 +127,9 @@ describe('chaos analysis', () => {
     expect(findings.runsPerJob).toEqual({ tick: SECONDS + 1, report: 0, sweep: 0, ledger: 0 });
     // Seconds whose due window [O - 0.5 s, O + 0.5 s] lies inside the soak: 1 … 30.
     expect(findings.checkedSeconds).toBe(SECONDS);
-    expect(finalLine(findings)).toMatch(/^chaos: PASS seed=7 seconds=30 apps=2 runs=31 duplicates=0 overlaps=0 /);
+    expect(finalLine(findings)).toMatch(
+      /^chaos: PASS store=redis seed=7 seconds=30 apps=2 runs=31 duplicates=0 overlaps=0 /,
+    );
   });
 
   it('finds an occurrence run twice as a first attempt', () => {
@@ -240,7 +242,7 @@ describe('chaos analysis', () => {
       ...cleanSoak(),
       { type: 'unhandled', node: 'app-2', pid: 102, mono: at(7), kind: 'unhandledRejection', error: 'Error: boom' },
       { type: 'app-exit', node: 'app-2', pid: 102, mono: at(8), expected: false, description: 'code 1' },
-      { type: 'redis-exit', pid: 55, mono: at(9), expected: true },
+      { type: 'store-exit', store: 'redis', pid: 55, mono: at(9), expected: true },
     ];
 
     const findings = analyze(lines);
@@ -253,7 +255,7 @@ describe('chaos analysis', () => {
     const lines: RunLogLine[] = [
       ...withoutTicks(cleanSoak(), 5, 12, 20),
       // second 12 is due within 7 s (the margin) of this fault's end
-      { type: 'fault', kind: 'redis-pause', target: 'redis', start: at(3.5), end: at(5.2) },
+      { type: 'fault', kind: 'store-pause', target: 'redis', start: at(3.5), end: at(5.2) },
       // second 20: an app's event loop stalled over half a gap
       { type: 'loop-delay', node: 'app-2', pid: 102, mono: at(20.3), maxMs: 800 },
       { type: 'cpu', mono: at(20.3), busyPercent: 100 },

@@ -130,7 +130,7 @@ export interface ChaosFindings extends CronMisses, QuietErrors {
   readonly unlockedRuns: readonly Run[];
   readonly fencingViolations: readonly FencingViolation[];
   readonly unhandled: readonly Line<'unhandled'>[];
-  readonly unexpectedExits: ReadonlyArray<Line<'app-exit'> | Line<'redis-exit'>>;
+  readonly unexpectedExits: ReadonlyArray<Line<'app-exit'> | Line<'store-exit'>>;
   readonly skewChecks: readonly SkewCheck[];
   readonly faultsPerKind: Record<FaultKind, number>;
   readonly cpu: { readonly averagePercent: number; readonly maxPercent: number } | undefined;
@@ -171,8 +171,8 @@ export function analyze(lines: readonly RunLogLine[]): ChaosFindings {
     fencingViolations: findFencingViolations(runs),
     unhandled: lines.filter((line): line is Line<'unhandled'> => line.type === 'unhandled'),
     unexpectedExits: lines.filter(
-      (line): line is Line<'app-exit'> | Line<'redis-exit'> =>
-        (line.type === 'app-exit' || line.type === 'redis-exit') && !line.expected,
+      (line): line is Line<'app-exit'> | Line<'store-exit'> =>
+        (line.type === 'app-exit' || line.type === 'store-exit') && !line.expected,
     ),
     ...misses,
     ...findQuietErrors(lines, excused),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnRedisProcess, type RedisProcess } from '../support/redis-process.js';
 import { freePort } from '../support/redis-server.js';
+import type { ChaosStore } from './chaos-store.js';
 
 /**
  * The soak's own `redis-server`: a free loopback port, a temp dir of its own, and an append-only file
@@ -10,7 +11,8 @@ import { freePort } from '../support/redis-server.js';
  * and dir comes back with every lock, fence counter and job record (TTLs keep running meanwhile: Redis
  * stores absolute expiry times). Never the shared server on 6379.
  */
-export class AofRedisServer {
+export class AofRedisServer implements ChaosStore {
+  readonly kind = 'redis';
   private running: RedisProcess | undefined;
   private paused = false;
 
@@ -36,8 +38,12 @@ export class AofRedisServer {
     return server;
   }
 
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+  get description(): string {
+    return `Redis on port ${this.port} (AOF in ${this.dir})`;
+  }
+
+  urlThrough(port: number): string {
+    return `redis://127.0.0.1:${port}`;
   }
 
   /** The running server's PID, `undefined` while it is down. */
@@ -60,14 +66,14 @@ export class AofRedisServer {
   }
 
   /** SIGSTOP: the server keeps its connections but answers nothing, and its clock jumps on {@link resume}. */
-  pause(): void {
+  async pause(): Promise<void> {
     if (!this.running) throw new Error(`no redis-server runs on port ${this.port} to pause`);
     process.kill(this.running.pid, 'SIGSTOP');
     this.paused = true;
   }
 
   /** SIGCONT. */
-  resume(): void {
+  async resume(): Promise<void> {
     if (this.running && this.paused) process.kill(this.running.pid, 'SIGCONT');
     this.paused = false;
   }

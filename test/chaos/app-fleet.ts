@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawnJsonLinesProcess, type JsonLinesProcess } from '../support/json-lines-process.js';
 import { faketimeEnv } from './faketime.js';
+import type { ChaosStore } from './chaos-store.js';
 import { FaultProxy } from './fault-proxy.js';
 import type { AppLine, RunLogLine } from './journal.js';
 import { monoNow } from './mono-clock.js';
@@ -21,7 +22,8 @@ export interface AppFleetOptions {
   readonly apps: readonly AppSpec[];
   /** libfaketime's preload library. */
   readonly libfaketime: string;
-  readonly redisPort: number;
+  /** The store the apps lock in, each through its own proxy. */
+  readonly store: ChaosStore;
   readonly keyPrefix: string;
   /** Receives every journal line of every app, and the fleet's own records (starts, exits). */
   readonly record: (line: RunLogLine) => void;
@@ -30,7 +32,7 @@ export interface AppFleetOptions {
 }
 
 /**
- * The soak's app processes, each under libfaketime with its own skew and connected to Redis through
+ * The soak's app processes, each under libfaketime with its own skew and connected to the store through
  * its own {@link FaultProxy}. An app keeps its name and proxy across restarts. Every process it starts
  * it stops by PID.
  */
@@ -51,7 +53,7 @@ export class AppFleet {
       );
     }
     const proxies = new Map<string, FaultProxy>();
-    for (const { node } of options.apps) proxies.set(node, await FaultProxy.start(options.redisPort));
+    for (const { node } of options.apps) proxies.set(node, await FaultProxy.start(options.store.port));
     return new AppFleet(options, proxies);
   }
 
@@ -80,7 +82,8 @@ export class AppFleet {
       env: {
         NO_COLOR: '1',
         CHAOS_NODE: node,
-        CHAOS_REDIS_URL: `redis://127.0.0.1:${this.proxy(node).port}`,
+        CHAOS_STORE: this.options.store.kind,
+        CHAOS_STORE_URL: this.options.store.urlThrough(this.proxy(node).port),
         CHAOS_KEY_PREFIX: this.options.keyPrefix,
         ...faketimeEnv(this.options.libfaketime, spec.skewMs),
       },

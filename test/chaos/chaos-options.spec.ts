@@ -11,7 +11,9 @@ describe('npm run chaos options', () => {
       seed: 9,
       seconds: 75,
       apps: 5,
+      store: 'redis',
     });
+    expect(parseChaosOptions(['--store', 'postgres'], { CHAOS_STORE: 'redis' }).store).toBe('postgres');
     expect(parseChaosOptions([], {}).seconds).toBe(600);
   });
 
@@ -24,6 +26,9 @@ describe('npm run chaos options', () => {
       /--minutes or --seconds, not both/,
     );
     expect(() => parseChaosOptions(['--speed', '5'], {})).toThrow(/Unknown option\(s\) --speed/);
+    expect(() => parseChaosOptions(['--store', 'mysql'], {})).toThrow(
+      /--store must be one of redis, postgres \(got "mysql"\)/,
+    );
   });
 
   it('spreads whole-second skews from -4 s to +4 s', () => {

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { ChaosStoreKind } from './journal.js';
 
 /** What `npm run chaos` is asked to do. */
 export interface ChaosOptions {
@@ -6,14 +7,17 @@ export interface ChaosOptions {
   readonly seed: number;
   readonly seconds: number;
   readonly apps: number;
+  /** The store the apps lock in, on a private server the soak starts: `redis` (default) or `postgres`. */
+  readonly store: ChaosStoreKind;
   /** Where the run log and the report go (default: a new temp dir). */
   readonly out?: string;
   /** Only analyse this run log (a `run.jsonl` of an earlier soak), run nothing. */
   readonly analyze?: string;
 }
 
-const USAGE = `npm run chaos -- [--seed N] [--minutes M | --seconds S] [--apps N] [--out DIR] [--analyze RUN_LOG]
-  (or CHAOS_SEED, CHAOS_MINUTES, CHAOS_SECONDS, CHAOS_APPS, CHAOS_OUT)`;
+const USAGE = `npm run chaos -- [--store redis|postgres] [--seed N] [--minutes M | --seconds S] [--apps N] [--out DIR]
+  [--analyze RUN_LOG] (or CHAOS_STORE, CHAOS_SEED, CHAOS_MINUTES, CHAOS_SECONDS, CHAOS_APPS, CHAOS_OUT)`;
+const STORES: readonly ChaosStoreKind[] = ['redis', 'postgres'];
 const DEFAULT_MINUTES = 10;
 
 /** A bad command line: its message names the option and the value, and ends with the usage. */
@@ -37,7 +41,7 @@ export function parseChaosOptions(argv: readonly string[], env: NodeJS.ProcessEn
     if (value === undefined) throw new ChaosUsageError(`${flag} needs a value`);
     flags.set(flag.slice(2), value);
   }
-  const known = ['seed', 'minutes', 'seconds', 'apps', 'out', 'analyze'];
+  const known = ['store', 'seed', 'minutes', 'seconds', 'apps', 'out', 'analyze'];
   const unknown = [...flags.keys()].filter((flag) => !known.includes(flag));
   if (unknown.length) throw new ChaosUsageError(`Unknown option(s) ${unknown.map((f) => `--${f}`).join(', ')}`);
   const read = (name: string) => flags.get(name) ?? env[`CHAOS_${name.toUpperCase()}`];
@@ -46,7 +50,11 @@ export function parseChaosOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const seconds = read('seconds');
   if (minutes !== undefined && seconds !== undefined)
     throw new ChaosUsageError('Give --minutes or --seconds, not both');
+  const store = read('store') ?? 'redis';
+  if (!STORES.includes(store as ChaosStoreKind))
+    throw new ChaosUsageError(`--store must be one of ${STORES.join(', ')} (got "${store}")`);
   return {
+    store: store as ChaosStoreKind,
     seed: read('seed') === undefined ? randomInt(1, 2 ** 31) : whole('seed', read('seed')!, 0, 2 ** 32 - 1),
     seconds:
       seconds !== undefined

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { analyze } from './analysis.js';
-import { AofRedisServer } from './aof-redis.js';
 import { AppFleet } from './app-fleet.js';
 import { ChaosUsageError, parseChaosOptions, skewsFor, type ChaosOptions } from './chaos-options.js';
+import { startChaosStore } from './chaos-store.js';
 import { sampleCpu } from './cpu-sampler.js';
 import { ensureLibfaketime } from './faketime.js';
 import { injectFault, type FaultTargets } from './fault-injector.js';
@@ -17,17 +17,18 @@ import { readRunLog, RunLog } from './run-log.js';
 /**
  * `npm run chaos`: a seeded chaos soak of the BUILT package. N app processes (test/chaos/app/), each
  * under libfaketime with its own wall-clock skew and behind its own fault-injecting proxy, run the same
- * locked jobs against a private, AOF-backed redis-server; a seeded plan kills apps and Redis, pauses
- * Redis and partitions one app at a time; then the run log is analysed (analysis.ts) and the process
- * exits 1 on any violation (2 when the soak itself could not run).
+ * locked jobs against a private store server (`--store`: an AOF-backed redis-server, or a PostgreSQL
+ * cluster of its own; chaos-store.ts); a seeded plan kills apps and the store, pauses the store and
+ * partitions one app at a time; then the run log is analysed (analysis.ts) and the process exits 1 on any
+ * violation (2 when the soak itself could not run).
  */
 
 /**
  * How long after a fault ends a second of the 1 s cron may still go unrun without blame: the `tick`
  * lock taken just before or during the fault can outlive it by its lockAtMostFor (3 s, e.g. a run
- * whose release never reached Redis, restored from the AOF with its TTL); a client reconnects within
- * ioredis's backoff (at most 2 s); an attempt sent as the fault ends is given up after acquireTimeout
- * (2 s). 3 + 2 + 2 = 7 s. The seconds whose timers fire on skewed apps around the fault are excused on
+ * whose release never reached the store, restored from the AOF or WAL with its expiry); a client
+ * reconnects within ioredis's backoff (at most 2 s; `pg`'s pool opens a new connection at the next
+ * statement); an attempt sent as the fault ends is given up after acquireTimeout (2 s). 3 + 2 + 2 = 7 s. The seconds whose timers fire on skewed apps around the fault are excused on
  * top of it (see analysis.ts).
  */
 const MISS_MARGIN_MS = 7_000;
@@ -48,14 +49,14 @@ async function main(): Promise<number> {
 }
 
 async function soak(options: ChaosOptions): Promise<number> {
-  const { seed, seconds } = options;
+  const { seed, seconds, store: storeKind } = options;
   console.log(
-    `chaos: seed=${seed} seconds=${seconds} apps=${options.apps} ` +
-      `(replay: npm run chaos -- --seed ${seed} --seconds ${seconds} --apps ${options.apps})`,
+    `chaos: store=${storeKind} seed=${seed} seconds=${seconds} apps=${options.apps} ` +
+      `(replay: npm run chaos -- --store ${storeKind} --seed ${seed} --seconds ${seconds} --apps ${options.apps})`,
   );
   const libfaketime = ensureLibfaketime((line) => console.log(`chaos: ${line}`));
   const apps = skewsFor(options.apps).map((skewMs, i) => ({ node: `app-${i + 1}`, skewMs }));
-  const plan = planFaults({ seed, soakMs: seconds * 1000, nodes: apps.map((app) => app.node) });
+  const plan = planFaults({ seed, soakMs: seconds * 1000, nodes: apps.map((app) => app.node), store: storeKind });
   printPlan(plan);
 
   const out = options.out ? resolve(options.out) : mkdtempSync(join(tmpdir(), `nsl-chaos-${seed}-`));
@@ -64,15 +65,15 @@ async function soak(options: ChaosOptions): Promise<number> {
   cleanups.push(() => log.close());
   console.log(`chaos: run log ${log.path}`);
 
-  const redis = await AofRedisServer.start((pid) => {
-    log.record({ type: 'redis-exit', pid, mono: monoNow(), expected: false });
-    console.log(`chaos: redis-server ${pid} exited on its own`);
+  const store = await startChaosStore(storeKind, (pid) => {
+    log.record({ type: 'store-exit', store: storeKind, pid, mono: monoNow(), expected: false });
+    console.log(`chaos: the ${storeKind} server ${pid} exited on its own`);
   });
-  cleanups.push(() => redis.stop());
+  cleanups.push(() => store.stop());
   const fleet = await AppFleet.open({
     apps,
     libfaketime,
-    redisPort: redis.port,
+    store,
     keyPrefix: KEY_PREFIX,
     record: (line) => log.record(line),
     onUnexpectedExit: (node, description) => console.log(`chaos: ${node} exited on its own: ${description}`),
@@ -87,15 +88,16 @@ async function soak(options: ChaosOptions): Promise<number> {
     type: 'soak',
     seed,
     seconds,
+    store: storeKind,
     apps,
     wallMinusMono: Date.now() - start,
     missMarginMs: MISS_MARGIN_MS,
     mono: start,
   });
   const skews = apps.map((app) => `${app.node} ${app.skewMs >= 0 ? '+' : ''}${app.skewMs / 1000} s`).join(', ');
-  console.log(`chaos: ${skews} ready; Redis on port ${redis.port} (AOF in ${redis.dir})`);
+  console.log(`chaos: ${skews} ready; ${store.description}`);
 
-  await runPlan(plan, start, start + seconds * 1000, { fleet, redis, record: (line) => log.record(line) });
+  await runPlan(plan, start, start + seconds * 1000, { fleet, store, record: (line) => log.record(line) });
   log.record({ type: 'soak-end', mono: monoNow() });
   await runCleanups();
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AofRedisServer } from './aof-redis.js';
 import type { AppFleet } from './app-fleet.js';
+import type { ChaosStore } from './chaos-store.js';
 import type { PlannedFault } from './fault-schedule.js';
 import type { SoakLine } from './journal.js';
 import { monoNow } from './mono-clock.js';
@@ -8,19 +8,20 @@ import { monoNow } from './mono-clock.js';
 /** What faults are injected into. */
 export interface FaultTargets {
   readonly fleet: AppFleet;
-  readonly redis: AofRedisServer;
+  readonly store: ChaosStore;
   readonly record: (line: SoakLine) => void;
 }
 
 /**
- * Injects one fault and ends it: `kill -9` an app and start it again, `kill -9` Redis and restart it
- * from its AOF on the same port, pause Redis (SIGSTOP … SIGCONT), or partition one app through its
- * proxy. Resolves with the fault's window on the monotonic clock: from the injection until the system
- * is whole again (the app ready, Redis answering, the partition healed).
+ * Injects one fault and ends it: `kill -9` an app and start it again, `kill -9` the store's server and
+ * restart it on the same port with its data (Redis from its AOF, PostgreSQL replaying its WAL), pause the
+ * store (SIGSTOP … SIGCONT), or partition one app through its proxy. Resolves with the fault's window on
+ * the monotonic clock: from the injection until the system is whole again (the app ready, the store
+ * answering, the partition healed).
  */
 export async function injectFault(
   fault: PlannedFault,
-  { fleet, redis, record }: FaultTargets,
+  { fleet, store, record }: FaultTargets,
 ): Promise<{ start: number; end: number }> {
   switch (fault.kind) {
     case 'app-kill': {
@@ -33,19 +34,19 @@ export async function injectFault(
       }
       return { start, end: monoNow() };
     }
-    case 'redis-kill': {
+    case 'store-kill': {
       const start = monoNow();
-      record({ type: 'redis-exit', pid: redis.pid ?? -1, mono: start, expected: true });
-      await redis.kill();
+      record({ type: 'store-exit', store: store.kind, pid: store.pid ?? -1, mono: start, expected: true });
+      await store.kill();
       await sleep(fault.durationMs);
-      await redis.restart();
+      await store.restart();
       return { start, end: monoNow() };
     }
-    case 'redis-pause': {
+    case 'store-pause': {
       const start = monoNow();
-      redis.pause();
+      await store.pause();
       await sleep(fault.durationMs);
-      redis.resume();
+      await store.resume();
       return { start, end: monoNow() };
     }
     case 'stall':

@@ -24,7 +24,7 @@ interface Link {
 
 /**
  * A TCP proxy on a free loopback port in front of `127.0.0.1:<upstreamPort>`, whose {@link ProxyMode}
- * can be switched at any time: one app's private path to Redis, to partition that app alone.
+ * can be switched at any time: one app's private path to the store (Redis, PostgreSQL), to partition that app alone.
  */
 export class FaultProxy {
   private readonly links = new Set<Link>();
@@ -82,14 +82,14 @@ export class FaultProxy {
       return;
     }
     const upstream = connect(this.upstreamPort, '127.0.0.1');
-    upstream.on('error', () => undefined); // refused while Redis is down: 'close' ends the client too
+    upstream.on('error', () => undefined); // refused while the store is down: 'close' ends the client too
     const link: Link = { client, upstream, held: { toUpstream: [], toClient: [] }, lostBytes: false };
     this.links.add(link);
     client.setNoDelay(true);
     upstream.setNoDelay(true);
     client.on('data', (chunk: Buffer) => this.pass(link, chunk, upstream, link.held.toUpstream, client));
     upstream.on('data', (chunk: Buffer) => this.pass(link, chunk, client, link.held.toClient, upstream));
-    // Either side closing ends the other: Redis killed closes its apps' connections, as without a proxy.
+    // Either side closing ends the other: a killed store closes its apps' connections, as without a proxy.
     const end = () => {
       this.links.delete(link);
       client.destroy();

@@ -4,10 +4,10 @@ import { FAULT_KINDS, type FaultKind } from './journal.js';
 export interface PlannedFault {
   readonly atMs: number;
   readonly kind: FaultKind;
-  /** `redis`, or the app the fault hits. */
+  /** The store (`redis`, `postgres`), or the app the fault hits. */
   readonly target: string;
   /**
-   * How long the fault lasts: an app's or Redis's time down before its restart, a pause, a partition.
+   * How long the fault lasts: an app's or the store's time down before its restart, a pause, a partition.
    * At most 5 s: longer than the report job's 3 s lease (leases do run out), shorter than lease +
    * `recoveryGrace` (3 + 5 s), past which the README allows an occurrence to run twice.
    */
@@ -20,6 +20,8 @@ export interface FaultPlanOptions {
   readonly soakMs: number;
   /** The apps a fault may hit. */
   readonly nodes: readonly string[];
+  /** The store's name, the target of `store-kill` and `store-pause`. */
+  readonly store: string;
 }
 
 /** The plan, and the quiet gaps it was made with. */
@@ -30,18 +32,21 @@ export interface FaultPlan {
 
 const DURATION_MS: Record<FaultKind, readonly [number, number]> = {
   'app-kill': [2_000, 5_000],
-  'redis-kill': [1_000, 3_000],
-  'redis-pause': [1_000, 4_000],
+  'store-kill': [1_000, 3_000],
+  'store-pause': [1_000, 4_000],
   stall: [1_500, 5_000],
   'black-hole': [1_500, 5_000],
   reset: [1_500, 5_000],
 };
 
-/** What a fault's window takes beyond its duration: a killed app boots again, a killed Redis loads its AOF. */
+/**
+ * What a fault's window takes beyond its duration: a killed app boots again, a killed store recovers (Redis
+ * loads its AOF, PostgreSQL replays its WAL). A restart that takes longer pushes the next faults back.
+ */
 export const RESTART_ALLOWANCE_MS: Record<FaultKind, number> = {
   'app-kill': 4_000,
-  'redis-kill': 1_000,
-  'redis-pause': 0,
+  'store-kill': 1_000,
+  'store-pause': 0,
   stall: 0,
   'black-hole': 0,
   reset: 0,
@@ -91,7 +96,7 @@ function planWithQuiet(options: FaultPlanOptions, [quietMin, quietMax]: readonly
   for (;;) {
     const kind = faults.length < firstRound.length ? firstRound[faults.length] : pick(FAULT_KINDS);
     const durationMs = between(...DURATION_MS[kind]);
-    const target = kind.startsWith('redis-') ? 'redis' : pick(options.nodes);
+    const target = kind.startsWith('store-') ? options.store : pick(options.nodes);
     if (at + durationMs + RESTART_ALLOWANCE_MS[kind] > options.soakMs - TAIL_MS) return faults;
     faults.push({ atMs: at, kind, target, durationMs });
     at += durationMs + RESTART_ALLOWANCE_MS[kind] + between(quietMin, quietMax);

@@ -25,10 +25,11 @@ export function renderFindings(findings: ChaosFindings): string {
   return [renderTable(findings), ...renderExamples(findings), finalLine(findings)].join('\n');
 }
 
-/** `chaos: PASS seed=… minutes=… runs=… duplicates=0 …`, or `chaos: FAIL …`. */
+/** `chaos: PASS store=… seed=… minutes=… runs=… duplicates=0 …`, or `chaos: FAIL …`. */
 export function finalLine(findings: ChaosFindings): string {
   const verdict = findings.violations === 0 ? 'PASS' : 'FAIL';
   const fields = {
+    store: findings.soak.store ?? 'redis',
     seed: findings.soak.seed,
     ...duration(findings.soak.seconds),
     apps: findings.soak.apps.length,
@@ -103,7 +104,7 @@ function renderExamples(findings: ChaosFindings): string[] {
     ['Unhandled', findings.unhandled.map((u) => `${u.node} pid ${u.pid} ${at(u.mono)} ${u.kind}: ${u.error}`)],
     [
       'Unexpected exits',
-      findings.unexpectedExits.map((e) => `${'node' in e ? e.node : 'redis'} pid ${e.pid} at ${at(e.mono)}`),
+      findings.unexpectedExits.map((e) => `${'node' in e ? e.node : e.store} pid ${e.pid} at ${at(e.mono)}`),
     ],
     ['Quiet-period misses', findings.quietMisses.map((m: Miss) => describeMiss(m, at))],
     ['Misses under load (excused)', findings.missesUnderLoad.map((m: Miss) => describeMiss(m, at))],

@@ -19,13 +19,19 @@ export const CHAOS_JOBS = {
 
 export type ChaosJob = keyof typeof CHAOS_JOBS;
 
-/** The kinds of fault the soak injects. */
-export type FaultKind = 'app-kill' | 'redis-kill' | 'redis-pause' | 'stall' | 'black-hole' | 'reset';
+/** The stores a soak runs against (`--store`). */
+export type ChaosStoreKind = 'redis' | 'postgres';
+
+/**
+ * The kinds of fault the soak injects: `store-kill` and `store-pause` hit the store's server (Redis or
+ * PostgreSQL), the others one app.
+ */
+export type FaultKind = 'app-kill' | 'store-kill' | 'store-pause' | 'stall' | 'black-hole' | 'reset';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'app-kill',
-  'redis-kill',
-  'redis-pause',
+  'store-kill',
+  'store-pause',
   'stall',
   'black-hole',
   'reset',
@@ -99,6 +105,8 @@ export type SoakLine =
       readonly type: 'soak';
       readonly seed: number;
       readonly seconds: number;
+      /** Absent in the logs of soaks before `--store`, which all ran on Redis. */
+      readonly store?: ChaosStoreKind;
       readonly apps: ReadonlyArray<{ readonly node: string; readonly skewMs: number }>;
       /** The soak's own (unskewed) `Date.now()` minus `mono`: maps a fire time to the monotonic clock. */
       readonly wallMinusMono: number;
@@ -132,7 +140,14 @@ export type SoakLine =
       readonly expected: boolean;
       readonly description?: string;
     }
-  | { readonly type: 'redis-exit'; readonly pid: number; readonly mono: number; readonly expected: boolean }
+  /** The store's server ended: `expected` when the soak killed it. */
+  | {
+      readonly type: 'store-exit';
+      readonly store: ChaosStoreKind;
+      readonly pid: number;
+      readonly mono: number;
+      readonly expected: boolean;
+    }
   /** The machine's CPU use over the last second (all cores), to tell load from faults. */
   | { readonly type: 'cpu'; readonly mono: number; readonly busyPercent: number }
   | { readonly type: 'soak-end'; readonly mono: number };

@@ -11,6 +11,8 @@ const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 /** A PostgreSQL cluster this test started on its own port, so it may stop, kill, pause or restart it. */
 export interface PrivatePostgres {
   readonly port: number;
+  /** The postmaster's PID, from its pid file (rejects while the server is down). */
+  pid(): Promise<number>;
   /** Starts the server (again) on the same port, with the same data, and waits until it accepts connections. */
   start(): Promise<void>;
   /** Stops the server by its PID: `SIGINT` (fast shutdown) or `SIGKILL`, and waits until it is gone. */
@@ -54,6 +56,7 @@ export async function startPrivatePostgres(options: { password?: string } = {}):
   };
   const server: PrivatePostgres = {
     port,
+    pid: pidOf,
     async start() {
       await asPostgres(join(BIN, 'pg_ctl'), ['-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w', 'start']);
     },

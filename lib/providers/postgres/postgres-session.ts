@@ -71,8 +71,8 @@ export class PostgresSession {
 
   private async query<Row extends QueryResultRow>(text: string, values: readonly unknown[], name?: string) {
     const client = await this.pool.connect().catch((error: unknown) => Promise.reject(this.failure(error)));
-    // node-postgres emits a checked-out client's socket error (a reset) as an 'error' event, which would crash
-    // the app unheard; the statement in flight rejects with the same error, and that is what reports it.
+    // The pool listens to a client's errors only while it is idle. A connection reset during a statement also
+    // rejects the statement, which reports it; unheard, the client's 'error' event would crash the app.
     client.on('error', ignoreClientError);
     try {
       if (this.statementTimeout !== false && !this.timed.has(client)) {
@@ -80,16 +80,16 @@ export class PostgresSession {
         this.timed.add(client);
       }
       const { rows } = await client.query<Row>({ text, values: values as unknown[], name });
+      client.off('error', ignoreClientError);
       client.release();
       return rows;
     } catch (error) {
       const failure = this.failure(error);
       // A broken connection goes back destroyed; one whose statement was refused or timed out is fine.
       const broken = failure instanceof LockStoreUnavailableError && (error as { code?: string }).code !== '57014';
+      client.off('error', ignoreClientError);
       client.release(broken ? (error as Error) : undefined);
       throw failure;
-    } finally {
-      client.off('error', ignoreClientError);
     }
   }
 
@@ -98,7 +98,7 @@ export class PostgresSession {
   }
 }
 
-/** The listener of a checked-out client's 'error' event: its statement's rejection carries the error. */
+/** A checked-out client's error: its statement rejects with it too, and that failure is reported. */
 function ignoreClientError(): void {}
 
 /** Fails unless `pool` looks like a `pg` Pool (it has `connect()`), naming what it got. */

@@ -100,8 +100,18 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     const failed = () => this.releaseFailed();
     if (outcome !== undefined) return this.context.finishes.call({ ...request, outcome }, failed).then(onCheck);
     const { session, statements, historyLimit } = this.context;
-    const unlocking = releaseParameters([{ ...request, outcome: null }], historyLimit);
-    const releasing = session.run<OwnerCheckRow>(statements.release, unlocking);
+    // A lock that records nothing is released by one single-row UPDATE; only a lock found lost costs a read more.
+    const releasing =
+      request.entry === null && !recorded
+        ? session
+            .run<OwnerCheckRow>(statements.unlock, [name, this.owner, request.atLeast])
+            .then((rows) =>
+              rows.length ? rows : session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]),
+            )
+        : session.run<OwnerCheckRow>(
+            statements.release,
+            releaseParameters([{ ...request, outcome: null }], historyLimit),
+          );
     return releasing.then(
       ([row]) => onCheck(row),
       (failure: unknown) => {

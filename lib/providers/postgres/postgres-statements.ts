@@ -134,6 +134,19 @@ export function postgresStatements({ locks, history }: PostgresTables) {
       SELECT input.name, current.mine, current.live FROM input LEFT JOIN current USING (name)`),
 
     /**
+     * `unlock()` of a lock that records nothing (`$1` name, `$2` owner, `$3` lockAtLeastFor ms): ShedLock's
+     * unlock, one `UPDATE` of one row, as cheap as the batch release above is not. A row when released; none
+     * when the lock was no longer ours, and then {@link ownerCheck} tells why.
+     */
+    unlock: statement(`
+      UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, ${NOW})
+      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > ${NOW}
+      RETURNING l.name, true AS mine, true AS live`),
+
+    /** How lock `$1` stands for owner `$2`: `mine`, `live`. */
+    ownerCheck: statement(`SELECT name, owner = $2 AS mine, lock_until > ${NOW} AS live FROM ${locks} WHERE name = $1`),
+
+    /**
      * Lease renewals, one statement for all of a node's leases (arrays: name, owner, ms, restart): each lock
      * still ours expires `ms` from now; `restart` (an extension) also counts `lockAtLeastFor` from now.
      * Per name: `mine`, `live` as the lock stood.

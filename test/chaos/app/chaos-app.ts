@@ -2,29 +2,49 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
-import { SchedulerLockModule } from 'nest-scheduler-lock';
+import { SchedulerLockModule, type SchedulerLockModuleOptions } from 'nest-scheduler-lock';
 import { AppJournal, describe, JournalLogger } from './app-journal.js';
 import { ChaosJobs } from './chaos-jobs.js';
 
 /**
  * One app of the chaos soak, as users write one: a Nest application context with `@nestjs/schedule`
- * and the BUILT package (the self-reference `nest-scheduler-lock` resolves to dist/), the module owning
- * its Redis client. Started by test/chaos/app-fleet.ts, under libfaketime, with its Redis URL pointing
- * at its own fault-injecting proxy. Its journal is its stdout.
+ * and the BUILT package (the self-reference `nest-scheduler-lock` resolves to dist/): on Redis the module
+ * owns its client; on PostgreSQL the app gives `PostgresLockProvider` a small pool of its own, as the README
+ * says. Started by test/chaos/app-fleet.ts, under libfaketime, with its store URL pointing at its own
+ * fault-injecting proxy. Its journal is its stdout.
  */
 
 /** The environment the soak gives each app. */
 export interface ChaosAppEnv {
   /** The app's name, also its `lockedBy`. */
   CHAOS_NODE: string;
-  /** The app's proxy in front of the soak's Redis. */
-  CHAOS_REDIS_URL: string;
+  /** `redis` or `postgres`. */
+  CHAOS_STORE: string;
+  /** The app's proxy in front of the soak's store. */
+  CHAOS_STORE_URL: string;
+  /** Redis's key prefix; on PostgreSQL, the tables' prefix (with `_`). */
   CHAOS_KEY_PREFIX: string;
+}
+
+/** The same jobs and settings on either store: only where the locks live differs. */
+async function storeOptions(env: ChaosAppEnv): Promise<SchedulerLockModuleOptions> {
+  const common = { lockedBy: env.CHAOS_NODE, defaultLockAtMostFor: '10s' } as const;
+  if (env.CHAOS_STORE === 'redis') return { ...common, redis: env.CHAOS_STORE_URL, keyPrefix: env.CHAOS_KEY_PREFIX };
+  if (env.CHAOS_STORE !== 'postgres') throw new Error(`chaos app: CHAOS_STORE is "${env.CHAOS_STORE}"`);
+  const [{ default: pg }, { PostgresLockProvider }] = await Promise.all([
+    import('pg'),
+    import('nest-scheduler-lock/postgres'),
+  ]);
+  const pool = new pg.Pool({ connectionString: env.CHAOS_STORE_URL, max: 3, connectionTimeoutMillis: 2_000 });
+  const tablePrefix = `${env.CHAOS_KEY_PREFIX}_`;
+  return { ...common, provider: new PostgresLockProvider(pool, { lockedBy: env.CHAOS_NODE, tablePrefix }) };
 }
 
 function readEnv(): ChaosAppEnv {
   const env = process.env as Partial<ChaosAppEnv>;
-  const missing = (['CHAOS_NODE', 'CHAOS_REDIS_URL', 'CHAOS_KEY_PREFIX'] as const).filter((name) => !env[name]);
+  const missing = (['CHAOS_NODE', 'CHAOS_STORE', 'CHAOS_STORE_URL', 'CHAOS_KEY_PREFIX'] as const).filter(
+    (name) => !env[name],
+  );
   if (missing.length) throw new Error(`chaos app: missing environment variable(s) ${missing.join(', ')}`);
   return env as ChaosAppEnv;
 }
@@ -35,15 +55,7 @@ async function main(): Promise<void> {
   journal.watchProcess();
 
   @Module({
-    imports: [
-      ScheduleModule.forRoot(),
-      SchedulerLockModule.forRoot({
-        redis: env.CHAOS_REDIS_URL,
-        keyPrefix: env.CHAOS_KEY_PREFIX,
-        lockedBy: env.CHAOS_NODE,
-        defaultLockAtMostFor: '10s',
-      }),
-    ],
+    imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot(await storeOptions(env))],
     providers: [{ provide: AppJournal, useValue: journal }, ChaosJobs],
   })
   class ChaosAppModule {}

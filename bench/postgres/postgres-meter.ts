@@ -1,0 +1,50 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { StoreMeter } from '../scale/store-meter.js';
+
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** Fields of `/proc/<pid>/stat` after the command (which may hold spaces and parentheses). */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+/**
+ * CPU time (µs) a PostgreSQL cluster has used so far: its postmaster's own, that of its children that have
+ * exited (the postmaster waited for them: `cutime` + `cstime`), and that of every child still running
+ * (backends, checkpointer, WAL writer, autovacuum). A backend that starts or ends between two readings is
+ * counted exactly: alive, as itself; ended, in its parent's total.
+ */
+export function postgresCpuMicros(postmaster: number): number {
+  const ticks = (fields: string[], from: number, count: number) =>
+    fields.slice(from, from + count).reduce((sum, field) => sum + Number(field), 0);
+  // After the command: state (0), ppid (1), … utime (11), stime (12), cutime (13), cstime (14).
+  const own = statFields(postmaster);
+  if (!own) throw new Error(`PostgreSQL postmaster ${postmaster} is not running`);
+  let total = ticks(own, 11, 4);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields && Number(fields[1]) === postmaster) total += ticks(fields, 11, 2);
+  }
+  return (total * 1e6) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The CPU of a private PostgreSQL cluster (nothing else uses it) over a window, from /proc. */
+export function postgresCpuMeter(postmaster: number): StoreMeter {
+  let start: number | undefined;
+  return {
+    async begin() {
+      start = postgresCpuMicros(postmaster);
+    },
+    async end() {
+      if (start === undefined) throw new Error('postgresCpuMeter: end() before begin()');
+      return { cpuMicros: postgresCpuMicros(postmaster) - start };
+    },
+  };
+}

@@ -1,0 +1,16 @@
+/** What the store's server did over a window, as far as the meter can tell. */
+export interface StoreUsage {
+  /** CPU time of the server's processes, µs (Redis: `INFO cpu`; PostgreSQL: its processes in /proc). */
+  readonly cpuMicros?: number;
+  /** Commands Redis executed (`INFO commandstats`), those run inside scripts included, the meter's INFO not. */
+  readonly commandsExecuted?: number;
+  /** Instructions the server executed (callgrind). */
+  readonly instructions?: number;
+}
+
+/** Reads what a store server did between two moments. */
+export interface StoreMeter {
+  begin(): Promise<void>;
+  /** What the server did since {@link begin}. */
+  end(): Promise<StoreUsage>;
+}

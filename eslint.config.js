@@ -203,8 +203,16 @@ export default tseslint.config(
   ),
   layer(
     ['lib/cli/**'],
-    [NEST, ours('nest'), ours('occurrence'), ...INTEGRATIONS],
-    'the CLI reads the cluster through lib/core and lib/providers, without Nest or an app',
+    [
+      NEST,
+      ours('nest'),
+      ours('occurrence'),
+      ...INTEGRATIONS.filter((i) => !POSTGRES.includes(i)),
+      '^pg$',
+      // The PostgreSQL defaults (constants, no pg) are shared; its connection is loaded by import() alone.
+      `${ours('providers/postgres')}(?!postgres-options\\.js$)`,
+    ],
+    'the CLI reads the cluster through lib/core and lib/providers, without Nest or an app; it loads pg (lib/providers/postgres) only for --postgres, by import()',
   ),
   {
     // Build helpers (scripts/), plain Node ES modules run before anything is compiled.

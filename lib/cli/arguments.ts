@@ -2,8 +2,9 @@ import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../core/provider/duration.js';
 import { REASON_MAX_LENGTH, type SteeringNote } from '../operators/cluster-records.js';
+import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
 import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
-import type { RedisTarget } from './redis-connection.js';
+import { nonEmpty, storeTarget, UsageError, type StoreTarget } from './store-target.js';
 
 /** The CLI's help text, printed by `--help` and after a usage error. */
 export const USAGE = `Usage: nest-scheduler-lock <command> [options]
@@ -23,7 +24,12 @@ Options:
                   connects to a Redis Cluster through those startup nodes. A URL with a password belongs in
                   REDIS_URL, not here: every user of the machine sees a command's arguments (ps)
   --cluster       connect to a Redis Cluster (startup node: --redis)
-  --prefix P      the apps' keyPrefix (default: ${DEFAULT_KEY_PREFIX})
+  --prefix P      Redis: the apps' keyPrefix (default: ${DEFAULT_KEY_PREFIX})
+  --postgres URL  postgres:// or postgresql:// URL of the apps' database (default: $DATABASE_URL); needs the
+                  pg package installed. A URL with a password belongs in DATABASE_URL, not here (ps)
+  --schema S      PostgreSQL: the apps' schema (default: public)
+  --table-prefix P
+                  PostgreSQL: the apps' tablePrefix (default: ${DEFAULT_TABLE_PREFIX})
   --heartbeat D   the apps' heartbeatInterval, e.g. 5s (default): a node silent for 3 of them is gone
   --json          machine-readable JSON on stdout
   --actor A       who steers, recorded in the job's history (default: cli:<your user name>)
@@ -31,12 +37,7 @@ Options:
   --limit N       history: how many entries (default 20)
   -h, --help      this text
 
-Exit codes: 0 done; 1 failed (unknown job, Redis unreachable, trigger refused or not taken); 2 usage error.`;
-
-/** A command line the CLI cannot run; exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+Exit codes: 0 done; 1 failed (unknown job, store unreachable, trigger refused or not taken); 2 usage error.`;
 
 /** The commands that read, and those that steer a job. */
 const READS = ['jobs', 'nodes', 'job', 'history'] as const;
@@ -52,8 +53,8 @@ export type Command =
 /** A command line, parsed. */
 export interface Invocation {
   readonly command: Command;
-  readonly redis: RedisTarget;
-  readonly keyPrefix: string;
+  /** The store the apps share, and where in it their records are. */
+  readonly store: StoreTarget;
   /** The apps' `heartbeatInterval` (ms). */
   readonly heartbeatInterval: number;
   readonly json: boolean;
@@ -65,6 +66,9 @@ const OPTIONS = {
   redis: { type: 'string' },
   cluster: { type: 'boolean' },
   prefix: { type: 'string' },
+  postgres: { type: 'string' },
+  schema: { type: 'string' },
+  'table-prefix': { type: 'string' },
   heartbeat: { type: 'string' },
   json: { type: 'boolean' },
   actor: { type: 'string' },
@@ -93,8 +97,7 @@ export function parseInvocation(args: readonly string[], env: NodeJS.ProcessEnv)
   if (values.help) return 'help';
   return {
     command: command(positionals, values),
-    redis: redisTarget(values.redis ?? env.REDIS_URL, values.cluster ?? false),
-    keyPrefix: nonEmpty(values.prefix ?? DEFAULT_KEY_PREFIX, '--prefix'),
+    store: storeTarget(values, env),
     heartbeatInterval: heartbeat(values.heartbeat ?? DEFAULT_HEARTBEAT),
     json: values.json ?? false,
     limit: limit(values.limit),
@@ -130,34 +133,6 @@ function defaultActor(): string | undefined {
   }
 }
 
-/**
- * The Redis to connect to; each address is checked here, so a mistyped one is a usage error. Never quotes a
- * password.
- */
-function redisTarget(redis: string | undefined, cluster: boolean): RedisTarget {
-  if (redis === undefined || redis.trim() === '') throw new UsageError('no Redis given: --redis URL, or REDIS_URL');
-  const addresses = redis
-    .split(',')
-    .map((address) => address.trim())
-    .filter(Boolean);
-  addresses.forEach(checkAddress);
-  return { addresses, cluster: cluster || addresses.length > 1 };
-}
-
-function checkAddress(address: string, index: number): void {
-  const which = `--redis address ${index + 1}`;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(address)?.[1].toLowerCase();
-  if (scheme !== undefined && scheme !== 'redis' && scheme !== 'rediss')
-    throw new UsageError(`${which} must be redis:// or rediss:// (got ${scheme}://)`);
-  let url: URL;
-  try {
-    url = new URL(scheme ? address : `redis://${address}`);
-  } catch {
-    throw new UsageError(`${which} is not a URL or host:port`);
-  }
-  if (url.hostname === '') throw new UsageError(`${which} has no host`);
-}
-
 function heartbeat(value: string): number {
   let ms: number;
   try {
@@ -175,9 +150,4 @@ function limit(value: string | undefined): number {
   if (!Number.isInteger(count) || count < 1)
     throw new UsageError(`--limit must be a whole number of at least 1 (got "${value}")`);
   return count;
-}
-
-function nonEmpty(value: string, option: string): string {
-  if (value.trim() === '') throw new UsageError(`${option} must not be empty`);
-  return value;
 }

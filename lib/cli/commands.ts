@@ -15,19 +15,19 @@ export interface CommandResult {
 /** How long `trigger` waits for a node to take the run. */
 const TRIGGER_WAIT_MS = 5_000;
 
-/** Runs `command` against the cluster `admin` sees. */
-export async function runCommand(admin: ClusterAdmin, invocation: Invocation): Promise<CommandResult> {
+/** Runs `command` against the cluster `admin` sees; `scope` says where in the store, e.g. `key prefix "nsl:"`. */
+export async function runCommand(admin: ClusterAdmin, invocation: Invocation, scope: string): Promise<CommandResult> {
   const command: Command = invocation.command;
   const now = () => Date.now();
   switch (command.name) {
     case 'jobs': {
       const jobs = await admin.listJobs();
-      const none = `No live node runs a locked job under the key prefix "${invocation.keyPrefix}".`;
+      const none = `No live node runs a locked job under the ${scope}.`;
       return { json: jobs, text: jobs.length > 0 ? jobsView(jobs, now()) : none };
     }
     case 'nodes': {
       const nodes = await admin.listNodes();
-      const none = `No live node under the key prefix "${invocation.keyPrefix}".`;
+      const none = `No live node under the ${scope}.`;
       return { json: nodes, text: nodes.length > 0 ? nodesView(nodes, now()) : none };
     }
     case 'job': {

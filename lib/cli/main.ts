@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `nest-scheduler-lock` command: the cluster's locked jobs for operators, from any machine that reaches its
- * Redis, without the app (README, "CLI").
+ * store (Redis, or PostgreSQL with --postgres), without the app (README, "CLI").
  */
 import { runCli } from './cli.js';
 

@@ -2,6 +2,8 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { LockStoreUnavailableError } from '../core/provider/errors.js';
 import { describeRedisEndpoint, redisFailure } from '../providers/redis/redis-failures.js';
 import type { RedisClient } from '../providers/redis/redis-client.js';
+import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
+import type { StoreConnection } from './store-connection.js';
 
 /** Where the CLI connects: one Redis, or a Redis Cluster through its startup nodes. */
 export interface RedisTarget {
@@ -117,5 +119,21 @@ function clusterSettings(addresses: readonly string[]): {
       password: credentials?.password ? decodeURIComponent(credentials.password) : undefined,
       tls: urls.some((url) => url.protocol === 'rediss:') ? {} : undefined,
     },
+  };
+}
+
+/** The CLI's connection to the apps' Redis under `keyPrefix`: their operator records, through the provider. */
+export async function connectRedisStore(target: RedisTarget, keyPrefix: string): Promise<StoreConnection> {
+  const client = await connectRedis(target);
+  return {
+    operatorStore: new RedisLockProvider(client, { keyPrefix }).operatorStore(),
+    scope: `key prefix "${keyPrefix}"`,
+    failureLine(error) {
+      // Redis's own reply, also under the outage the provider made of it (MOVED), said the CLI's way.
+      const reply = error instanceof LockStoreUnavailableError ? error.cause : error;
+      if (reply instanceof Error && reply.name === 'ReplyError') return described(client, reply).message;
+      return error instanceof LockStoreUnavailableError ? error.message : undefined;
+    },
+    close: async () => client.disconnect(),
   };
 }

@@ -6,7 +6,7 @@ const GAP = '  ';
 /**
  * A plain-text table: a header row, then one row per entry, each column as wide as its widest cell. The last
  * column is not padded, so lines end without trailing spaces. Each cell is {@link printable}: one line, no
- * terminal escapes, whatever Redis held.
+ * terminal escapes, whatever the store held.
  */
 export function renderTable(headers: readonly string[], cells: readonly (readonly string[])[]): string {
   const rows = cells.map((row) => row.map(printable));

@@ -1,6 +1,6 @@
 /**
  * Control characters (C0, DEL, C1) and the Unicode marks that reorder or hide text (bidi overrides and
- * isolates, zero-width and line/paragraph separators): in text from Redis, a terminal would run them as
+ * isolates, zero-width and line/paragraph separators): in text from the store, a terminal would run them as
  * commands (retitle, clear, recolour) or show a forged line.
  */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point

@@ -18,7 +18,7 @@ describe('nest-scheduler-lock exit codes', () => {
       [['job', 'report', 'noon', ...redis], 'unexpected argument: noon'],
       [['jobs', '--verbose', ...redis], "Unknown option '--verbose'"],
       [['jobs', '--redis'], "Option '--redis <value>' argument missing"],
-      [['jobs'], 'no Redis given: --redis URL, or REDIS_URL'],
+      [['jobs'], 'no store given: --redis URL or REDIS_URL for Redis, --postgres URL or DATABASE_URL for PostgreSQL'],
       [['jobs', '--redis', 'http://127.0.0.1:6379'], '--redis address 1 must be redis:// or rediss:// (got http://)'],
       [['history', 'report', '--limit', '0', ...redis], '--limit must be a whole number of at least 1 (got "0")'],
       [['nodes', '--heartbeat', 'soon', ...redis], '--heartbeat: Invalid duration "soon"'],

@@ -5,7 +5,14 @@ import { nextEvent } from '../support/lock-events.js';
 import { deleteClusterKeys, startPrivateRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';
 import { closeSchedulerApps } from '../support/scheduler-app.js';
 import { uniquePrefix } from '../support/shared-redis.js';
-import { HEARTBEAT, JOB_NAMES, RunGate, startOperatedApp, waitForNodes } from './support/operated-app.js';
+import {
+  HEARTBEAT,
+  JOB_NAMES,
+  RunGate,
+  redisOperatorStore,
+  startOperatedApp,
+  waitForNodes,
+} from './support/operated-app.js';
 import { placementOf } from '../topologies/cluster-placement.js';
 import { Operator, runCli } from './support/run-cli.js';
 
@@ -29,8 +36,8 @@ afterAll(async () => {
 
 describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
   it('reads and steers the jobs of an app on the Cluster, through a list of startup nodes or --cluster', async () => {
-    const app = await startOperatedApp('node-a', gate, client, keyPrefix);
-    await waitForNodes(client, keyPrefix, ['node-a']);
+    const app = await startOperatedApp('node-a', gate, { redis: client, keyPrefix });
+    await waitForNodes(redisOperatorStore(client, keyPrefix), ['node-a']);
     const [first, second, third] = redisCluster.ports;
     const connection = ['--prefix', keyPrefix, '--heartbeat', HEARTBEAT];
     const operator = new Operator(['--redis', `127.0.0.1:${first},127.0.0.1:${second}`, ...connection]);

@@ -162,7 +162,8 @@ export class WorkerCluster {
       script: WORKER_SCRIPT,
       nodeArgs,
       // Nest's logs, on the worker's stderr, only serve as diagnostics: no colours, no per-tick debug lines.
-      env: { NO_COLOR: '1', NEST_LOG_LEVEL: '>=log', ...env, ...workerEnv },
+      // A launch's PG* variables win over the shared PostgreSQL's: a proxy in front of it for that worker alone.
+      env: { NO_COLOR: '1', NEST_LOG_LEVEL: '>=log', ...env, ...workerEnv, ...pgOverrides(env) },
       onMessage: (message) => this.receive(message),
       onStderrLine: (line) => this.logLines.push({ instance, at: Date.now(), line }),
       onUnexpectedExit: (description) => {
@@ -202,4 +203,9 @@ function assertWorkerBuilt(): void {
 function postgresEnv(): NodeJS.ProcessEnv {
   const { host, port, database, user } = SHARED_POSTGRES;
   return { PGHOST: host, PGPORT: String(port), PGDATABASE: database, PGUSER: user };
+}
+
+/** The `PG*` variables of a launch's own `env`. */
+function pgOverrides(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('PG')));
 }

@@ -21,6 +21,7 @@ const LAYERS = [
   'lib/nest/',
   'lib/dashboard/',
   'lib/provider-tests/',
+  'lib/cli/',
   'lib/testing/',
 ];
 
@@ -80,6 +81,9 @@ describe('the layer rule of lib/', () => {
     ['lib/provider-tests/probe.ts', '@nestjs/common'],
     ['lib/provider-tests/probe.ts', 'vitest'],
     ['lib/provider-tests/probe.ts', 'node:test'],
+    // The CLI loads pg (through the PostgreSQL connection) only by import(), for --postgres.
+    ['lib/cli/probe.ts', 'pg'],
+    ['lib/cli/probe.ts', '../providers/postgres/postgres-cli-connection.js'],
     ['lib/nest/probe.ts', '../testing/x.js'],
     ['lib/index.ts', './testing/index.js'],
     ['lib/testing/probe.ts', '../providers/redis/x.js'],
@@ -114,6 +118,8 @@ describe('the layer rule of lib/', () => {
     ['lib/dashboard/probe.ts', '../operators/x.js'],
     ['lib/providers/redis/probe.ts', '../../operators/x.js'],
     ['lib/providers/in-memory/probe.ts', '../../operators/x.js'],
+    // The PostgreSQL defaults: constants, no pg.
+    ['lib/cli/probe.ts', '../providers/postgres/postgres-options.js'],
     ['lib/testing/probe.ts', '../nest/x.js'],
     ['lib/testing/probe.ts', '../providers/in-memory/x.js'],
     // The wiring of the `redis:` option builds the default provider.

@@ -92,7 +92,7 @@ describe('an occurrence whose run ended while Redis was down', () => {
     redis.disconnect();
     // Nest's Logger override is process-wide: the line is in whichever app set it last.
     expect(apps.flatMap((app) => app.logs.texts('warn')).join('\n')).toMatch(
-      /Lock "report" \(job "report"\) was gone \(expired\) when Redis answered again; its run's outcome \(succeeded\) was recorded/,
+      /Lock "report" \(job "report"\) was gone \(expired\) when the store answered again; its run's outcome \(succeeded\) was recorded/,
     );
   }, 40_000);
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,14 +30,23 @@ function asPostgres(command: string, args: string[]) {
   return asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
 }
 
-/** `initdb` into a temp dir (trust auth, user `postgres`), then started on a free loopback port. */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/**
+ * `initdb` into a temp dir (user `postgres`; trust auth, or with `password` a SCRAM password that every TCP
+ * connection must give), then started on a free loopback port.
+ */
+export async function startPrivatePostgres(options: { password?: string } = {}): Promise<PrivatePostgres> {
   const dir = await mkdtemp(join(tmpdir(), 'nsl-pg-'));
   await chmod(dir, 0o777);
   const data = join(dir, 'data');
-  await asPostgres(join(BIN, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const auth = ['--auth=trust'];
+  if (options.password !== undefined) {
+    const passwordFile = join(dir, 'password');
+    await writeFile(passwordFile, `${options.password}\n`, { mode: 0o644 });
+    auth.splice(0, 1, '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${passwordFile}`);
+  }
+  await asPostgres(join(BIN, 'initdb'), ['-D', data, '-U', 'postgres', ...auth, '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const pidOf = async () => Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   /** The server's processes: the postmaster and its children. */
   const processes = async () => {
@@ -49,7 +58,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     port,
     pid: pidOf,
     async start() {
-      await asPostgres(join(BIN, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+      await asPostgres(join(BIN, 'pg_ctl'), ['-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w', 'start']);
     },
     async stop(signal = 'SIGINT') {
       const pids = await processes().catch(() => []);

@@ -43,7 +43,7 @@ export class RunRelease {
     );
   }
 
-  /** Logs and emits a release that failed; an occurrence's outcome (`finish`) is retried until Redis answers. */
+  /** Logs and emits a release that failed; an occurrence's outcome (`finish`) is retried until the store answers. */
   private releaseFailed(
     active: ActiveLock,
     error: unknown,
@@ -62,7 +62,7 @@ export class RunRelease {
       this.logger.error(
         `Could not record how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}): ` +
           `${describeError(error)}; ` +
-          'retrying until Redis answers, keeping its lease meanwhile',
+          'retrying until the store answers, keeping its lease meanwhile',
       );
       this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
       this.recordLater(active, finish, outcome, startedAt);
@@ -84,7 +84,7 @@ export class RunRelease {
     const unrecorded = this.unrecorded.stop();
     if (unrecorded > 0) {
       this.logger.warn(
-        `Shutting down with ${unrecorded} run outcome(s) not recorded (Redis unreachable); with onCrash 'rerun' ` +
+        `Shutting down with ${unrecorded} run outcome(s) not recorded (the store unreachable); with onCrash 'rerun' ` +
           'another node re-runs those occurrences once their recovery grace has passed',
       );
     }
@@ -99,14 +99,14 @@ export class RunRelease {
       this.keeper.untrack(active);
       if (error === undefined) {
         this.logger.log(
-          `Recorded how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}) once Redis answered again`,
+          `Recorded how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}) once the store answered again`,
         );
         this.events.ofRun(active, () => ({ type: 'released', heldForMs: performance.now() - startedAt }));
         return;
       }
       const reason = (error as LockNotHeldError).reason;
       this.logger.warn(
-        `Lock "${name}"${jobLabel(jobName)} was gone (${reason}) when Redis answered again; its run's outcome ` +
+        `Lock "${name}"${jobLabel(jobName)} was gone (${reason}) when the store answered again; its run's outcome ` +
           `(${outcome}) was recorded unless another node had taken the occurrence over`,
       );
       this.events.ofRun(active, () => ({ type: 'release-failed', reason, error }));

@@ -5,9 +5,10 @@ import {
   parseDuration,
   RedisLockProvider,
   SchedulerLock,
+  type LockProvider,
   type SchedulerLockModuleOptions,
 } from '../../../lib/index.js';
-import { ClusterAdmin, type RedisClient } from '../../../lib/provider/index.js';
+import { ClusterAdmin, type OperatorStore, type RedisClient } from '../../../lib/provider/index.js';
 import { useSharedRedisPrefix, type SharedRedisPrefix } from '../../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../../support/scheduler-app.js';
 import { setByHooks, type HookValues } from '../../support/set-by-hooks.js';
@@ -104,25 +105,29 @@ export class OperatedJobs {
   }
 }
 
-/** An app (a node named `lockedBy`) running {@link OperatedJobs} on `redis` under `keyPrefix`. */
+/**
+ * An app (a node named `lockedBy`) running {@link OperatedJobs} on `store`: a Redis under `keyPrefix`, or a
+ * provider of its own (PostgreSQL).
+ */
 export function startOperatedApp(
   lockedBy: string,
   gate: RunGate,
-  redis: SchedulerLockModuleOptions['redis'],
-  keyPrefix: string,
+  store: { redis: SchedulerLockModuleOptions['redis']; keyPrefix: string } | { provider: LockProvider },
 ): Promise<SchedulerApp> {
   return startSchedulerApp({
-    lock: { redis, keyPrefix, lockedBy, heartbeatInterval: HEARTBEAT, defaultLockAtMostFor: '10s' },
+    lock: { ...store, lockedBy, heartbeatInterval: HEARTBEAT, defaultLockAtMostFor: '10s' },
     providers: [OperatedJobs, { provide: RunGate, useValue: gate }],
   });
 }
 
-/** Waits until exactly `nodes` are live under `keyPrefix` and have published their jobs (the CLI sees them). */
-export async function waitForNodes(client: RedisClient, keyPrefix: string, nodes: readonly string[]): Promise<void> {
-  const admin = new ClusterAdmin(
-    new RedisLockProvider(client, { keyPrefix }).operatorStore(),
-    parseDuration(HEARTBEAT),
-  );
+/** The operator store of a Redis under `keyPrefix`, for {@link waitForNodes}. */
+export function redisOperatorStore(client: RedisClient, keyPrefix: string): OperatorStore {
+  return new RedisLockProvider(client, { keyPrefix }).operatorStore();
+}
+
+/** Waits until exactly `nodes` are live in `store` and have published their jobs (the CLI sees them). */
+export async function waitForNodes(store: OperatorStore, nodes: readonly string[]): Promise<void> {
+  const admin = new ClusterAdmin(store, parseDuration(HEARTBEAT));
   const expected = [...nodes].sort().join(', ');
   await waitUntil(async () => {
     const live = await admin.listNodes();
@@ -167,9 +172,9 @@ export function useOperatedCluster(label: string): OperatedCluster {
     },
     shared,
     async startNodes(...names) {
-      const started = names.map((name) => startOperatedApp(name, hooked.gate, SHARED_REDIS_URL, shared.prefix));
-      const apps = await Promise.all(started);
-      await waitForNodes(shared.client, shared.prefix, names);
+      const store = { redis: SHARED_REDIS_URL, keyPrefix: shared.prefix };
+      const apps = await Promise.all(names.map((name) => startOperatedApp(name, hooked.gate, store)));
+      await waitForNodes(redisOperatorStore(shared.client, shared.prefix), names);
       return apps;
     },
   };

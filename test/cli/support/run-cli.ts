@@ -35,11 +35,15 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
 
 /** The CLI bound to one Redis and key prefix, as an operator of one cluster types it. */
 export class Operator {
-  constructor(private readonly connection: readonly string[]) {}
+  constructor(
+    private readonly connection: readonly string[],
+    /** The CLI's environment, e.g. `DATABASE_URL`. */
+    private readonly env: NodeJS.ProcessEnv = {},
+  ) {}
 
   /** `--redis URL --prefix P --heartbeat …` plus `args`. */
   run(...args: string[]): Promise<CliRun> {
-    return runCli([...args, ...this.connection]);
+    return runCli([...args, ...this.connection], this.env);
   }
 
   /** Runs `args --json`, expects exit code 0 and parses stdout. */

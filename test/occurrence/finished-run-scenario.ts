@@ -100,8 +100,9 @@ export function describeFinishedRunNotRerun(
       );
       await store.recover();
 
-      expect(await recorded).toMatchObject({ reason: 'expired' }); // the lock expired, the record is still its run's
+      // First: an outcome never recorded then fails as what it causes, the watcher re-running the occurrence.
       expect(await watchEnds).toMatchObject({ type: 'skipped', reason: 'already-ran' });
+      expect(await recorded).toMatchObject({ reason: 'expired' }); // the lock expired, the record is still its run's
       expect([...runs.values()]).toEqual([[runner]]);
       expect(await store.readRecord('report')).toMatchObject({ state: 'succeeded', runBy: runner, attempt: 1 });
       // Nest's Logger override is process-wide: the line is in whichever app set it last.

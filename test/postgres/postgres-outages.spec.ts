@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import type pg from 'pg';
-import { SchedulerLock } from '../../lib/index.js';
+import { LockStoreUnavailableError, SchedulerLock } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
@@ -103,5 +103,31 @@ describe('PostgreSQL outages through the module (a private server, stopped and p
     expect(errors).toEqual([expect.stringContaining(`PostgreSQL ${endpoint} is unreachable (`)]);
     expect(errors[0]).toMatch(/\((no answer within 1s|connect timeout)\)/);
     expect(JSON.stringify(app.logs.entries)).not.toContain(PASSWORD);
+  });
+});
+
+describe('PostgreSQL frozen (SIGSTOP) under a release (a private server of its own)', () => {
+  it('gives up a release on a paused server a second after statement_timeout: it fails as a store error, never hangs', async () => {
+    const server = await startPrivatePostgres();
+    const pool = postgresPool({ port: server.port, database: 'postgres', connectionTimeoutMillis: 500 });
+    const provider = new PostgresLockProvider(pool, { lockedBy: 'node-b', statementTimeout: 1_000 });
+    let failure: unknown;
+    try {
+      const lock = await provider.lock({ name: 'paused-release', lockAtMostFor: 60_000, lockAtLeastFor: 0 });
+      await server.pause();
+      // The frozen server never enforces its statement_timeout: the client's own deadline ends the wait.
+      failure = await lock!.unlock().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    } finally {
+      await server.resume();
+      await pool.end();
+      await server.remove();
+    }
+    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    expect((failure as LockStoreUnavailableError).reason).toMatch(
+      /^no answer, not even at statement_timeout|connect timeout/,
+    );
   });
 });

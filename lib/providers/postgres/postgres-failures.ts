@@ -36,6 +36,7 @@ const CLIENT_FAILURES: readonly [wording: RegExp, meaning: string][] = [
   [/^Connection terminated unexpectedly/, 'connection lost'],
   [/connection timeout|timeout exceeded when trying to connect/i, 'connect timeout'],
   [/not queryable|Client was closed/, 'connection lost'],
+  [/^Query read timeout/, 'no answer, not even at statement_timeout (server frozen or cut off?)'],
 ];
 
 /** SQLSTATEs that mean the server cannot serve the provider now, or the pool's connection settings are wrong. */

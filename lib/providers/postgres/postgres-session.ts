@@ -1,4 +1,4 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
 import { tablesDdl, type PostgresTables } from './postgres-schema.js';
@@ -9,6 +9,13 @@ import type { Statement } from './postgres-statements.js';
  * catalog entry was created meanwhile): the table is there.
  */
 const CREATED_MEANWHILE = new Set(['23505', '42P07', '42710']);
+
+/**
+ * How much longer than `statement_timeout` the provider waits for an answer before it gives the connection up:
+ * the server enforces `statement_timeout`, so a server that is frozen (SIGSTOP, a VM paused) or cut off never
+ * does, and without a deadline of the client's own a release would hang, out of reach of its retries.
+ */
+const ANSWER_GRACE_MS = 1_000;
 
 /**
  * Runs the provider's statements on the app's pool: each on a connection of its own, checked out for that
@@ -75,11 +82,18 @@ export class PostgresSession {
     // rejects the statement, which reports it; unheard, the client's 'error' event would crash the app.
     client.on('error', ignoreClientError);
     try {
+      // pg's query_timeout: undefined waits as long as the server takes (a pool whose timeouts are the app's).
+      const query_timeout = this.statementTimeout === false ? undefined : this.statementTimeout + ANSWER_GRACE_MS;
       if (this.statementTimeout !== false && !this.timed.has(client)) {
-        await client.query(`SET statement_timeout = ${this.statementTimeout}`);
+        const setStatementTimeout: TimedQuery = {
+          text: `SET statement_timeout = ${this.statementTimeout}`,
+          query_timeout,
+        };
+        await client.query(setStatementTimeout);
         this.timed.add(client);
       }
-      const { rows } = await client.query<Row>({ text, values: values as unknown[], name });
+      const statement: TimedQuery = { text, values: values as unknown[], name, query_timeout };
+      const { rows } = await client.query<Row>(statement);
       client.off('error', ignoreClientError);
       client.release();
       return rows;
@@ -97,6 +111,9 @@ export class PostgresSession {
     return postgresFailure(this.endpoint, error, this.statementTimeout);
   }
 }
+
+/** A statement with pg's own answer deadline (`query_timeout`, which @types/pg leaves out of QueryConfig). */
+type TimedQuery = QueryConfig & { query_timeout?: number };
 
 /** A checked-out client's error: its statement rejects with it too, and that failure is reported. */
 function ignoreClientError(): void {}

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import { describeOutage } from '../../core/provider/duration.js';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { OutageLines } from '../../core/provider/outage-lines.js';
 import type { SchedulerLockLogger } from '../../core/executor/logger.js';
 import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
 import { postgresFailure } from './postgres-failures.js';
@@ -14,15 +14,7 @@ import { postgresFailure } from './postgres-failures.js';
  * first statement answered.
  */
 export class PostgresOutageReport implements StoreOutageMonitor {
-  /** When the outage began (`performance.now()`), while there is one. */
-  private downSince: number | undefined;
-  /** Why PostgreSQL is unreachable, once known. */
-  private cause: string | undefined;
-  private reported = false;
-  /** Calls that failed during the outage. */
-  private failedCalls = 0;
-  /** The number of locked jobs, once the app has started: a line waits for it. */
-  private lockedJobs: (() => number) | undefined;
+  private readonly lines: OutageLines;
   private readonly idleFailure = (error: Error) => {
     const failure = postgresFailure(this.endpoint, error, false);
     if (failure instanceof LockStoreUnavailableError) this.down(failure.reason);
@@ -31,14 +23,14 @@ export class PostgresOutageReport implements StoreOutageMonitor {
   constructor(
     private readonly pool: Pool,
     private readonly endpoint: string,
-    private readonly logger: SchedulerLockLogger,
+    logger: SchedulerLockLogger,
   ) {
+    this.lines = new OutageLines(`PostgreSQL ${endpoint}`, logger);
     pool.on('error', this.idleFailure);
   }
 
   start(lockedJobs: () => number): void {
-    this.lockedJobs = lockedJobs;
-    this.report();
+    this.lines.start(lockedJobs);
   }
 
   /** Stops listening to the pool: it is the app's, and ending it is no outage. */
@@ -48,39 +40,18 @@ export class PostgresOutageReport implements StoreOutageMonitor {
 
   covers(error: unknown): boolean {
     if (!(error instanceof LockStoreUnavailableError)) return false;
-    this.failedCalls += 1;
+    this.lines.failed();
     this.down(error.reason);
     return true;
   }
 
   answered(): void {
-    if (this.downSince === undefined) return;
-    const outFor = describeOutage(performance.now() - this.downSince);
-    if (this.reported) {
-      this.logger.log(`PostgreSQL ${this.endpoint} is reachable again after ${outFor}; locked ticks run again`);
-    } else if (this.failedCalls > 0 && this.lockedJobs) {
-      const calls = `${this.failedCalls} call${this.failedCalls === 1 ? '' : 's'}`;
-      this.logger.warn(`PostgreSQL ${this.endpoint}: unreachable for ${outFor}, now back; ${calls} failed meanwhile`);
-    }
-    this.downSince = undefined;
-    this.cause = undefined;
-    this.reported = false;
-    this.failedCalls = 0;
+    this.lines.back();
   }
 
   private down(reason: string): void {
-    this.downSince ??= performance.now();
-    this.cause ??= reason;
-    this.report();
-  }
-
-  private report(): void {
-    if (this.reported || this.cause === undefined || !this.lockedJobs) return;
-    this.reported = true;
-    const jobs = this.lockedJobs();
-    this.logger.error(
-      `PostgreSQL ${this.endpoint} is unreachable (${this.cause}): locked ticks are skipped until it is back; ` +
-        `${jobs} locked job${jobs === 1 ? '' : 's'} affected`,
-    );
+    this.lines.began();
+    this.lines.cause ??= reason;
+    this.lines.report();
   }
 }

@@ -1,6 +1,6 @@
 import type { SchedulerLockLogger } from '../../core/executor/logger.js';
-import { describeOutage } from '../../core/provider/duration.js';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { OutageLines } from '../../core/provider/outage-lines.js';
 import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
 import { connectionFailure, describeRedisEndpoint, RedisCommandRefusedError } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
@@ -33,15 +33,7 @@ export class RedisOutageReport implements StoreOutageMonitor {
   private readonly listeners: [event: string, listener: Listener][];
   /** The connection is ready, as far as the client's events tell. */
   private connected: boolean;
-  /** When the outage began (`performance.now()`), while there is one. */
-  private downSince: number | undefined;
-  /** Why Redis is unreachable, once known. */
-  private cause: string | undefined;
-  private reported = false;
-  /** Calls to Redis that failed during the outage. */
-  private failedCalls = 0;
-  /** The number of locked jobs, once the app has started: a line waits for it. */
-  private lockedJobs: (() => number) | undefined;
+  private readonly lines: OutageLines;
   /** The refusals logged on this connection, by user and what was refused. */
   private readonly refusals = new Set<string>();
 
@@ -50,6 +42,7 @@ export class RedisOutageReport implements StoreOutageMonitor {
     private readonly logger: SchedulerLockLogger,
   ) {
     this.endpoint = describeRedisEndpoint(client);
+    this.lines = new OutageLines(`Redis ${this.endpoint}`, logger);
     this.connected = client.status === 'ready';
     this.listeners = [
       ['ready', () => this.ready()],
@@ -61,8 +54,7 @@ export class RedisOutageReport implements StoreOutageMonitor {
 
   /** The app has started: an outage already under way is reported now, with the number of locked jobs. */
   start(lockedJobs: () => number): void {
-    this.lockedJobs = lockedJobs;
-    this.report();
+    this.lines.start(lockedJobs);
   }
 
   /** Stops listening: the client may be the app's own, and closing it is no outage. */
@@ -78,30 +70,30 @@ export class RedisOutageReport implements StoreOutageMonitor {
     if (!(error instanceof LockStoreUnavailableError)) return false;
     // A ready Cluster that fails one lock lost a node, not the store: those are per-lock errors.
     if (this.client.isCluster && this.client.status === 'ready') return false;
-    const now = performance.now();
-    this.downSince ??= now;
+    this.lines.began();
     // With the connection lost, the next failed reconnection names the cause (an attempt would only
     // say "not connected"); with the connection up, Redis stopped answering and the attempt says so.
-    if (this.connected || now - this.downSince >= CAUSE_GRACE_MS) this.cause ??= error.reason;
-    this.failedCalls += 1;
-    this.report();
+    if (this.connected || performance.now() - this.lines.downSince! >= CAUSE_GRACE_MS)
+      this.lines.cause ??= error.reason;
+    this.lines.failed();
+    this.lines.report();
     return true;
   }
 
   answered(): void {
-    if (this.downSince !== undefined && this.connected) this.back();
+    if (this.connected) this.lines.back();
   }
 
   private ready(): void {
     this.connected = true;
     // A new connection (a restarted server may have loaded another ACL): a refusal is news again.
     this.refusals.clear();
-    if (this.downSince !== undefined) this.back();
+    this.lines.back();
   }
 
   private lost(): void {
     this.connected = false;
-    this.downSince ??= performance.now();
+    this.lines.began();
   }
 
   private connectionFailed(error: Error): void {
@@ -111,18 +103,8 @@ export class RedisOutageReport implements StoreOutageMonitor {
     // A Cluster that reached no node says why in its last node's error.
     const nodeError = (error as { lastNodeError?: unknown }).lastNodeError;
     const nodeFailure = nodeError instanceof Error ? connectionFailure(nodeError, this.client) : undefined;
-    this.cause ??= connectionFailure(error, this.client) ?? nodeFailure ?? error.message;
-    this.report();
-  }
-
-  private report(): void {
-    if (this.reported || this.cause === undefined || !this.lockedJobs) return;
-    this.reported = true;
-    const jobs = this.lockedJobs();
-    this.logger.error(
-      `Redis ${this.endpoint} is unreachable (${this.cause}): locked ticks are skipped until it is back; ` +
-        `${jobs} locked job${jobs === 1 ? '' : 's'} affected`,
-    );
+    this.lines.cause ??= connectionFailure(error, this.client) ?? nodeFailure ?? error.message;
+    this.lines.report();
   }
 
   private refused(refusal: RedisCommandRefusedError): void {
@@ -130,21 +112,5 @@ export class RedisOutageReport implements StoreOutageMonitor {
     if (this.refusals.has(refusalKey)) return;
     this.refusals.add(refusalKey);
     this.logger.error(`${refusal.message}; the locked ticks that need it are skipped until the user's ACL allows it`);
-  }
-
-  private back(): void {
-    const outFor = describeOutage(performance.now() - this.downSince!);
-    if (this.reported) {
-      this.logger.log(`Redis ${this.endpoint} is reachable again after ${outFor}; locked ticks run again`);
-    } else if (this.failedCalls > 0 && this.lockedJobs) {
-      this.logger.warn(
-        `Redis ${this.endpoint}: the connection was lost for ${outFor} and is back; ` +
-          `${this.failedCalls} call${this.failedCalls === 1 ? '' : 's'} to it failed meanwhile (skipped)`,
-      );
-    }
-    this.downSince = undefined;
-    this.cause = undefined;
-    this.reported = false;
-    this.failedCalls = 0;
   }
 }

@@ -1,0 +1,71 @@
+import { describeOutage } from './duration.js';
+import type { OutageLog } from './store-outage-report.js';
+
+/**
+ * The lines one store's outages give on a node, whatever the store: one error line once the store is known
+ * to be unreachable — its name and endpoint, the cause, that locked ticks are skipped and how many locked jobs
+ * the app has — and one line when it is back, with how long it was out. A store's `StoreOutageMonitor` says
+ * when an outage begins, why and when it ends; this keeps the count and writes the lines.
+ */
+export class OutageLines {
+  /** When the outage began (`performance.now()`), while there is one. */
+  downSince: number | undefined;
+  /** Why the store is unreachable, once known: the first cause given wins. */
+  cause: string | undefined;
+  private reported = false;
+  /** Calls to the store that failed during the outage. */
+  private failedCalls = 0;
+  /** The number of locked jobs, once the app has started: a line waits for it. */
+  private lockedJobs: (() => number) | undefined;
+
+  /** `store` names the store and where it is, e.g. `Redis 127.0.0.1:6379`. */
+  constructor(
+    private readonly store: string,
+    private readonly logger: OutageLog,
+  ) {}
+
+  /** The app has started: an outage already under way is reported now, with the number of locked jobs. */
+  start(lockedJobs: () => number): void {
+    this.lockedJobs = lockedJobs;
+    this.report();
+  }
+
+  /** The store is out from now on, unless it already was. */
+  began(): void {
+    this.downSince ??= performance.now();
+  }
+
+  /** A call failed during the outage (it logs nothing of its own). */
+  failed(): void {
+    this.failedCalls += 1;
+  }
+
+  /** Writes the outage's line once its cause is known and the app has started; once per outage. */
+  report(): void {
+    if (this.reported || this.cause === undefined || !this.lockedJobs) return;
+    this.reported = true;
+    const jobs = this.lockedJobs();
+    this.logger.error(
+      `${this.store} is unreachable (${this.cause}): locked ticks are skipped until it is back; ` +
+        `${jobs} locked job${jobs === 1 ? '' : 's'} affected`,
+    );
+  }
+
+  /** The store answered: the line that says so (a short outage no line reported is counted in a warning). */
+  back(): void {
+    if (this.downSince === undefined) return;
+    const outFor = describeOutage(performance.now() - this.downSince);
+    if (this.reported) {
+      this.logger.log(`${this.store} is reachable again after ${outFor}; locked ticks run again`);
+    } else if (this.failedCalls > 0 && this.lockedJobs) {
+      this.logger.warn(
+        `${this.store}: unreachable for ${outFor}, now back; ` +
+          `${this.failedCalls} call${this.failedCalls === 1 ? '' : 's'} to it failed meanwhile (skipped)`,
+      );
+    }
+    this.downSince = undefined;
+    this.cause = undefined;
+    this.reported = false;
+    this.failedCalls = 0;
+  }
+}

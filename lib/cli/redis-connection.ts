@@ -4,13 +4,7 @@ import { describeRedisEndpoint, redisFailure } from '../providers/redis/redis-fa
 import type { RedisClient } from '../providers/redis/redis-client.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
 import type { StoreConnection } from './store-connection.js';
-
-/** Where the CLI connects: one Redis, or a Redis Cluster through its startup nodes. */
-export interface RedisTarget {
-  /** `redis://` / `rediss://` URLs or `host:port`; a Cluster's startup nodes when {@link cluster}. */
-  readonly addresses: readonly string[];
-  readonly cluster: boolean;
-}
+import type { RedisTarget } from './store-target.js';
 
 /**
  * How long a connection attempt and each command may take: an operator waits for the answer, so a Redis that

@@ -1,6 +1,12 @@
 import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
 import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
-import type { RedisTarget } from './redis-connection.js';
+
+/** Where the CLI connects: one Redis, or a Redis Cluster through its startup nodes. */
+export interface RedisTarget {
+  /** `redis://` / `rediss://` URLs or `host:port`; a Cluster's startup nodes when {@link cluster}. */
+  readonly addresses: readonly string[];
+  readonly cluster: boolean;
+}
 
 /** The store the apps share, and where in it their records are: the CLI reads and steers the cluster there. */
 export type StoreTarget =

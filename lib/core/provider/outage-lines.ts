@@ -30,6 +30,14 @@ export class OutageLines {
     this.report();
   }
 
+  /**
+   * The app shuts down: no more lines. A call still in flight when the app closes its client fails as if the
+   * store were out, and that is no outage.
+   */
+  stop(): void {
+    this.lockedJobs = undefined;
+  }
+
   /** The store is out from now on, unless it already was. */
   began(): void {
     this.downSince ??= performance.now();

@@ -36,6 +36,7 @@ export class PostgresOutageReport implements StoreOutageMonitor {
   /** Stops listening to the pool: it is the app's, and ending it is no outage. */
   close(): void {
     this.pool.off('error', this.idleFailure);
+    this.lines.stop();
   }
 
   covers(error: unknown): boolean {

@@ -60,6 +60,7 @@ export class RedisOutageReport implements StoreOutageMonitor {
   /** Stops listening: the client may be the app's own, and closing it is no outage. */
   close(): void {
     for (const [event, listener] of this.listeners) this.client.off(event, listener);
+    this.lines.stop();
   }
 
   covers(error: unknown): boolean {

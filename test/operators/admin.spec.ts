@@ -1,10 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import {
-  currentLock,
   LockLostError,
   RedisLockProvider,
-  SchedulerLock,
   SchedulerLockAdmin,
   UnknownJobError,
   type HistoryEntry,
@@ -16,42 +12,9 @@ import { events, nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { pollUntil } from '../support/timing.js';
-import { deferred } from '../support/wait-until.js';
+import { LongRun, operatorJobs } from './operator-jobs.js';
 
-/** Every 300 ms; `failing` throws. */
-@Injectable()
-class Jobs {
-  @SchedulerLock()
-  @Interval('report', 300)
-  report() {}
-
-  @SchedulerLock()
-  @Interval('failing', 300)
-  failing() {
-    throw new Error('boom: the ledger is locked');
-  }
-
-  /** Hourly: only a trigger runs it during a test. */
-  @SchedulerLock()
-  @Cron('0 0 * * * *', { name: 'hourly' })
-  hourly() {}
-}
-
-/** One run that goes on until its lock is lost, with a renewing lease. */
-@Injectable()
-class LongRun {
-  readonly started = deferred();
-  readonly lost = deferred<unknown>();
-
-  @SchedulerLock({ keepAlive: { lease: '300ms' }, lockAtMostFor: '1m' })
-  @Timeout('long-run', 10)
-  async run() {
-    const { signal } = currentLock()!;
-    this.started.resolve();
-    await new Promise((resolve) => signal.addEventListener('abort', resolve));
-    this.lost.resolve(signal.reason);
-  }
-}
+const Jobs = operatorJobs(300);
 
 const redis = useSharedRedisPrefix('operators', closeSchedulerApps);
 

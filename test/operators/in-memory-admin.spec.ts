@@ -1,10 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import {
-  currentLock,
   InMemoryLockProvider,
   LockLostError,
-  SchedulerLock,
   SchedulerLockAdmin,
   UnknownJobError,
   type HistoryEntry,
@@ -23,42 +19,9 @@ import {
 } from '../support/scheduler-app.js';
 import { postgresFixture, type PostgresFixture } from '../postgres/postgres-fixture.js';
 import { pollUntil } from '../support/timing.js';
-import { deferred } from '../support/wait-until.js';
+import { LongRun, operatorJobs } from './operator-jobs.js';
 
-/** Every 200 ms; `failing` throws. */
-@Injectable()
-class Jobs {
-  @SchedulerLock()
-  @Interval('report', 200)
-  report() {}
-
-  @SchedulerLock()
-  @Interval('failing', 200)
-  failing() {
-    throw new Error('boom: the ledger is locked');
-  }
-
-  /** Hourly: only a trigger runs it during a test. */
-  @SchedulerLock()
-  @Cron('0 0 * * * *', { name: 'hourly' })
-  hourly() {}
-}
-
-/** One run that goes on until its lock is lost, with a renewing lease. */
-@Injectable()
-class LongRun {
-  readonly started = deferred();
-  readonly lost = deferred<unknown>();
-
-  @SchedulerLock({ keepAlive: { lease: '300ms' }, lockAtMostFor: '1m' })
-  @Timeout('long-run', 10)
-  async run() {
-    const { signal } = currentLock()!;
-    this.started.resolve();
-    await new Promise((resolve) => signal.addEventListener('abort', resolve));
-    this.lost.resolve(signal.reason);
-  }
-}
+const Jobs = operatorJobs(200);
 
 /** The provider of each test's app: in memory, or on a PostgreSQL schema of the test's own. */
 let newProvider: () => LockProvider;

@@ -19,7 +19,9 @@ beforeEach(() => {
     return requests.map((request) => `reply ${request}`);
   });
 });
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 
 /** Resolves after the check phases of `turns` turns of the event loop. */
 const afterTurns = (turns: number): Promise<void> =>

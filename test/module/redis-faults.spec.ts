@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
+import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
 import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { type RedisClient } from '../../lib/provider/index.js';
@@ -195,5 +195,91 @@ describe('a Redis that stops answering', () => {
     await expectRunsAgainOnceRedisIsBack(app, port, async () => {
       process.kill(paused!.pid, 'SIGCONT');
     });
+  });
+});
+
+/** Jobs whose runs are under way when Redis goes: they end, and release, during the outage. */
+@Injectable()
+class StraddlingJobs {
+  /** Each run waits for it, so the test decides when the runs end. */
+  gate = new Gate();
+
+  @SchedulerLock()
+  @Interval('first', 100)
+  async first() {
+    await this.run();
+  }
+
+  @SchedulerLock()
+  @Interval('second', 100)
+  async second() {
+    await this.run();
+  }
+
+  @SchedulerLock()
+  @Cron(CronExpression.EVERY_SECOND, { name: 'every-second' })
+  async everySecond() {
+    await this.run();
+  }
+
+  private async run() {
+    await this.gate.opened;
+  }
+}
+
+/** A promise the test resolves. */
+class Gate {
+  open!: () => void;
+  readonly opened = new Promise<void>((resolve) => (this.open = resolve));
+}
+
+describe('runs that end while Redis is out', () => {
+  it('add no line of their own: the outage line tells their failed releases, and outcomes recorded later', async () => {
+    const admin = await userClient(server.url);
+    await admin.config('SET', 'requirepass', 'current-secret');
+    const app = await startSchedulerApp({
+      lock: {
+        redis: `redis://:current-secret@127.0.0.1:${server.port}`,
+        keyPrefix: uniquePrefix('straddle'),
+        defaultLockAtMostFor: '1m',
+      },
+      providers: [StraddlingJobs],
+    });
+    const jobs = app.get(StraddlingJobs);
+    const names = ['first', 'second', 'every-second'];
+    await events(app.history$, (event) => event.type === 'acquired' && names.includes(event.jobName!), 3);
+
+    // Redis goes while all three run: its clients are cut off and cannot come back.
+    await admin.config('SET', 'requirepass', 'rotated-secret');
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    const failedReleases = events(
+      app.events$,
+      (event) => event.type === 'release-failed' && names.includes(event.jobName!),
+      3,
+    );
+    jobs.gate.open();
+    const failed = (await failedReleases) as LockEventOf<'release-failed'>[];
+
+    expect(failed.map((event) => event.reason)).toEqual(['store-error', 'store-error', 'store-error']);
+    const outage = new RegExp(
+      `^Redis 127\\.0\\.0\\.1:${server.port} is unreachable \\(authentication failed: WRONGPASS\\): locked ticks ` +
+        'are skipped until it is back; 3 locked jobs affected$',
+    );
+    await app.logs.nextText('error', outage);
+    expect(app.logs.texts('error')).toEqual([expect.stringMatching(outage)]);
+
+    // Back: the cron run's outcome is recorded now, which the line saying that Redis is back tells.
+    jobs.gate = new Gate();
+    const recorded = nextEvent(app.events$, jobEvent('released', 'every-second'));
+    await admin.config('SET', 'requirepass', 'current-secret');
+    await recorded;
+    jobs.gate.open();
+    await app.logs.nextText('log', /is reachable again after/);
+
+    expect(app.logs.texts('error')).toHaveLength(1);
+    expect(app.logs.texts('warn')).toEqual([]);
+    expect(app.logs.texts('log', 'SchedulerLock').filter((text) => !text.startsWith('Locked '))).toEqual([
+      expect.stringMatching(/^Redis 127\.0\.0\.1:\d+ is reachable again after \d+\.\ds; locked ticks run again$/),
+    ]);
   });
 });

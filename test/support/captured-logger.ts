@@ -16,6 +16,7 @@ export interface LogEntry {
  */
 export class CapturedLogger implements LoggerService {
   readonly entries: LogEntry[] = [];
+  private readonly waiting = new Set<(entry: LogEntry) => void>();
   readonly log = this.recorderOf('log');
   readonly error = this.recorderOf('error');
   readonly warn = this.recorderOf('warn');
@@ -37,11 +38,36 @@ export class CapturedLogger implements LoggerService {
     );
   }
 
+  /**
+   * Resolves with the first text of `level` that matches `pattern`, logged already or from now on; rejects
+   * after `ms`.
+   */
+  nextText(level: LogLevel, pattern: RegExp, ms = 10_000): Promise<string> {
+    const logged = this.texts(level).find((text) => pattern.test(text));
+    if (logged !== undefined) return Promise.resolve(logged);
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(watch);
+        reject(new Error(`No ${level} line matching ${pattern} within ${ms} ms`));
+      }, ms);
+      const watch = ({ level: logged, message }: LogEntry) => {
+        const text = message instanceof Error ? message.message : String(message);
+        if (logged !== level || !pattern.test(text)) return;
+        clearTimeout(timer);
+        this.waiting.delete(watch);
+        resolve(text);
+      };
+      this.waiting.add(watch);
+    });
+  }
+
   /** The `LoggerService` method of `level`: it keeps each line, with the context Nest passes last. */
   private recorderOf(level: LogLevel): (message: unknown, ...params: unknown[]) => void {
     return (message, ...params) => {
       const last = params.at(-1);
-      this.entries.push({ level, message, context: typeof last === 'string' ? last : undefined });
+      const entry = { level, message, context: typeof last === 'string' ? last : undefined };
+      this.entries.push(entry);
+      for (const watch of this.waiting) watch(entry);
     };
   }
 }

@@ -63,22 +63,16 @@ export async function startPrivatePostgres(options: { password?: string } = {}):
     async stop(signal = 'SIGINT') {
       const pids = await processes().catch(() => []);
       // A fast shutdown is the postmaster's to do; a crash takes every process of the server down at once.
-      for (const pid of signal === 'SIGKILL' ? pids : pids.slice(0, 1)) {
-        try {
-          process.kill(pid, signal);
-        } catch {
-          // gone already
-        }
-      }
+      for (const pid of signal === 'SIGKILL' ? pids : pids.slice(0, 1)) signalIfAlive(pid, signal);
       while (pids.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 20));
       // After SIGKILL the children outlive the postmaster for a moment, and the pid file stays.
       if (signal === 'SIGKILL') await rm(join(data, 'postmaster.pid'), { force: true });
     },
     async pause() {
-      for (const pid of await processes()) process.kill(pid, 'SIGSTOP');
+      for (const pid of await processes()) signalIfAlive(pid, 'SIGSTOP');
     },
     async resume() {
-      for (const pid of await processes()) process.kill(pid, 'SIGCONT');
+      for (const pid of await processes()) signalIfAlive(pid, 'SIGCONT');
     },
     async remove() {
       await server.resume().catch(() => undefined);
@@ -88,6 +82,15 @@ export async function startPrivatePostgres(options: { password?: string } = {}):
   };
   await server.start();
   return server;
+}
+
+/** Sends `signal` to `pid`; a process that exited since it was listed (a backend whose client left) is none. */
+function signalIfAlive(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
 }
 
 function isAlive(pid: number): boolean {

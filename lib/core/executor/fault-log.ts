@@ -18,9 +18,15 @@ export class FaultLog {
     private readonly intervalMs = 30_000,
   ) {}
 
-  /** A call to the store for `key` failed with `error`: logged as {@link error} unless an outage covers it. */
-  storeFailed(key: string, message: string, error: unknown): void {
-    if (!this.outages?.covers(error)) this.error(key, message);
+  /**
+   * A call to the store for `key` failed with `error`: logged as {@link error} unless an outage covers it.
+   * Returns whether an outage covers it (its line tells the failure, so nothing else was logged). `sentAt`:
+   * see {@link StoreOutageReport.covers}.
+   */
+  storeFailed(key: string, message: string, error: unknown, sentAt?: number): boolean {
+    const covered = this.outages?.covers(error, sentAt) ?? false;
+    if (!covered) this.error(key, message);
+    return covered;
   }
 
   /** The store answered a call for `key`: an outage is over, and the key's next fault is news. */

@@ -79,7 +79,7 @@ export class LockingTaskExecutor {
     instrumentation?.attach?.(events);
     this.deadlines = new AttemptDeadlines(settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT);
     this.keeper = new LeaseKeeper(leaseRenewer(provider, instrumentation), this.faults);
-    this.releases = new RunRelease(this.keeper, this.events, this.logger);
+    this.releases = new RunRelease(this.keeper, this.events, this.logger, this.faults);
     this.held = new HeldRuns(this.keeper, this.events, this.releases, instrumentation);
     this.providerName = describeProvider(provider);
     this.plainLock = { acquire: (configuration) => this.lockPlain(configuration) };

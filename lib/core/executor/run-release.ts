@@ -1,4 +1,5 @@
 import type { ActiveLock } from './active-lock.js';
+import type { FaultLog } from './fault-log.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { LockNotHeldError, type RunOutcome, type RunReport } from '../provider/lock-provider.js';
 import type { SchedulerLockLogger } from './logger.js';
@@ -7,9 +8,11 @@ import type { RunEvents } from './run-events.js';
 import { describeError, jobLabel } from '../provider/message-text.js';
 
 /**
- * Releases a lock once its run has ended. A failure is logged and emitted, never thrown over the
- * task's outcome. The release of an occurrence's run records how it ended; when Redis does not answer,
- * that record is retried until it does (see {@link OutcomeRetries}), the lease kept meanwhile.
+ * Releases a lock once its run has ended. A failure is emitted, never thrown over the task's outcome, and
+ * logged unless a store outage covers it: then the outage's one line tells it, not a line per run (a node
+ * whose thousand runs end during an outage would log a thousand). The release of an occurrence's run records
+ * how it ended; when the store does not answer, that record is retried until it does (see
+ * {@link OutcomeRetries}), the lease kept meanwhile.
  */
 export class RunRelease {
   private readonly unrecorded = new OutcomeRetries();
@@ -18,6 +21,7 @@ export class RunRelease {
     private readonly keeper: LeaseKeeper,
     private readonly events: RunEvents,
     private readonly logger: SchedulerLockLogger,
+    private readonly faults: FaultLog,
   ) {}
 
   /**
@@ -31,6 +35,7 @@ export class RunRelease {
     const report = jobName === undefined ? undefined : runReport(active, startedAt, failed ? failure : undefined);
     const records = lock.finish !== undefined && (active.recordsOutcome || report !== undefined);
     const finish = records ? () => lock.finish!(outcome, report) : undefined;
+    const sentAt = performance.now();
     let releasing: Promise<void>;
     try {
       releasing = finish ? finish() : lock.unlock();
@@ -39,7 +44,7 @@ export class RunRelease {
     }
     return releasing.then(
       () => this.events.ofRun(active, () => ({ type: 'released', heldForMs: performance.now() - startedAt })),
-      (error: unknown) => this.releaseFailed(active, error, outcome, finish, startedAt),
+      (error: unknown) => this.releaseFailed(active, error, outcome, finish, { startedAt, sentAt }),
     );
   }
 
@@ -49,7 +54,7 @@ export class RunRelease {
     error: unknown,
     outcome: RunOutcome,
     finish: (() => Promise<void>) | undefined,
-    startedAt: number,
+    { startedAt, sentAt }: { startedAt: number; sentAt: number },
   ): void {
     const { name, jobName } = active;
     if (error instanceof LockNotHeldError) {
@@ -59,16 +64,22 @@ export class RunRelease {
       );
       this.events.ofRun(active, () => ({ type: 'release-failed', reason: error.reason, error }));
     } else if (finish && active.recordsOutcome) {
-      this.logger.error(
+      const covered = this.faults.storeFailed(
+        `release:${name}`,
         `Could not record how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}): ` +
           `${describeError(error)}; ` +
           'retrying until the store answers, keeping its lease meanwhile',
+        error,
+        sentAt,
       );
       this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
-      this.recordLater(active, finish, outcome, startedAt);
+      this.recordLater(active, finish, outcome, startedAt, covered);
     } else {
-      this.logger.error(
+      this.faults.storeFailed(
+        `release:${name}`,
         `Could not release lock "${name}"${jobLabel(jobName)}; it expires on its own: ${describeError(error)}`,
+        error,
+        sentAt,
       );
       this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
     }
@@ -90,17 +101,28 @@ export class RunRelease {
     }
   }
 
-  /** The keeper renews the lease while the outcome waits, so that other nodes do not see the lock gone. */
-  private recordLater(active: ActiveLock, finish: () => Promise<void>, outcome: RunOutcome, startedAt: number): void {
+  /**
+   * The keeper renews the lease while the outcome waits, so that other nodes do not see the lock gone. Once
+   * recorded, the run says so in a line of its own only if its failure had one (`inOutage`: the outage's
+   * lines told it).
+   */
+  private recordLater(
+    active: ActiveLock,
+    finish: () => Promise<void>,
+    outcome: RunOutcome,
+    startedAt: number,
+    inOutage: boolean,
+  ): void {
     const { name, jobName } = active;
     this.keeper.track(active);
     const isStoreError = (error: unknown) => !(error instanceof LockNotHeldError);
     this.unrecorded.retry(active, finish, isStoreError, (error) => {
       this.keeper.untrack(active);
       if (error === undefined) {
-        this.logger.log(
-          `Recorded how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}) once the store answered again`,
-        );
+        if (!inOutage)
+          this.logger.log(
+            `Recorded how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}) once the store answered again`,
+          );
         this.events.ofRun(active, () => ({ type: 'released', heldForMs: performance.now() - startedAt }));
         return;
       }

@@ -13,6 +13,8 @@ export class OutageLines {
   /** Why the store is unreachable, once known: the first cause given wins. */
   cause: string | undefined;
   private reported = false;
+  /** When the store was last back after an outage (`performance.now()`). */
+  private backAt = -Infinity;
   /** Calls to the store that failed during the outage. */
   private failedCalls = 0;
   /** The number of locked jobs, once the app has started: a line waits for it. */
@@ -36,6 +38,14 @@ export class OutageLines {
    */
   stop(): void {
     this.lockedJobs = undefined;
+  }
+
+  /**
+   * Whether a call sent at `sentAt` that failed belongs to an outage that has ended: its lines told it, and
+   * the store has answered since.
+   */
+  ended(sentAt: number | undefined): boolean {
+    return sentAt !== undefined && this.downSince === undefined && sentAt < this.backAt;
   }
 
   /** The store is out from now on, unless it already was. */
@@ -72,6 +82,7 @@ export class OutageLines {
       );
     }
     this.downSince = undefined;
+    this.backAt = performance.now();
     this.cause = undefined;
     this.reported = false;
     this.failedCalls = 0;

@@ -39,8 +39,9 @@ export class PostgresOutageReport implements StoreOutageMonitor {
     this.lines.stop();
   }
 
-  covers(error: unknown): boolean {
+  covers(error: unknown, sentAt?: number): boolean {
     if (!(error instanceof LockStoreUnavailableError)) return false;
+    if (this.lines.ended(sentAt)) return true;
     this.lines.failed();
     this.down(error.reason);
     return true;

@@ -2,6 +2,9 @@ import type { Cluster, Redis } from 'ioredis';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import type { RedisClient } from './redis-client.js';
 
+/** ioredis's wording of a call failed because the connection is gone (or not up yet). */
+const NO_CONNECTION = /isn't writeable|isn't ready and enableOfflineQueue|^Connection is closed/;
+
 /** What ioredis's own failures mean, by their wording. */
 const IOREDIS_FAILURES: readonly [wording: RegExp, meaning: string][] = [
   [/isn't writeable|isn't ready and enableOfflineQueue/, 'not connected'],
@@ -91,6 +94,14 @@ export function redisFailure(client: RedisClient, error: unknown, script?: Scrip
     : (connectionFailure(error, client) ?? clientFailure(client, error));
   const message = `Redis ${describeRedisEndpoint(client)} is unreachable (${reason})`;
   return new LockStoreUnavailableError(message, reason, { cause: error });
+}
+
+/**
+ * Whether `failure` (a {@link redisFailure}) failed for want of a connection: the client may not have told its
+ * `close` yet (ioredis emits it a tick after the calls it fails), and the reconnection will say why.
+ */
+export function failedForNoConnection(failure: LockStoreUnavailableError): boolean {
+  return failure.cause instanceof Error && NO_CONNECTION.test(failure.cause.message);
 }
 
 /**

@@ -2,7 +2,12 @@ import type { SchedulerLockLogger } from '../../core/executor/logger.js';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import { OutageLines } from '../../core/provider/outage-lines.js';
 import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
-import { connectionFailure, describeRedisEndpoint, RedisCommandRefusedError } from './redis-failures.js';
+import {
+  connectionFailure,
+  describeRedisEndpoint,
+  failedForNoConnection,
+  RedisCommandRefusedError,
+} from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
 
 /**
@@ -63,19 +68,21 @@ export class RedisOutageReport implements StoreOutageMonitor {
     this.lines.stop();
   }
 
-  covers(error: unknown): boolean {
+  covers(error: unknown, sentAt?: number): boolean {
     if (error instanceof RedisCommandRefusedError) {
       this.refused(error);
       return true;
     }
     if (!(error instanceof LockStoreUnavailableError)) return false;
+    if (this.lines.ended(sentAt)) return true;
     // A ready Cluster that fails one lock lost a node, not the store: those are per-lock errors.
     if (this.client.isCluster && this.client.status === 'ready') return false;
     this.lines.began();
     // With the connection lost, the next failed reconnection names the cause (an attempt would only
-    // say "not connected"); with the connection up, Redis stopped answering and the attempt says so.
-    if (this.connected || performance.now() - this.lines.downSince! >= CAUSE_GRACE_MS)
-      this.lines.cause ??= error.reason;
+    // say "not connected"); with the connection up, Redis stopped answering and the attempt says so. A
+    // call failed for want of a connection says only that, even before the client's `close` event came.
+    const noAnswer = this.connected && !failedForNoConnection(error);
+    if (noAnswer || performance.now() - this.lines.downSince! >= CAUSE_GRACE_MS) this.lines.cause ??= error.reason;
     this.lines.failed();
     this.lines.report();
     return true;

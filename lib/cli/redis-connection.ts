@@ -1,6 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { LockStoreUnavailableError } from '../core/provider/errors.js';
-import { describeRedisEndpoint, redisFailure } from '../providers/redis/redis-failures.js';
+import { describeRedisEndpoint } from '../providers/redis/redis-endpoint.js';
+import { redisFailure } from '../providers/redis/redis-failures.js';
 import type { RedisClient } from '../providers/redis/redis-client.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
 import type { StoreConnection } from './store-connection.js';

@@ -1,10 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { LockStoreUnavailableError } from '../../lib/index.js';
-import {
-  describeRedisEndpoint,
-  RedisCommandRefusedError,
-  redisFailure,
-} from '../../lib/providers/redis/redis-failures.js';
+import { describeRedisEndpoint } from '../../lib/providers/redis/redis-endpoint.js';
+import { RedisCommandRefusedError, redisFailure } from '../../lib/providers/redis/redis-failures.js';
 
 /** Clients that never connect: only their options are read. */
 const LAZY = { lazyConnect: true } as const;

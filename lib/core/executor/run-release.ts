@@ -119,10 +119,8 @@ export class RunRelease {
     this.unrecorded.retry(active, finish, isStoreError, (error) => {
       this.keeper.untrack(active);
       if (error === undefined) {
-        if (!inOutage)
-          this.logger.log(
-            `Recorded how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome}) once the store answered again`,
-          );
+        const recorded = `Recorded how the run of lock "${name}"${jobLabel(jobName)} ended (${outcome})`;
+        if (!inOutage) this.logger.log(`${recorded} once the store answered again`);
         this.events.ofRun(active, () => ({ type: 'released', heldForMs: performance.now() - startedAt }));
         return;
       }

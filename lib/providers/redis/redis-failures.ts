@@ -1,14 +1,16 @@
 import type { Cluster, Redis } from 'ioredis';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import type { RedisClient } from './redis-client.js';
+import { describeRedisEndpoint } from './redis-endpoint.js';
 
-/** ioredis's wording of a call failed because the connection is gone (or not up yet). */
-const NO_CONNECTION = /isn't writeable|isn't ready and enableOfflineQueue|^Connection is closed/;
+/** ioredis's wordings of a call failed for want of a connection: none yet, or it closed. */
+const NOT_CONNECTED = /isn't writeable|isn't ready and enableOfflineQueue/;
+const CONNECTION_CLOSED = /^Connection is closed/;
 
 /** What ioredis's own failures mean, by their wording. */
 const IOREDIS_FAILURES: readonly [wording: RegExp, meaning: string][] = [
-  [/isn't writeable|isn't ready and enableOfflineQueue/, 'not connected'],
-  [/^Connection is closed/, 'connection closed'],
+  [NOT_CONNECTED, 'not connected'],
+  [CONNECTION_CLOSED, 'connection closed'],
   [/max retries per request/i, 'no connection within maxRetriesPerRequest reconnection attempts'],
   [/None of startup nodes is available/, 'no startup node answered'],
   [/Failed to refresh slots cache/, 'no node answered for the slot map'],
@@ -32,24 +34,6 @@ const UNAVAILABLE_REPLIES: Readonly<Record<string, string>> = {
  * `ACL failure in script: …`, which names the command.
  */
 const SCRIPT_REFUSAL = /^ERR (The user executing the script can't run|ACL failure in script:)/;
-
-/** How many nodes of a Sentinel or Cluster list a message names before "and N more". */
-const NODES_NAMED = 3;
-
-/**
- * Where a client connects, for messages: `host:port`, the Sentinel master and sentinels, or the
- * Cluster's startup nodes. Never a password or user name: only hosts and ports are read.
- */
-export function describeRedisEndpoint(client: RedisClient): string {
-  if (client.isCluster) {
-    const startupNodes = (client as unknown as { startupNodes?: unknown[] }).startupNodes ?? [];
-    return `Cluster ${nodeList(startupNodes)}`;
-  }
-  const { host, port, path, sentinels, name } = (client as Redis).options;
-  if (sentinels?.length) return `master "${name ?? 'mymaster'}" via Sentinel ${nodeList(sentinels)}`;
-  if (path) return path;
-  return `${host ?? 'localhost'}:${port ?? 6379}`;
-}
 
 /** A Lua script's file and the commands it runs, to name them when Redis refuses one. */
 export interface ScriptCommands {
@@ -96,12 +80,9 @@ export function redisFailure(client: RedisClient, error: unknown, script?: Scrip
   return new LockStoreUnavailableError(message, reason, { cause: error });
 }
 
-/**
- * Whether `failure` (a {@link redisFailure}) failed for want of a connection: the client may not have told its
- * `close` yet (ioredis emits it a tick after the calls it fails), and the reconnection will say why.
- */
-export function failedForNoConnection(failure: LockStoreUnavailableError): boolean {
-  return failure.cause instanceof Error && NO_CONNECTION.test(failure.cause.message);
+/** Whether `failure` (a {@link redisFailure}) says only that the client had no connection. */
+export function failedForNoConnection({ cause }: LockStoreUnavailableError): boolean {
+  return cause instanceof Error && (NOT_CONNECTED.test(cause.message) || CONNECTION_CLOSED.test(cause.message));
 }
 
 /**
@@ -237,25 +218,4 @@ export function misconfiguration(error: unknown, client: RedisClient): string | 
   const cause = (error instanceof LockStoreUnavailableError && (error.cause as Error | undefined)) || (error as Error);
   if (typeof cause.message !== 'string') return undefined;
   return isAuthFailure(cause) || isCertificateFailure(cause) ? connectionFailure(cause, client) : undefined;
-}
-
-/** `host:port` of each node as ioredis accepts them (objects, `host:port`, URLs, bare ports), hiding credentials. */
-function nodeList(nodes: readonly unknown[]): string {
-  const named = nodes.slice(0, NODES_NAMED).map(hostPort);
-  const more = nodes.length - named.length;
-  return more > 0 ? `${named.join(', ')} and ${more} more` : named.join(', ');
-}
-
-function hostPort(node: unknown): string {
-  if (typeof node === 'number') return `localhost:${node}`;
-  if (typeof node === 'string') {
-    try {
-      const url = new URL(node.includes('://') ? node : `redis://${node}`);
-      return `${url.hostname}:${url.port || 6379}`;
-    } catch {
-      return 'an unparsable node address';
-    }
-  }
-  const { host, port } = (node ?? {}) as { host?: string; port?: number };
-  return `${host ?? 'localhost'}:${port ?? 6379}`;
 }

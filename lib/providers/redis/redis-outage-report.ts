@@ -2,12 +2,8 @@ import type { SchedulerLockLogger } from '../../core/executor/logger.js';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import { OutageLines } from '../../core/provider/outage-lines.js';
 import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
-import {
-  connectionFailure,
-  describeRedisEndpoint,
-  failedForNoConnection,
-  RedisCommandRefusedError,
-} from './redis-failures.js';
+import { describeRedisEndpoint } from './redis-endpoint.js';
+import { connectionFailure, failedForNoConnection, RedisCommandRefusedError } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
 
 /**

@@ -1,5 +1,6 @@
 import { LockStoreMisconfiguredError } from '../../core/provider/errors.js';
-import { describeRedisEndpoint, misconfiguration, redisUser } from './redis-failures.js';
+import { describeRedisEndpoint } from './redis-endpoint.js';
+import { misconfiguration, redisUser } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
 import type { RedisScripts } from './redis-scripts.js';
 

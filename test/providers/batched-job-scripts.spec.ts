@@ -104,16 +104,4 @@ describe('job scripts batched per turn of the event loop', () => {
     expect(await scriptCalls()).toBe(1);
     expect(claims.filter((claim) => 'lock' in claim)).toHaveLength(JOBS);
   });
-
-  it('sends the claims of a quick turn of the event loop at its end, without waiting for more', async () => {
-    await scriptCalls();
-    const first = provider.lockOccurrence(job(0), OCCURRENCE);
-    // Two turns later: had the first claim waited for more of its burst, this one would have joined it.
-    const second = await new Promise<Promise<OccurrenceClaim>>((resolve) =>
-      setImmediate(() => setImmediate(() => resolve(provider.lockOccurrence(job(1), OCCURRENCE)))),
-    );
-
-    expect(await Promise.all([first, second])).toMatchObject([{ lock: {} }, { lock: {} }]);
-    expect(await scriptCalls()).toBe(2);
-  });
 });

@@ -43,7 +43,7 @@ const logger = new Logger('SchedulerLock');
 /*
  * Every startup check of a locked job lives in this file: its options when it is declared
  * (createLockedJob), and what can only be seen once `@nestjs/schedule` hands over the job
- * (checkCronJob, checkTimerJob).
+ * (checkCronJob, checkTimerJob, checkRuntimeTimer).
  */
 
 /**
@@ -99,20 +99,32 @@ export function checkCronJob(job: LockedJob, cron: CronJobParts, provider: LockP
 }
 
 /**
- * Checks an interval or timeout job as it is added, and warns when an interval's `lockAtLeastFor` is not
- * shorter than its period. A runtime declaration may carry cron-only options: now that the kind is
- * known, they are an error.
+ * Checks an interval or timeout job as it is locked, and warns when an interval's `lockAtLeastFor` is not shorter
+ * than its `period` (ms). A runtime declaration may carry cron-only options: now that the kind is known, they are
+ * an error.
  */
-export function checkTimerJob(job: LockedJob, kind: 'interval' | 'timeout', timer: unknown): void {
+export function checkTimerJob(job: LockedJob, kind: 'interval' | 'timeout', period: number | undefined): void {
   if (job.declaredOptions) resolveOccurrencePolicy(job.declaredOptions, kind, job.source);
-  const parts = timer as TimerParts | undefined;
-  if (typeof parts?._onTimeout !== 'function') {
-    // Jest's and Vitest's fake timers return such timers: a test installs them once its app has started.
-    throw unlockable(job, 'the timer is not a Node.js Timeout (fake timers installed before the app started?)');
-  }
-  const period = parts._repeat;
   if (kind === 'interval' && typeof period === 'number')
     warnIfLockOutlasts(job, period, `its interval (${formatDuration(period)})`);
+}
+
+/**
+ * Checks a timer the app adds itself with `addInterval` / `addTimeout`: the registry proxy locks it by wrapping
+ * its Node.js callback, the only part of it there is to wrap, which a fake timer (Jest's, Vitest's) has not.
+ * Returns its parts.
+ */
+export function checkRuntimeTimer(job: LockedJob, timer: unknown): TimerParts {
+  const parts = timer as TimerParts | undefined;
+  if (typeof parts?._onTimeout !== 'function') {
+    throw unlockable(
+      job,
+      'the timer is not a Node.js Timeout: a timer added with addInterval or addTimeout is locked through its ' +
+        'Node.js callback, which a fake timer lacks (install fake timers once it is added; decorated @Interval and ' +
+        '@Timeout jobs work with fake timers)',
+    );
+  }
+  return parts;
 }
 
 /**

@@ -8,12 +8,14 @@ export interface RegisteredJob {
   readonly schedule: JobSchedule;
   /** What a run an operator asks for runs: the job's handler, without a tick's arguments. */
   readonly handler: () => unknown;
+  /** For an interval or a timeout: what its timer calls, the locked tick (a test fires it: `TestNode.tick`). */
+  readonly timerTick?: () => unknown;
 }
 
 /**
  * The locked jobs added to this app's `SchedulerRegistry`, by name: their handlers (for runs an operator asks
- * for) and schedules (for the cluster's catalogue). Filled by the registry proxy as jobs are added; nothing here
- * reads `cron` or Node's timers.
+ * for), schedules (for the cluster's catalogue) and, for timers, locked ticks (for tests). Filled by the registry
+ * proxy as jobs are added; nothing here reads `cron` or Node's timers.
  */
 @Injectable()
 export class RegisteredJobs {

@@ -56,7 +56,12 @@ export function cronSchedule({ cronTime }: CronJobParts): JobSchedule {
   return { kind: 'cron', schedule: String(cronTime.source), timeZone: cronTime.timeZone ?? undefined };
 }
 
-/** The schedule of an interval or timeout: its period or delay. */
-export function timerSchedule(kind: 'interval' | 'timeout', timer: TimerParts): JobSchedule {
-  return { kind, schedule: String(timer._repeat ?? timer._idleTimeout ?? '') };
+/** The period of a Node.js interval, or the delay of a timeout, ms. */
+export function timerPeriod(timer: TimerParts): number | undefined {
+  return timer._repeat ?? timer._idleTimeout;
+}
+
+/** The schedule of an interval or timeout: its period or delay, ms. */
+export function timerSchedule(kind: 'interval' | 'timeout', period: number | undefined): JobSchedule {
+  return { kind, schedule: String(period ?? '') };
 }

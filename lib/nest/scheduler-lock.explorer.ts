@@ -3,6 +3,7 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { formatDuration } from '../core/provider/duration.js';
 import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
+import type { DecoratedMethod } from './explorer-handlers.js';
 import { createLockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
@@ -13,14 +14,20 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 interface LockedMethod {
   readonly wrapper: InstanceWrapper;
   readonly method: Function;
+  readonly methodName: string;
   /** `ClassName.methodName`. */
   readonly source: string;
 }
 
-/** Finds the methods with `@SchedulerLock` and records their locks in the {@link LockedJobRegistry}. */
+/**
+ * Finds the methods with `@SchedulerLock` and records their locks in the {@link LockedJobRegistry}, and which
+ * method each decorated job runs.
+ */
 @Injectable()
 export class SchedulerLockExplorer implements OnModuleInit {
   private readonly logger = new Logger('SchedulerLock');
+  /** By job name: the method of each decorated locked job, and its instance. */
+  private readonly methods = new Map<string, DecoratedMethod>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -43,6 +50,11 @@ export class SchedulerLockExplorer implements OnModuleInit {
     }
   }
 
+  /** The method the decorated locked job `jobName` runs, with its instance; `undefined` for other jobs. */
+  methodOf(jobName: string): DecoratedMethod | undefined {
+    return this.methods.get(jobName);
+  }
+
   private nameUnnamedJobs(): void {
     for (const { method, source } of this.lockedMethods()) {
       const kind = this.accessor.getJobKind(method);
@@ -50,7 +62,7 @@ export class SchedulerLockExplorer implements OnModuleInit {
     }
   }
 
-  private register({ method, source }: LockedMethod): void {
+  private register({ wrapper, method, methodName, source }: LockedMethod): void {
     const subject = `@SchedulerLock on ${source}`;
     const kind = this.accessor.getJobKind(method);
     if (!kind) {
@@ -71,6 +83,9 @@ export class SchedulerLockExplorer implements OnModuleInit {
     const { configuration } = this.jobs.add(
       createLockedJob({ jobName, kind, options, source }, this.settings.defaults, this.settings.provider),
     );
+    // The method as @nestjs/schedule reads it, off the instance.
+    const instance = wrapper.instance as Record<string, Function>;
+    this.methods.set(jobName, { instance, method: instance[methodName] });
     this.logger.log(
       `Locked ${kind} job "${jobName}"${jobName === source ? '' : ` (${source})`}: lock "${configuration.name}", ` +
         `lockAtMostFor ${formatDuration(configuration.lockAtMostFor)}, ` +
@@ -85,7 +100,7 @@ export class SchedulerLockExplorer implements OnModuleInit {
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         const method = prototype[methodName];
         if (this.accessor.getLockOptions(method)) {
-          yield { wrapper, method, source: `${prototype.constructor.name}.${methodName}` };
+          yield { wrapper, method, methodName, source: `${prototype.constructor.name}.${methodName}` };
         }
       }
     }

@@ -1,8 +1,8 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { LockEvents } from '../core/task/lock-events.js';
-import { EarlyCronTicks } from './early-cron-ticks.js';
-import { ExplorerFailures } from './explorer-failures.js';
+import { DecoratedJobMounts } from './decorated-job-mounts.js';
+import { ExplorerHandlers } from './explorer-handlers.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobStatus } from './locked-job.status.js';
@@ -11,6 +11,7 @@ import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
 import { hasOperatorStore } from '../operators/operator-abilities.js';
 import { ClusterPresence } from './cluster-presence.js';
 import { OperatorTriggers } from './operator-triggers.js';
+import { PlainLockTicks } from './plain-lock-ticks.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import { SchedulerLockAdmin } from './scheduler-lock-admin.js';
 import {
@@ -80,8 +81,9 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     { provide: RecoveryWatcher, useFactory: () => new RecoveryWatcher() },
     SchedulerLockMetadataAccessor,
     SchedulerLockExplorer,
-    EarlyCronTicks,
-    ExplorerFailures,
+    PlainLockTicks,
+    DecoratedJobMounts,
+    ExplorerHandlers,
     SchedulerRegistryInterceptor,
     SchedulerLockLifecycle,
   ],

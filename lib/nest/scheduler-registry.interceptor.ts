@@ -4,17 +4,16 @@ import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import { OccurrenceJob, type OccurrenceServices } from '../occurrence/occurrence-job.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
-import { JobLock } from '../operators/job-lock.js';
-import { canLockJobs } from '../operators/operator-abilities.js';
-import { EarlyCronTicks } from './early-cron-ticks.js';
-import { ExplorerFailures } from './explorer-failures.js';
+import { DecoratedJobMounts, type MountedTimer } from './decorated-job-mounts.js';
 import { logHandlerError } from './handler-errors.js';
-import { checkCronJob, checkTimerJob, type LockedJob } from './locked-job.js';
+import { checkCronJob, checkRuntimeTimer, checkTimerJob, type LockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
+import { PlainLockTicks } from './plain-lock-ticks.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import {
   cronJobParts,
   cronSchedule,
+  timerPeriod,
   timerSchedule,
   type CronJobParts,
   type TickCallback,
@@ -27,28 +26,26 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
  * Proxies `@nestjs/schedule`'s `SchedulerRegistry` (ShedLock's TaskScheduler-proxy mode; not an HTTP
  * interceptor): a job with a declared lock is wrapped when it is registered (by `@nestjs/schedule` at
  * bootstrap or by the app at runtime), so each tick runs through the lock while direct calls of the
- * method stay unlocked, and is recorded in {@link RegisteredJobs}. The patch is on this app's registry
- * instance only. It does nothing else: each tick goes to its locked job (an {@link OccurrenceJob}, or the
- * executor with the job's lock).
+ * method stay unlocked, and is recorded in {@link RegisteredJobs}. A decorated interval or timeout comes
+ * locked already: its timer calls the locked tick {@link DecoratedJobMounts} handed the orchestrator. The
+ * patch is on this app's registry instance only. It does nothing else: each tick goes to its locked job (an
+ * {@link OccurrenceJob}, or the executor with the job's lock).
  */
 @Injectable()
 export class SchedulerRegistryInterceptor {
   private readonly occurrenceServices: OccurrenceServices;
-  /** How a plain tick takes its lock: pausable, where the provider can pause jobs; else its `lock()`. */
-  private readonly jobLock: JobLock | undefined;
 
   constructor(
     registry: SchedulerRegistry,
     private readonly jobs: LockedJobRegistry,
     private readonly registered: RegisteredJobs,
-    private readonly executor: LockingTaskExecutor,
+    executor: LockingTaskExecutor,
     watcher: RecoveryWatcher,
-    private readonly earlyTicks: EarlyCronTicks,
-    private readonly failures: ExplorerFailures,
+    private readonly mounts: DecoratedJobMounts,
+    private readonly ticks: PlainLockTicks,
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
   ) {
     this.occurrenceServices = { executor, watcher, handlerFailed: logHandlerError };
-    this.jobLock = canLockJobs(settings.provider) ? new JobLock(settings.provider) : undefined;
     // Installed at construction: @nestjs/schedule registers jobs in onApplicationBootstrap, after every constructor.
     const { addCronJob, addInterval, addTimeout } = registry;
     registry.addCronJob = (name, job) => {
@@ -66,7 +63,7 @@ export class SchedulerRegistryInterceptor {
         () => job.stop(),
       );
       // A tick cron fired while @nestjs/schedule created the job: now it runs, under the lock.
-      if (earlyTicks.take(name)) void cron.fireOnTick();
+      if (mounts.take(name)) void cron.fireOnTick();
     };
     registry.addInterval = (name, timer) => this.addTimer(name, 'interval', timer, addInterval.bind(registry));
     registry.addTimeout = (name, timer) => this.addTimer(name, 'timeout', timer, addTimeout.bind(registry));
@@ -80,11 +77,10 @@ export class SchedulerRegistryInterceptor {
   private lockCronJob(locked: LockedJob, cron: CronJobParts): void {
     const store = checkCronJob(locked, cron, this.settings.provider);
     const callbacks = cron._callbacks!; // an array: checkCronJob refuses a job without one
-    const decorated = this.earlyTicks.handlerOf(locked.jobName);
-    const handlerFor = cronHandlers(cron, callbacks.splice(0), decorated && (() => this.failures.run(decorated)));
+    const handlerFor = cronHandlers(cron, callbacks.splice(0), this.mounts.cronHandlerOf(locked.jobName));
     this.registered.add({ job: locked, schedule: cronSchedule(cron), handler: handlerFor() });
     if (!locked.occurrence || !store) {
-      callbacks.push((onComplete) => this.runTick(locked, handlerFor(onComplete)));
+      callbacks.push((onComplete) => this.ticks.run(locked, handlerFor(onComplete)));
       return;
     }
     const occurrences = new OccurrenceJob(locked, locked.occurrence, store, cron.cronTime, this.occurrenceServices);
@@ -93,41 +89,59 @@ export class SchedulerRegistryInterceptor {
       catchUpWhenStarted(cron, () => void occurrences.catchUp(handlerFor()));
   }
 
-  /** Registers the timer through `add`, its callback locked if `name` is a locked job of this `kind`. */
+  /**
+   * Registers the timer through `add`, its callback locked if `name` is a locked job of this `kind`; a decorated
+   * job's timer, as the orchestrator mounts it, calls its locked tick already.
+   */
   private addTimer<T>(name: string, kind: 'interval' | 'timeout', timer: T, add: (name: string, timer: T) => void) {
-    const ref = this.lockTimer(name, kind, timer) as TimerParts;
-    const lockedTick = ref._onTimeout;
+    const mounted = this.mounts.takeTimer(kind, name);
+    const lockedTick = mounted ? this.addMountedTimer(mounted, timer) : this.lockRuntimeTimer(name, kind, timer);
     add(name, timer);
-    if (!this.jobs.find(kind, name)) return;
+    if (!lockedTick) return;
+    // Only a Node.js Timeout has a callback to look at; a fake timer (a test's) keeps it elsewhere.
+    const callback = (timer as TimerParts)._onTimeout;
     refuseOnError(
-      () => assertStillLocked(name, ref._onTimeout === lockedTick),
+      () => assertStillLocked(name, callback === undefined || callback === lockedTick),
       () => clearTimeout(timer as NodeJS.Timeout),
     );
   }
 
-  /**
-   * Wraps the timer's callback in a locked tick if `name` is a locked job of this `kind`; a timer that
-   * cannot be locked is cleared before the error fails the startup. Returns the timer.
-   */
-  private lockTimer<T>(name: string, kind: 'interval' | 'timeout', timer: T): T {
-    const locked = this.jobs.find(kind, name);
-    if (!locked) return timer;
-    const lock = () => {
-      checkTimerJob(locked, kind, timer);
-      const ref = timer as TimerParts;
-      const original = ref._onTimeout!; // a function: checkTimerJob refuses a timer without one
-      // A decorated job's callback is what @nestjs/schedule made of the method: see ExplorerFailures.
-      const handlerWith = (args: unknown[]) => () => this.failures.run(() => original.apply(ref, args));
-      ref._onTimeout = (...args) => this.runTick(locked, handlerWith(args));
-      this.registered.add({ job: locked, schedule: timerSchedule(kind, ref), handler: handlerWith([]) });
-    };
-    refuseOnError(lock, () => clearTimeout(timer as NodeJS.Timeout)); // clears intervals too
-    return timer;
+  /** Records a locked decorated timer as it is registered; returns the locked tick it calls. */
+  private addMountedTimer(mounted: MountedTimer, timer: unknown): TickCallback {
+    const { job, kind, tick, handler, timeout } = mounted;
+    refuseOnError(
+      () => checkTimerJob(job, kind, timeout),
+      () => clearTimeout(timer as NodeJS.Timeout), // clears intervals too
+    );
+    this.registered.add({ job, schedule: timerSchedule(kind, timeout), handler, timerTick: tick });
+    return tick;
   }
 
-  /** A tick of a job with a plain lock (not once-per-occurrence), a handler's error logged. */
-  private runTick(locked: LockedJob, handler: () => unknown): Promise<unknown> {
-    return this.executor.run(handler, locked.configuration, locked, this.jobLock).catch(logHandlerError);
+  /**
+   * Wraps the callback of a timer the app adds itself in a locked tick if `name` is a locked job of this `kind`;
+   * a timer that cannot be locked is cleared before the error fails the startup. Returns the locked tick.
+   */
+  private lockRuntimeTimer(name: string, kind: 'interval' | 'timeout', timer: unknown): TickCallback | undefined {
+    const locked = this.jobs.find(kind, name);
+    if (!locked) return undefined;
+    let lockedTick: TickCallback | undefined;
+    const lock = () => {
+      const ref = checkRuntimeTimer(locked, timer);
+      const period = timerPeriod(ref);
+      checkTimerJob(locked, kind, period);
+      const original = ref._onTimeout!; // a function: checkRuntimeTimer refuses a timer without one
+      const handlerWith = (args: unknown[]) => () => original.apply(ref, args);
+      lockedTick = (...args) => this.ticks.run(locked, handlerWith(args));
+      ref._onTimeout = lockedTick;
+      this.registered.add({
+        job: locked,
+        schedule: timerSchedule(kind, period),
+        handler: handlerWith([]),
+        timerTick: lockedTick,
+      });
+    };
+    refuseOnError(lock, () => clearTimeout(timer as NodeJS.Timeout)); // clears intervals too
+    return lockedTick;
   }
 }
 

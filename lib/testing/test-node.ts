@@ -3,8 +3,9 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
+import { RegisteredJobs } from '../nest/registered-jobs.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
-import { cronJobParts, type TimerParts } from '../nest/scheduled-job-parts.js';
+import { cronJobParts } from '../nest/scheduled-job-parts.js';
 import { SCHEDULER_LOCK_SETTINGS } from '../nest/scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from '../nest/scheduler-lock.settings.js';
 import { TickRecorder, type TickOutcome } from './tick-recorder.js';
@@ -18,7 +19,7 @@ export interface TickOptions {
   at?: Date | number;
 }
 
-/** How the scheduler fires a tick of a job: cron's `fireOnTick()`, or the timer's callback. */
+/** How the scheduler fires a tick of a job: cron's `fireOnTick()`, or what the timer calls, its locked tick. */
 type Fire = () => unknown;
 
 /**
@@ -37,6 +38,7 @@ export class TestNode {
     private readonly app: INestApplicationContext,
     private readonly registry: SchedulerRegistry,
     private readonly jobs: LockedJobRegistry,
+    private readonly registered: RegisteredJobs,
     private readonly recorder: TickRecorder,
     private readonly presence: ClusterPresence,
   ) {}
@@ -59,6 +61,7 @@ export class TestNode {
       app,
       app.get(SchedulerRegistry),
       app.get(LockedJobRegistry),
+      app.get(RegisteredJobs),
       recorder,
       app.get(ClusterPresence),
     );
@@ -68,8 +71,9 @@ export class TestNode {
 
   /**
    * Fires one tick of the locked job registered as `jobName` (cron, interval or timeout) now, as the scheduler
-   * would, and resolves once it was skipped or its run released the lock: `ran` with the handler's result or
-   * error, or `skipped` with the reason.
+   * would (cron's `fireOnTick()`, the locked tick a timer calls: under fake timers too, installed before the app
+   * started or after), and resolves once it was skipped or its run released the lock: `ran` with the handler's
+   * result (a decorated method's return value, awaited) or error, or `skipped` with the reason.
    *
    * @throws Error for a job that is not a locked job registered on this node.
    */
@@ -107,10 +111,9 @@ export class TestNode {
         const cron = cronJobParts(this.registry.getCronJob(jobName));
         return () => cron.fireOnTick();
       }
-      const timer: TimerParts =
-        kind === 'interval' ? this.registry.getInterval(jobName) : this.registry.getTimeout(jobName);
-      const callback = timer._onTimeout;
-      if (typeof callback === 'function') return () => callback.call(timer);
+      // The tick the timer calls, whether Node's or a fake one: the registry proxy recorded it as it locked the job.
+      const tick = this.registered.get(jobName)?.timerTick;
+      if (tick) return tick;
     }
     throw new Error(`Job "${jobName}" is not in the SchedulerRegistry of ${this.lockedBy} (not started, or removed)`);
   }

@@ -16,8 +16,8 @@ export interface TickRan {
   /** Whether the handler threw (or rejected): then `error` holds what it threw. */
   readonly failed: boolean;
   /**
-   * What the run resolved to: a runtime timer job's callback's return value. `undefined` for a decorated method,
-   * whose return value `@nestjs/schedule`'s own wrapper of the method does not keep.
+   * What the handler resolved to: a decorated `@Cron`, `@Interval` or `@Timeout` method's return value, awaited
+   * (taken from inside `@nestjs/schedule`'s own wrapper of the method, which keeps none), or a runtime job's.
    */
   readonly result?: unknown;
   readonly error?: unknown;

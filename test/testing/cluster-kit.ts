@@ -84,8 +84,16 @@ function untilLost(): Promise<unknown> {
 
 const open: TestingModule[] = [];
 
-/** A node of the test cluster on `store`; its module names a Redis that does not exist (the override drops it). */
-export async function startNode(store: TestLockStore, lockedBy: string, providers: Provider[] = [Jobs]) {
+/**
+ * A node of the test cluster on `store`; its module names a Redis that does not exist (the override drops it).
+ * What the app logs goes to `logger`.
+ */
+export async function startNode(
+  store: TestLockStore,
+  lockedBy: string,
+  providers: Provider[] = [Jobs],
+  logger = new CapturedLogger(),
+) {
   const moduleRef = await SchedulerLockTest.override(
     Test.createTestingModule({
       imports: [
@@ -93,7 +101,7 @@ export async function startNode(store: TestLockStore, lockedBy: string, provider
         SchedulerLockModule.forRoot({ redis: 'redis://no-such-host.invalid:6379', defaultLockAtMostFor: '1m' }),
       ],
       providers,
-    }).setLogger(new CapturedLogger()),
+    }).setLogger(logger),
     { store, lockedBy },
   ).compile();
   open.push(moduleRef);

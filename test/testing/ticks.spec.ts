@@ -1,8 +1,8 @@
 import { AssertionError } from 'node:assert';
-import { Injectable } from '@nestjs/common';
-import { Cron, ScheduleModule } from '@nestjs/schedule';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Cron, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
-import { InMemoryLockProvider, LockLostError, SchedulerLockModule } from '../../lib/index.js';
+import { InMemoryLockProvider, LockedJobRegistry, LockLostError, SchedulerLockModule } from '../../lib/index.js';
 import type { InstrumentedRun, RunInstrumentation } from '../../lib/provider/index.js';
 import { SchedulerLockTest, TestLockStore } from '../../lib/testing/index.js';
 import { closeNodes, handled, Jobs, NEW_YEAR, startNode, startNodes } from './cluster-kit.js';
@@ -34,13 +34,33 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
     expect((await store.runs('failing')).map((run) => run.outcome)).toEqual(['failed']);
   });
 
-  it('ticks intervals and timeouts through their timer callback', async () => {
+  it('ticks intervals and timeouts through the locked tick their timer calls', async () => {
     const [node] = await startNodes(store, 1);
     expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', occurrence: undefined });
     expect(await node.tick('sweep')).toMatchObject({ status: 'ran' });
     expect(handled).toEqual(['warm-up on node-1', 'sweep on node-1']);
     // lockAtLeastFor 5m keeps the lock after the run: the next tick is skipped.
     expect(await node.tick('sweep')).toMatchObject({ status: 'skipped', reason: 'locked', node: 'node-1' });
+  });
+
+  it("ticks a locked timer the app adds itself, with its callback's result", async () => {
+    @Injectable()
+    class RuntimeSweep implements OnModuleInit {
+      constructor(
+        private readonly registry: SchedulerRegistry,
+        private readonly locks: LockedJobRegistry,
+      ) {}
+
+      onModuleInit() {
+        this.locks.declare('runtime-sweep', { lockAtMostFor: '1m' });
+        this.registry.addInterval(
+          'runtime-sweep',
+          setInterval(() => 'swept', 3_600_000),
+        );
+      }
+    }
+    const node = await startNode(store, 'node-1', [RuntimeSweep]);
+    expect(await node.tick('runtime-sweep')).toMatchObject({ status: 'ran', failed: false, result: 'swept' });
   });
 
   it('rejects a job that is not a locked job of the node', async () => {

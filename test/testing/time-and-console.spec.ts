@@ -10,19 +10,15 @@ afterEach(async () => {
   store.reset();
 });
 
-/**
- * Nodes started on real timers, then fake timers: the module locks an @Interval or @Timeout job by wrapping the
- * Node.js Timeout @nestjs/schedule registers, which a fake timer is not.
- */
-async function startNodesThenFakeTimers(count: number) {
-  const nodes = await startNodes(store, count);
+/** Fake timers, then nodes: their @Interval and @Timeout jobs get fake timers too. */
+function startNodesOnFakeTimers(count: number) {
   jest.useFakeTimers({ now: NEW_YEAR.getTime() + 1_000 });
-  return nodes;
+  return startNodes(store, count);
 }
 
 describe('time under fake timers', () => {
   it('a 10-minute lockAtMostFor runs out in milliseconds: the run sees its lock expire', async () => {
-    const [node] = await startNodesThenFakeTimers(1);
+    const [node] = await startNodesOnFakeTimers(1);
     let settled = false;
     const running = node.tick('long').finally(() => (settled = true));
     await jest.advanceTimersByTimeAsync(9 * 60_000);
@@ -32,7 +28,7 @@ describe('time under fake timers', () => {
   });
 
   it('lockAtLeastFor keeps the lock for 5 fake minutes after a short run', async () => {
-    const [a, b] = await startNodesThenFakeTimers(2);
+    const [a, b] = await startNodesOnFakeTimers(2);
     expect(await a.tick('sweep')).toMatchObject({ status: 'ran' });
     await jest.advanceTimersByTimeAsync(4 * 60_000 + 59_000);
     expect(await b.tick('sweep')).toMatchObject({ status: 'skipped', reason: 'locked' });
@@ -41,7 +37,7 @@ describe('time under fake timers', () => {
   });
 
   it('a tick claims the occurrence its fake clock has reached', async () => {
-    const [node] = await startNodesThenFakeTimers(1);
+    const [node] = await startNodesOnFakeTimers(1);
     expect(await node.tick('yearly')).toMatchObject({ status: 'ran', occurrence: NEW_YEAR });
     jest.setSystemTime(new Date('2028-01-01T00:00:02Z'));
     expect(await node.tick('yearly')).toMatchObject({ status: 'ran', occurrence: new Date('2028-01-01T00:00:00Z') });
@@ -52,7 +48,7 @@ describe('time under fake timers', () => {
   });
 
   it('a node re-runs an occurrence whose node died once the recovery grace has passed on the fake clock', async () => {
-    const [a, b] = await startNodesThenFakeTimers(2);
+    const [a, b] = await startNodesOnFakeTimers(2);
     const crashed = a.tick('rerun'); // node-1 claims the occurrence and never ends its run
     expect(await b.tick('rerun')).toMatchObject({ status: 'skipped', reason: 'already-ran' }); // node-2 watches it
     store.expire('rerun'); // node-1's lease is gone, as when its process dies
@@ -71,7 +67,7 @@ describe('time under fake timers', () => {
   });
 
   it('a held lock expires on the fake clock', async () => {
-    const [node] = await startNodesThenFakeTimers(1);
+    const [node] = await startNodesOnFakeTimers(1);
     await store.hold('sweep', { for: '10m' });
     expect(await node.tick('sweep')).toMatchObject({ status: 'skipped', reason: 'locked' });
     await jest.advanceTimersByTimeAsync(10 * 60_000);

@@ -69,6 +69,7 @@ export class ClusterPresence {
     const jobs = entries.map((entry) => entry.jobName);
     const { lockedBy } = this.settings;
     const node = { lockedBy, version: PACKAGE_VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
+    const sentAt = performance.now();
     try {
       await store.publish(
         node,
@@ -80,7 +81,7 @@ export class ClusterPresence {
       this.faults.storeAnswered('heartbeat');
     } catch (error) {
       // The next heartbeat sends what this one could not.
-      this.faults.storeFailed('heartbeat', `Heartbeat not sent: ${(error as Error).message}`, error);
+      this.faults.storeFailed('heartbeat', `Heartbeat not sent: ${(error as Error).message}`, error, sentAt);
     }
   }
 

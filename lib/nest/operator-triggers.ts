@@ -57,6 +57,7 @@ export class OperatorTriggers {
     if (this.stopped) return;
     const store = this.store!;
     const node = this.settings.lockedBy;
+    const sentAt = performance.now();
     try {
       const requests = await store.takeTriggers(new Set(this.registered.names()));
       this.faults.storeAnswered('triggers');
@@ -72,7 +73,7 @@ export class OperatorTriggers {
         });
       }
     } catch (error) {
-      this.faults.storeFailed('triggers', `Could not look for triggers: ${(error as Error).message}`, error);
+      this.faults.storeFailed('triggers', `Could not look for triggers: ${(error as Error).message}`, error, sentAt);
     }
   }
 

@@ -20,10 +20,10 @@ export class FaultLog {
 
   /**
    * A call to the store for `key` failed with `error`: logged as {@link error} unless an outage covers it.
-   * Returns whether an outage covers it (its line tells the failure, so nothing else was logged). `sentAt`:
-   * see {@link StoreOutageReport.covers}.
+   * Returns whether an outage covers it (its line tells the failure, so nothing else was logged). `sentAt`,
+   * when the call was sent (`performance.now()`): a call sent during an outage may fail after it, and is its.
    */
-  storeFailed(key: string, message: string, error: unknown, sentAt?: number): boolean {
+  storeFailed(key: string, message: string, error: unknown, sentAt: number): boolean {
     const covered = this.outages?.covers(error, sentAt) ?? false;
     if (!covered) this.error(key, message);
     return covered;

@@ -96,6 +96,7 @@ export class LeaseKeeper {
         'renewal',
         `Could not renew ${due.length} lock lease(s), retrying next interval: ${(error as Error).message}`,
         error,
+        sentAt,
       );
       const retryAt = performance.now();
       for (const lock of due) lock.renewAt = retryAt + lock.renewalInterval;

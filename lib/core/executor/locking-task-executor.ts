@@ -136,7 +136,7 @@ export class LockingTaskExecutor {
     }
     return answer.then(
       (taken) => this.answered(taken, task, configuration, jobName, requestedAt),
-      (error: unknown) => this.notTaken(error, name, jobName),
+      (error: unknown) => this.notTaken(error, name, jobName, requestedAt),
     );
   }
 
@@ -145,12 +145,16 @@ export class LockingTaskExecutor {
     return { executed: true, result: await task() };
   }
 
-  /** The store did not answer the attempt, or failed: the run is skipped, the fault logged once per streak. */
-  private notTaken(error: unknown, name: string, jobName: string | undefined): SkippedRun {
+  /**
+   * The store did not answer the attempt, or failed: the run is skipped, the fault logged once per streak. An
+   * attempt sent during an outage that fails once the store is back is that outage's (`requestedAt`).
+   */
+  private notTaken(error: unknown, name: string, jobName: string | undefined, requestedAt: number): SkippedRun {
     this.faults.storeFailed(
       name,
       `Could not take lock "${name}"${jobLabel(jobName)}, skipping this run: ${describeError(error)}`,
       error,
+      requestedAt,
     );
     return this.events.skipped({ executed: false, reason: 'store-error', error }, name, jobName);
   }

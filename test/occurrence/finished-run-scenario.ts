@@ -6,7 +6,8 @@ import { nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { deferred } from '../support/wait-until.js';
 
-const LEASE = 500;
+/** Long enough that a loaded machine renews it in time (a 500 ms lease was lost under a full test run). */
+const LEASE = 1_500;
 
 /** A store a test started on its own, which it can take down and bring back. */
 export interface StoreWithOutages {

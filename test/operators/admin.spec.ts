@@ -70,7 +70,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       (found) => found.length === 2,
     );
     expect(nodes.map((node) => node.lockedBy)).toEqual(['node-a', 'node-b']);
-    expect(nodes[0].jobs).toEqual(expect.arrayContaining(['report', 'failing', 'hourly']));
+    expect(nodes[0].jobs).toEqual(expect.arrayContaining(['report', 'failing', 'leap-day']));
 
     const failed = await until(
       () => admin.history('failing', 10),
@@ -94,7 +94,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       nodes: ['node-a', 'node-b'],
     });
     expect(report.lastRun).toMatchObject({ state: 'succeeded' });
-    expect(jobs.find((job) => job.name === 'hourly')).toMatchObject({ schedule: '0 0 * * * *', lastRun: null });
+    expect(jobs.find((job) => job.name === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
     await expect(admin.getJob('no-such-job')).rejects.toBeInstanceOf(UnknownJobError);
   });
 
@@ -155,21 +155,21 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       (found) => found.length === 3,
     );
     const startedOn = Promise.race([
-      nextEvent(a.events$, jobEvent('started', 'hourly')).then(() => 'node-a'),
-      nextEvent(b.events$, jobEvent('started', 'hourly')).then(() => 'node-b'),
+      nextEvent(a.events$, jobEvent('started', 'leap-day')).then(() => 'node-a'),
+      nextEvent(b.events$, jobEvent('started', 'leap-day')).then(() => 'node-b'),
     ]);
 
-    const outcome = await admin.trigger('hourly', { actor: 'bob', reason: 'rerun after the fix' });
+    const outcome = await admin.trigger('leap-day', { actor: 'bob', reason: 'rerun after the fix' });
     expect(outcome).toMatchObject({ triggered: true, result: { state: 'started' } });
     const node = await startedOn;
     const history = await until(
-      () => admin.history('hourly'),
+      () => admin.history('leap-day'),
       (entries) => runs(entries).length === 1,
     );
     expect(runs(history)[0]).toMatchObject({ outcome: 'succeeded', node, manual: { actor: 'bob' } });
     expect(history.find((entry) => entry.type === 'trigger')).toMatchObject({ actor: 'bob' });
     const startedRuns = [...a.recorded, ...b.recorded].filter(
-      (event) => event.type === 'started' && event.jobName === 'hourly',
+      (event) => event.type === 'started' && event.jobName === 'leap-day',
     );
     expect(startedRuns).toHaveLength(1);
   });
@@ -182,7 +182,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       (found) => found.length === 2,
     );
     const outcomes = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => admin.trigger('hourly', { actor: `operator-${index}` })),
+      Array.from({ length: 50 }, (_, index) => admin.trigger('leap-day', { actor: `operator-${index}` })),
     );
 
     const started = outcomes.filter((outcome) => outcome.triggered);
@@ -196,14 +196,14 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     // Every answer is in, so no trigger is left pending: the one run is all there will be.
     expect(await redis.client.hlen(`${redis.prefix}:triggers`)).toBe(0);
     const history = await until(
-      () => admin.history('hourly'),
+      () => admin.history('leap-day'),
       (entries) => runs(entries).length > 0,
     );
     expect(runs(history)).toEqual([expect.objectContaining({ node: winner.result.node })]);
     expect(runs(history)[0].manual?.triggerId).toBe(winner.id);
     expect(history.filter((entry) => entry.type === 'trigger')).toHaveLength(1);
     const startedRuns = [...a.recorded, ...b.recorded].filter(
-      (event) => event.type === 'started' && event.jobName === 'hourly',
+      (event) => event.type === 'started' && event.jobName === 'leap-day',
     );
     expect(startedRuns).toHaveLength(1);
   });
@@ -249,11 +249,11 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     const admin = a.get(SchedulerLockAdmin);
     await until(
       () => admin.listJobs(),
-      (jobs) => jobs.some((job) => job.name === 'hourly'),
+      (jobs) => jobs.some((job) => job.name === 'leap-day'),
     );
 
-    expect(await admin.unlock('hourly', { actor: 'carol', reason: 'just in case' })).toEqual({ formerHolder: null });
-    expect((await admin.history('hourly')).filter((entry) => entry.type === 'unlock')).toEqual([]);
+    expect(await admin.unlock('leap-day', { actor: 'carol', reason: 'just in case' })).toEqual({ formerHolder: null });
+    expect((await admin.history('leap-day')).filter((entry) => entry.type === 'unlock')).toEqual([]);
   });
 
   it('trigger is refused while a run holds the lock; unlock frees it and the run sees its lock lost (not-owner)', async () => {

@@ -86,7 +86,7 @@ describe.each([
       () => admin.listJobs(),
       (list) => list.find((job) => job.name === 'report')?.lastRun != null,
     );
-    expect(jobs.map((job) => job.name)).toEqual(['failing', 'hourly', 'report']);
+    expect(jobs.map((job) => job.name)).toEqual(['failing', 'leap-day', 'report']);
     expect(jobs.find((job) => job.name === 'report')).toMatchObject({
       kind: 'interval',
       schedule: 'every 200 ms',
@@ -94,7 +94,7 @@ describe.each([
       nodes: ['node-a'],
       lastRun: { state: 'succeeded', node: 'node-a' },
     });
-    expect(jobs.find((job) => job.name === 'hourly')).toMatchObject({ schedule: '0 0 * * * *', lastRun: null });
+    expect(jobs.find((job) => job.name === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
     expect((await admin.listNodes()).map((node) => node.lockedBy)).toEqual(['node-a']);
 
     const failed = await until(
@@ -154,13 +154,13 @@ describe.each([
       () => admin.listNodes(),
       (found) => found.length === 1,
     );
-    const started = nextEvent(app.events$, jobEvent('started', 'hourly'));
+    const started = nextEvent(app.events$, jobEvent('started', 'leap-day'));
 
-    const outcome = await admin.trigger('hourly', { actor: 'bob', reason: 'rerun after the fix' });
+    const outcome = await admin.trigger('leap-day', { actor: 'bob', reason: 'rerun after the fix' });
     expect(outcome).toMatchObject({ triggered: true, result: { node: 'node-a', state: 'started' } });
     await started;
     const history = await until(
-      () => admin.history('hourly'),
+      () => admin.history('leap-day'),
       (entries) => runs(entries).length === 1,
     );
     expect(runs(history)[0]).toMatchObject({ outcome: 'succeeded', node: 'node-a', manual: { actor: 'bob' } });
@@ -212,7 +212,7 @@ describe.each([
       () => app.get(SchedulerLockAdmin).listJobs(),
       (list) => list.length === 3,
     );
-    expect(jobs.map((job) => job.name)).toEqual(['failing', 'hourly', 'report']);
+    expect(jobs.map((job) => job.name)).toEqual(['failing', 'leap-day', 'report']);
   });
 
   it('serves the status page and its endpoints: jobs, pause and history, with no Redis', async () => {
@@ -227,7 +227,7 @@ describe.each([
     const { jobs } = (await (await fetch(`${api}/jobs`)).json()) as { jobs: { name: string; paused: boolean }[] };
     expect(jobs.map(({ name, paused }) => ({ name, paused }))).toEqual([
       { name: 'failing', paused: false },
-      { name: 'hourly', paused: false },
+      { name: 'leap-day', paused: false },
       { name: 'report', paused: false },
     ]);
     const headers = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };

@@ -1,7 +1,7 @@
-import { Injectable, type Provider } from '@nestjs/common';
-import { Cron, Interval, ScheduleModule, Timeout } from '@nestjs/schedule';
+import { Injectable, type OnModuleInit, type Provider, type Type } from '@nestjs/common';
+import { Cron, Interval, ScheduleModule, SchedulerRegistry, Timeout } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { currentLock, SchedulerLock, SchedulerLockModule } from '../../lib/index.js';
+import { currentLock, LockedJobRegistry, SchedulerLock, SchedulerLockModule } from '../../lib/index.js';
 import { SchedulerLockTest, type TestLockStore, type TestNode } from '../../lib/testing/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 
@@ -14,6 +14,26 @@ export const handled: string[] = [];
 /** Notes a run of `job` on the node whose lock it holds. */
 function note(job: string): void {
   handled.push(`${job} on ${currentLock()!.lockedBy}`);
+}
+
+/**
+ * A provider that declares the lock of `runtime-sweep` and adds it as an hourly interval of its own, calling
+ * `callback`: a locked timer the app adds itself.
+ */
+export function runtimeSweep(callback: () => unknown): Type<OnModuleInit> {
+  @Injectable()
+  class RuntimeSweep implements OnModuleInit {
+    constructor(
+      private readonly registry: SchedulerRegistry,
+      private readonly locks: LockedJobRegistry,
+    ) {}
+
+    onModuleInit() {
+      this.locks.declare('runtime-sweep', { lockAtMostFor: '1m' });
+      this.registry.addInterval('runtime-sweep', setInterval(callback, 3_600_000));
+    }
+  }
+  return RuntimeSweep;
 }
 
 /** The jobs every node of the test cluster runs; each run is noted in {@link handled}. */

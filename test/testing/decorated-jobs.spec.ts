@@ -1,11 +1,11 @@
 import { jest } from '@jest/globals';
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Cron, Interval, SchedulerRegistry, Timeout } from '@nestjs/schedule';
+import { Injectable } from '@nestjs/common';
+import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import { filter, firstValueFrom } from 'rxjs';
-import { LockedJobRegistry, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { TestLockStore, type TestNode } from '../../lib/testing/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
-import { closeNodes, handled, NEW_YEAR, startNode } from './cluster-kit.js';
+import { closeNodes, handled, NEW_YEAR, runtimeSweep, startNode } from './cluster-kit.js';
 
 const HOUR = 3_600_000;
 
@@ -87,22 +87,7 @@ describe('fake timers installed before the app starts', () => {
   });
 
   it('refuses a locked timer the app adds itself, naming the job', async () => {
-    @Injectable()
-    class RuntimeSweep implements OnModuleInit {
-      constructor(
-        private readonly registry: SchedulerRegistry,
-        private readonly locks: LockedJobRegistry,
-      ) {}
-
-      onModuleInit() {
-        this.locks.declare('runtime-sweep', { lockAtMostFor: '1m' });
-        this.registry.addInterval(
-          'runtime-sweep',
-          setInterval(() => handled.push('runtime-sweep'), HOUR),
-        );
-      }
-    }
-    await expect(startNode(store, 'node-1', [RuntimeSweep])).rejects.toThrow(
+    await expect(startNode(store, 'node-1', [runtimeSweep(() => handled.push('runtime-sweep'))])).rejects.toThrow(
       'Cannot lock job "runtime-sweep" (runtime job "runtime-sweep"): the timer is not a Node.js Timeout: a timer ' +
         'added with addInterval or addTimeout is locked through its Node.js callback, which a fake timer lacks ' +
         '(install fake timers once it is added;',

@@ -1,11 +1,11 @@
 import { AssertionError } from 'node:assert';
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Cron, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
+import { Injectable } from '@nestjs/common';
+import { Cron, ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
-import { InMemoryLockProvider, LockedJobRegistry, LockLostError, SchedulerLockModule } from '../../lib/index.js';
+import { InMemoryLockProvider, LockLostError, SchedulerLockModule } from '../../lib/index.js';
 import type { InstrumentedRun, RunInstrumentation } from '../../lib/provider/index.js';
 import { SchedulerLockTest, TestLockStore } from '../../lib/testing/index.js';
-import { closeNodes, handled, Jobs, NEW_YEAR, startNode, startNodes } from './cluster-kit.js';
+import { closeNodes, handled, Jobs, NEW_YEAR, runtimeSweep, startNode, startNodes } from './cluster-kit.js';
 
 const store = new TestLockStore();
 afterEach(async () => {
@@ -44,22 +44,7 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
   });
 
   it("ticks a locked timer the app adds itself, with its callback's result", async () => {
-    @Injectable()
-    class RuntimeSweep implements OnModuleInit {
-      constructor(
-        private readonly registry: SchedulerRegistry,
-        private readonly locks: LockedJobRegistry,
-      ) {}
-
-      onModuleInit() {
-        this.locks.declare('runtime-sweep', { lockAtMostFor: '1m' });
-        this.registry.addInterval(
-          'runtime-sweep',
-          setInterval(() => 'swept', 3_600_000),
-        );
-      }
-    }
-    const node = await startNode(store, 'node-1', [RuntimeSweep]);
+    const node = await startNode(store, 'node-1', [runtimeSweep(() => 'swept')]);
     expect(await node.tick('runtime-sweep')).toMatchObject({ status: 'ran', failed: false, result: 'swept' });
   });
 

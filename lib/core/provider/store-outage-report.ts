@@ -7,8 +7,8 @@ export interface StoreOutageReport {
   /**
    * A call to the store failed with `error`. `true` when the failure belongs to an outage this report
    * covers, so the caller logs no line of its own for it. `sentAt` (`performance.now()` when the call was
-   * sent), for a call that may outlast an outage (a lock attempt, a release): a call sent before the store
-   * was last back belongs to the outage that ended, and does not begin another.
+   * sent; the module passes it for every call): a call sent before the store was last back belongs to the
+   * outage that ended, and does not begin another.
    */
   covers(error: unknown, sentAt?: number): boolean;
   /** A call to the store got its answer. */

@@ -58,4 +58,46 @@ describe('OutageLines', () => {
 
     expect(lines.ended(sentDuringFirst)).toBe(false);
   });
+
+  it('reports a store that leaves a call unanswered only once a call sent after that one goes unanswered too', () => {
+    const { lines, printed } = linesOf();
+    const firstSent = performance.now();
+    const sentWithFirst = performance.now();
+
+    lines.unanswered('no answer within 300ms', firstSent);
+    lines.unanswered('no answer within 300ms', sentWithFirst); // the same slow moment: no confirmation
+    expect(printed).toEqual([]);
+
+    lines.unanswered('no answer within 300ms', performance.now() + 1);
+    lines.back();
+
+    expect(printed).toEqual([
+      'ERROR Store 10.0.0.5:1 is unreachable (no answer within 300ms): locked ticks are skipped until it is back; 2 locked jobs affected',
+      expect.stringMatching(/^LOG Store 10\.0\.0\.5:1 is reachable again after \d+\.\ds; locked ticks run again$/),
+    ]);
+  });
+
+  it('takes one slow answer for no outage: a warning once the store answers, timed from when the call was sent', () => {
+    const { lines, printed } = linesOf();
+
+    lines.unanswered('no answer within 300ms', performance.now() - 300);
+    lines.back();
+
+    expect(printed).toEqual([
+      expect.stringMatching(
+        /^WARN Store 10\.0\.0\.5:1: unreachable for 0\.[3-9]s, now back; 1 call to it failed meanwhile \(skipped\)$/,
+      ),
+    ]);
+  });
+
+  it('asks a new confirmation after the store was back', () => {
+    const { lines, printed } = linesOf();
+    lines.unanswered('no answer within 300ms', performance.now());
+    lines.back();
+    printed.length = 0;
+
+    lines.unanswered('no answer within 300ms', performance.now() + 1);
+
+    expect(printed).toEqual([]);
+  });
 });

@@ -42,6 +42,7 @@ export class AttemptDeadlines {
     return new LockStoreUnavailableError(
       `the lock store did not answer within ${this.timeoutMs} ms`,
       `no answer within ${formatDuration(this.timeoutMs)}`,
+      { unanswered: true },
     );
   }
 

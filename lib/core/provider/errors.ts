@@ -23,13 +23,19 @@ export class LockExtensionError extends Error {
  */
 export class LockStoreUnavailableError extends Error {
   override readonly name = 'LockStoreUnavailableError';
+  /**
+   * The store did not answer in time (`acquireTimeout`, PostgreSQL's `statement_timeout`): it may be slow
+   * rather than gone, which is why one such failure alone is not yet reported as an outage.
+   */
+  readonly unanswered: boolean;
   constructor(
     message: string,
     /** What went wrong, e.g. `connection refused (ECONNREFUSED)` or `no answer within 2s`. */
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; unanswered?: boolean },
   ) {
     super(message, options);
+    this.unanswered = options?.unanswered === true;
   }
 }
 

@@ -13,6 +13,11 @@ export class OutageLines {
   /** Why the store is unreachable, once known: the first cause given wins. */
   cause: string | undefined;
   private reported = false;
+  /**
+   * When a call was first seen going unanswered on a connection that looked fine (`performance.now()`), while
+   * no other call has confirmed it: one slow answer is no outage yet.
+   */
+  private silenceSeenAt: number | undefined;
   /** When the store was last back after an outage (`performance.now()`). */
   private backAt = -Infinity;
   /** Calls to the store that failed during the outage. */
@@ -48,9 +53,24 @@ export class OutageLines {
     return sentAt !== undefined && this.downSince === undefined && sentAt < this.backAt;
   }
 
-  /** The store is out from now on, unless it already was. */
-  began(): void {
-    this.downSince ??= performance.now();
+  /** The store is out from `since` (by default now) on, unless it already was. */
+  began(since = performance.now()): void {
+    this.downSince ??= since;
+  }
+
+  /**
+   * A call sent at `sentAt` got no answer in time although the connection looked fine (a
+   * `LockStoreUnavailableError` that is `unanswered`): the store may be slow rather than gone. The outage
+   * begins when that call was sent, but is reported (`reason` its cause) only once a call sent after this one
+   * failed goes unanswered too. A single slow answer gives the short outage's warning once the store answers.
+   */
+  unanswered(reason: string, sentAt: number | undefined): void {
+    const now = performance.now();
+    this.began(Math.min(sentAt ?? now, now));
+    if (this.silenceSeenAt === undefined) this.silenceSeenAt = now;
+    else if (sentAt !== undefined && sentAt >= this.silenceSeenAt) this.cause ??= reason;
+    this.failed();
+    this.report();
   }
 
   /** A call failed during the outage (it logs nothing of its own). */
@@ -85,6 +105,7 @@ export class OutageLines {
     this.backAt = performance.now();
     this.cause = undefined;
     this.reported = false;
+    this.silenceSeenAt = undefined;
     this.failedCalls = 0;
   }
 }

@@ -31,12 +31,17 @@ const SOCKET_FAILURES: Readonly<Record<string, string>> = {
   EPIPE: 'connection lost',
 };
 
+/** SQLSTATE `query_canceled`: a statement ran past `statement_timeout`. */
+const STATEMENT_TIMEOUT = '57014';
+/** node-postgres's wording of a statement its own deadline gave up on (`query_timeout`). */
+const QUERY_READ_TIMEOUT = /^Query read timeout/;
+
 /** What node-postgres's own failures mean, by their wording. */
 const CLIENT_FAILURES: readonly [wording: RegExp, meaning: string][] = [
   [/^Connection terminated unexpectedly/, 'connection lost'],
   [/connection timeout|timeout exceeded when trying to connect/i, 'connect timeout'],
   [/not queryable|Client was closed/, 'connection lost'],
-  [/^Query read timeout/, 'no answer, not even at statement_timeout (server frozen or cut off?)'],
+  [QUERY_READ_TIMEOUT, 'no answer, not even at statement_timeout (server frozen or cut off?)'],
 ];
 
 /** SQLSTATEs that mean the server cannot serve the provider now, or the pool's connection settings are wrong. */
@@ -62,11 +67,15 @@ export function postgresFailure(endpoint: string, error: unknown, statementTimeo
   const code = (error as { code?: unknown }).code;
   const reason = failureReason(error as Error, typeof code === 'string' ? code : undefined, statementTimeout);
   if (reason === undefined) return error;
-  return new LockStoreUnavailableError(`PostgreSQL ${endpoint} is unreachable (${reason})`, reason, { cause: error });
+  const unanswered = code === STATEMENT_TIMEOUT || QUERY_READ_TIMEOUT.test((error as Error).message);
+  return new LockStoreUnavailableError(`PostgreSQL ${endpoint} is unreachable (${reason})`, reason, {
+    cause: error,
+    unanswered,
+  });
 }
 
 function failureReason(error: Error, code: string | undefined, statementTimeout: number | false): string | undefined {
-  if (code === '57014') return `no answer within ${statementTimeout}ms (statement_timeout)`;
+  if (code === STATEMENT_TIMEOUT) return `no answer within ${statementTimeout}ms (statement_timeout)`;
   if (code !== undefined && SOCKET_FAILURES[code]) return `${SOCKET_FAILURES[code]}, ${code}`;
   if (code !== undefined && SERVER_FAILURES[code]) return `${SERVER_FAILURES[code]}, ${code}`;
   if (code?.startsWith('08')) return `connection failure, ${code}`;

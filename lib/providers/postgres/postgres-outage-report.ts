@@ -9,9 +9,9 @@ import { postgresFailure } from './postgres-failures.js';
  * One error line when PostgreSQL becomes unreachable — `host:port/database`, the cause, that locked ticks
  * are skipped and how many locked jobs the app has — and one line when it is back, with how long it was
  * out. The statements that fail meanwhile log nothing of their own. The outage is learnt from the
- * provider's failed statements (a refused or lost connection, a `statement_timeout`, an attempt past
- * `acquireTimeout`) and from the pool's idle connections that break (a server restart); it ends with the
- * first statement answered.
+ * provider's failed statements (a refused or lost connection; a `statement_timeout` or an attempt past
+ * `acquireTimeout`, once a second statement sent after the first timed out goes unanswered too) and from
+ * the pool's idle connections that break (a server restart); it ends with the first statement answered.
  */
 export class PostgresOutageReport implements StoreOutageMonitor {
   private readonly lines: OutageLines;
@@ -42,6 +42,10 @@ export class PostgresOutageReport implements StoreOutageMonitor {
   covers(error: unknown, sentAt?: number): boolean {
     if (!(error instanceof LockStoreUnavailableError)) return false;
     if (this.lines.ended(sentAt)) return true;
+    if (error.unanswered) {
+      this.lines.unanswered(error.reason, sentAt);
+      return true;
+    }
     this.lines.failed();
     this.down(error.reason);
     return true;

@@ -23,7 +23,9 @@ type Listener = (error: Error) => void;
  *
  * The outage is learnt from the client's connection events (the cause is the first failed
  * reconnection: refused, timed out, authentication, TLS) and from calls that fail while the
- * connection looks fine (a Redis that stopped answering: the cause is the call's timeout).
+ * connection looks fine: a Redis that answers it cannot serve (`LOADING`), or one that stopped
+ * answering, whose cause is the call's timeout once a second call, sent after the first timed out,
+ * goes unanswered too (one slow answer is no outage).
  *
  * A command Redis refuses to the client's user (its ACL) is no outage: Redis answers, and the jobs
  * whose locks need other commands go on. Each refusal gets one error line — the endpoint, the refused
@@ -73,12 +75,18 @@ export class RedisOutageReport implements StoreOutageMonitor {
     if (this.lines.ended(sentAt)) return true;
     // A ready Cluster that fails one lock lost a node, not the store: those are per-lock errors.
     if (this.client.isCluster && this.client.status === 'ready') return false;
+    // With the connection up, a call that got no answer in time may have met a slow Redis, not a gone one.
+    if (this.connected && error.unanswered) {
+      this.lines.unanswered(error.reason, sentAt);
+      return true;
+    }
     this.lines.began();
     // With the connection lost, the next failed reconnection names the cause (an attempt would only
-    // say "not connected"); with the connection up, Redis stopped answering and the attempt says so. A
-    // call failed for want of a connection says only that, even before the client's `close` event came.
-    const noAnswer = this.connected && !failedForNoConnection(error);
-    if (noAnswer || performance.now() - this.lines.downSince! >= CAUSE_GRACE_MS) this.lines.cause ??= error.reason;
+    // say "not connected"); with the connection up, Redis answered that it cannot serve now (`LOADING`…)
+    // and the call says so. A call failed for want of a connection says only that, even before the
+    // client's `close` event came.
+    const refusedNow = this.connected && !failedForNoConnection(error);
+    if (refusedNow || performance.now() - this.lines.downSince! >= CAUSE_GRACE_MS) this.lines.cause ??= error.reason;
     this.lines.failed();
     this.lines.report();
     return true;

@@ -95,6 +95,8 @@ async function expectTicksSkippedWhileDown(app: SchedulerApp, line: string): Pro
     expect((error as Error).message).not.toMatch(/Stream isn't writeable|enableOfflineQueue/);
   }
   expect(job.runs).toHaveLength(runsAtFirstSkip!);
+  // A Redis that stopped answering is reported once an attempt sent after the first unanswered one fails too.
+  await app.logs.nextText('error', / is unreachable \(/);
   expect(app.logs.texts('error')).toEqual([line]);
 }
 

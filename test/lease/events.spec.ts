@@ -19,7 +19,7 @@ const body: { run: () => Promise<void> } = { run: async () => undefined };
 
 @Injectable()
 class ReportJob {
-  @SchedulerLock({ name: 'report', keepAlive: { lease: '300ms' } })
+  @SchedulerLock({ name: 'report', keepAlive: { lease: '3s' } })
   @Interval('report-job', 30)
   async run(): Promise<void> {
     await body.run();

@@ -34,7 +34,7 @@ export class LongRun {
   readonly started = deferred();
   readonly lost = deferred<unknown>();
 
-  @SchedulerLock({ keepAlive: { lease: '300ms' }, lockAtMostFor: '1m' })
+  @SchedulerLock({ keepAlive: { lease: '3s' }, lockAtMostFor: '1m' })
   @Timeout('long-run', 10)
   async run() {
     const { signal } = currentLock()!;

@@ -23,6 +23,7 @@ import { usePrivateRedisServer } from '../support/private-redis.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { deferred, waitUntil } from '../support/wait-until.js';
+import { hourStartWithRoom } from '../support/timing.js';
 import {
   everythingSaid,
   expectStartupRefused,
@@ -193,7 +194,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     const recorder = await recordCommands(redis.admin, { includeScripts: true });
     const crashedNode = new RedisLockProvider(lockUserClient(), { keyPrefix, lockedBy: 'crashed-node' });
     // The hourly job last ran the hour before the last: the cluster was down at the last one.
-    const lastHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const lastHour = await hourStartWithRoom();
     const ranBefore = await crashedNode.lockOccurrence(lockConfiguration('hourly'), lastHour - HOUR);
     if ('lock' in ranBefore) await ranBefore.lock.finish!('succeeded');
     // A node took the rerun job's next occurrence and died: its lock expires, its record says running.

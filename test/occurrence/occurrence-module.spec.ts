@@ -13,6 +13,7 @@ import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerAppSetup } from '../support/scheduler-app.js';
+import { hourStartWithRoom } from '../support/timing.js';
 
 const HOUR = 3_600_000;
 
@@ -82,7 +83,7 @@ describe('once-per-occurrence cron jobs in an app', () => {
   });
 
   it('catches up the latest missed occurrence once at start-up, cluster-wide, across two apps starting together', async () => {
-    const lastHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const lastHour = await hourStartWithRoom();
     // The job last ran the occurrence before: the cluster was down at lastHour.
     const before = await provider.lockOccurrence(
       { name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 },

@@ -4,6 +4,7 @@ import { currentLock, LockedJobStatus, LockingTaskExecutor, SchedulerLock, type 
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
+import { hourStartWithRoom } from '../support/timing.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 import { countStatements } from './statement-counter.js';
 
@@ -156,7 +157,7 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
   });
 
   it('catches up the latest missed occurrence once at start-up, across two apps starting together', async () => {
-    const lastHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const lastHour = await hourStartWithRoom();
     const before = await fixture
       .connect({ lockedBy: 'earlier' })
       .lockOccurrence({ name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, lastHour - HOUR);

@@ -36,3 +36,15 @@ export async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<
     timer.abort();
   }
 }
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The start of the current hour, once the next hour is at least `roomMs` away (it waits out an hour's last
+ * `roomMs`): the hourly occurrence a catch-up test expects must not move on while the test runs.
+ */
+export async function hourStartWithRoom(roomMs = 15_000): Promise<number> {
+  const untilNextHour = HOUR_MS - (Date.now() % HOUR_MS);
+  if (untilNextHour < roomMs) await sleep(untilNextHour + 100);
+  return Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+}

@@ -6,6 +6,7 @@ import {
   redisFailure,
   replyCode,
 } from '../../lib/providers/redis/redis-failures.js';
+import { SHARED_REDIS_URL, uniquePrefix } from '../support/shared-redis.js';
 
 /**
  * Issue 23: a reply error is recognised by the code it starts with, never by the words after it, which
@@ -116,5 +117,32 @@ describe('a Redis that answers but cannot serve now, in either wording: an outag
     expect(failure).not.toBeInstanceOf(RedisCommandRefusedError);
     expect((failure as LockStoreUnavailableError).reason).toMatch(new RegExp(`, ${code}$`));
     expect(misconfiguration(failure, client)).toBeUndefined();
+  });
+});
+
+describe('a command the client gave up on (ioredis commandTimeout)', () => {
+  it('is a store that did not answer: unanswered, so one alone is no outage', async () => {
+    const slowClient = new Redis(SHARED_REDIS_URL, { commandTimeout: 20, lazyConnect: true });
+    try {
+      await slowClient.connect(); // the timeout counts from the command on, connected or not
+      // A blocking pop on a key nobody pushes to is an answer Redis gives only after the client's timeout.
+      const error = await slowClient.blpop(`${uniquePrefix('command-timeout')}:never`, 1).then(
+        () => undefined,
+        (failed: unknown) => failed,
+      );
+
+      const failure = redisFailure(slowClient, error);
+
+      expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+      expect(failure).toMatchObject({ reason: "no answer within the client's commandTimeout", unanswered: true });
+    } finally {
+      slowClient.disconnect();
+    }
+  });
+
+  it('is told apart from a Redis that answered it cannot serve now', () => {
+    expect(redisFailure(client, reply('LOADING Redis is loading the dataset in memory'))).toMatchObject({
+      unanswered: false,
+    });
   });
 });

@@ -6,11 +6,14 @@ import { describeRedisEndpoint } from './redis-endpoint.js';
 /** ioredis's wordings of a call failed for want of a connection: none yet, or it closed. */
 const NOT_CONNECTED = /isn't writeable|isn't ready and enableOfflineQueue/;
 const CONNECTION_CLOSED = /^Connection is closed/;
+/** ioredis's wording of a command its `commandTimeout` gave up on. */
+const COMMAND_TIMED_OUT = /^Command timed out/;
 
 /** What ioredis's own failures mean, by their wording. */
 const IOREDIS_FAILURES: readonly [wording: RegExp, meaning: string][] = [
   [NOT_CONNECTED, 'not connected'],
   [CONNECTION_CLOSED, 'connection closed'],
+  [COMMAND_TIMED_OUT, "no answer within the client's commandTimeout"],
   [/max retries per request/i, 'no connection within maxRetriesPerRequest reconnection attempts'],
   [/None of startup nodes is available/, 'no startup node answered'],
   [/Failed to refresh slots cache/, 'no node answered for the slot map'],
@@ -77,7 +80,8 @@ export function redisFailure(client: RedisClient, error: unknown, script?: Scrip
     ? `${unavailable}, ${replyCode(error)}`
     : (connectionFailure(error, client) ?? clientFailure(client, error));
   const message = `Redis ${describeRedisEndpoint(client)} is unreachable (${reason})`;
-  return new LockStoreUnavailableError(message, reason, { cause: error });
+  const unanswered = COMMAND_TIMED_OUT.test(error.message);
+  return new LockStoreUnavailableError(message, reason, { cause: error, unanswered });
 }
 
 /** Whether `failure` (a {@link redisFailure}) says only that the client had no connection. */

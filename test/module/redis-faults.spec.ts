@@ -176,6 +176,14 @@ describe('Redis outages: one error line per outage, one line when Redis is back'
   });
 });
 
+/** A job whose ticks are far enough apart that a short freeze of Redis leaves exactly one attempt unanswered. */
+@Injectable()
+class EveryTwoSeconds {
+  @SchedulerLock()
+  @Interval('every-two-seconds', 2_000)
+  tick() {}
+}
+
 describe('a Redis that stops answering', () => {
   let paused: RedisProcessInTempDir | undefined;
 
@@ -197,6 +205,36 @@ describe('a Redis that stops answering', () => {
     await expectRunsAgainOnceRedisIsBack(app, port, async () => {
       process.kill(paused!.pid, 'SIGCONT');
     });
+  });
+
+  it('for one attempt only is no outage: one warning once it answers again, no error line', async () => {
+    const port = await freePort();
+    paused = await spawnRedisProcessInTempDir(port, (dir) => ephemeralServerArgs(port, dir));
+    const app = await startSchedulerApp({
+      lock: {
+        redis: `redis://127.0.0.1:${port}`,
+        keyPrefix: uniquePrefix('module-faults'),
+        defaultLockAtMostFor: '5s',
+        acquireTimeout: '300ms',
+      },
+      providers: [EveryTwoSeconds],
+    });
+    await nextEvent(app.history$, jobEvent('released', 'every-two-seconds'));
+
+    // The next tick, 2 s on, goes unanswered; Redis answers again long before the one after it.
+    process.kill(paused.pid, 'SIGSTOP');
+    const skipped = await nextEvent(app.events$, jobEvent('skipped', 'every-two-seconds'));
+    process.kill(paused.pid, 'SIGCONT');
+    const warning = await app.logs.nextText('warn', / now back;/);
+    await nextEvent(app.history$, jobEvent('released', 'every-two-seconds'));
+
+    expect(skipped).toMatchObject({ reason: 'store-error', error: { unanswered: true } });
+    expect(warning).toMatch(
+      new RegExp(
+        `^Redis 127\\.0\\.0\\.1:${port}: unreachable for \\d+\\.\\ds, now back; 1 call to it failed meanwhile \\(skipped\\)$`,
+      ),
+    );
+    expect(app.logs.texts('error')).toEqual([]);
   });
 });
 

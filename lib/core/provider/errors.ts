@@ -24,8 +24,9 @@ export class LockExtensionError extends Error {
 export class LockStoreUnavailableError extends Error {
   override readonly name = 'LockStoreUnavailableError';
   /**
-   * The store did not answer in time (`acquireTimeout`, PostgreSQL's `statement_timeout`): it may be slow
-   * rather than gone, which is why one such failure alone is not yet reported as an outage.
+   * The store did not answer in time (`acquireTimeout`, PostgreSQL's `statement_timeout`, the client's own
+   * timeout such as ioredis's `commandTimeout`): it may be slow rather than gone, which is why one such
+   * failure alone is not yet reported as an outage.
    */
   readonly unanswered: boolean;
   constructor(

@@ -53,7 +53,7 @@ export class OutageLines {
     return sentAt !== undefined && this.downSince === undefined && sentAt < this.backAt;
   }
 
-  /** The store is out from `since` (by default now) on, unless it already was. */
+  /** The store is out from `since` (`performance.now()`; by default now) on, unless it already was. */
   began(since = performance.now()): void {
     this.downSince ??= since;
   }
@@ -65,9 +65,8 @@ export class OutageLines {
    * failed goes unanswered too. A single slow answer gives the short outage's warning once the store answers.
    */
   unanswered(reason: string, sentAt: number | undefined): void {
-    const now = performance.now();
-    this.began(Math.min(sentAt ?? now, now));
-    if (this.silenceSeenAt === undefined) this.silenceSeenAt = now;
+    this.began(sentAt);
+    if (this.silenceSeenAt === undefined) this.silenceSeenAt = performance.now();
     else if (sentAt !== undefined && sentAt >= this.silenceSeenAt) this.cause ??= reason;
     this.failed();
     this.report();

@@ -23,7 +23,7 @@ import { usePrivateRedisServer } from '../support/private-redis.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { deferred, waitUntil } from '../support/wait-until.js';
-import { hourStartWithRoom } from '../support/timing.js';
+import { HOUR_MS, hourStartWithRoom } from '../support/timing.js';
 import {
   everythingSaid,
   expectStartupRefused,
@@ -41,7 +41,6 @@ import {
 } from './lock-user.js';
 
 const ADMIN_PASSWORD = 'admin-secret';
-const HOUR = 3_600_000;
 const LEASE = 300;
 
 const redis = usePrivateRedisServer({ requirepass: ADMIN_PASSWORD });
@@ -195,7 +194,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     const crashedNode = new RedisLockProvider(lockUserClient(), { keyPrefix, lockedBy: 'crashed-node' });
     // The hourly job last ran the hour before the last: the cluster was down at the last one.
     const lastHour = await hourStartWithRoom();
-    const ranBefore = await crashedNode.lockOccurrence(lockConfiguration('hourly'), lastHour - HOUR);
+    const ranBefore = await crashedNode.lockOccurrence(lockConfiguration('hourly'), lastHour - HOUR_MS);
     if ('lock' in ranBefore) await ranBefore.lock.finish!('succeeded');
     // A node took the rerun job's next occurrence and died: its lock expires, its record says running.
     const dueAt = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;
@@ -277,7 +276,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
   });
 
   it('with minReplicasToAck needs wait besides: refused without it (the lock given back), asked with it', async () => {
-    const configuration: LockConfiguration = { name: 'acked', lockAtMostFor: HOUR, lockAtLeastFor: 0 };
+    const configuration: LockConfiguration = { name: 'acked', lockAtMostFor: HOUR_MS, lockAtLeastFor: 0 };
     const options = { keyPrefix, minReplicasToAck: 1, replicaAckTimeout: 50 };
     await setLockUser(redis.admin, keyPrefix);
 

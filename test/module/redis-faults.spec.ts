@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type Type } from '@nestjs/common';
 import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
 import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
@@ -41,11 +41,12 @@ afterEach(async () => {
   await server.kill();
 });
 
-function startOutageJob(redis: string | RedisClient): Promise<SchedulerApp> {
+/** An app with one locked job (by default {@link OutageJob}) whose attempts give up after 300 ms. */
+function startOutageJob(redis: string | RedisClient, job: Type = OutageJob): Promise<SchedulerApp> {
   return startSchedulerApp({
     // A client that queues commands while disconnected skips a tick only when acquireTimeout (default 2 s) ends it.
     lock: { redis, keyPrefix: uniquePrefix('module-faults'), defaultLockAtMostFor: '5s', acquireTimeout: '300ms' },
-    providers: [OutageJob],
+    providers: [job],
   });
 }
 
@@ -210,15 +211,7 @@ describe('a Redis that stops answering', () => {
   it('for one attempt only is no outage: one warning once it answers again, no error line', async () => {
     const port = await freePort();
     paused = await spawnRedisProcessInTempDir(port, (dir) => ephemeralServerArgs(port, dir));
-    const app = await startSchedulerApp({
-      lock: {
-        redis: `redis://127.0.0.1:${port}`,
-        keyPrefix: uniquePrefix('module-faults'),
-        defaultLockAtMostFor: '5s',
-        acquireTimeout: '300ms',
-      },
-      providers: [EveryTwoSeconds],
-    });
+    const app = await startOutageJob(`redis://127.0.0.1:${port}`, EveryTwoSeconds);
     await nextEvent(app.history$, jobEvent('released', 'every-two-seconds'));
 
     // The next tick, 2 s on, goes unanswered; Redis answers again long before the one after it.

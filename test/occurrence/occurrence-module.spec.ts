@@ -13,9 +13,7 @@ import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerAppSetup } from '../support/scheduler-app.js';
-import { hourStartWithRoom } from '../support/timing.js';
-
-const HOUR = 3_600_000;
+import { HOUR_MS, hourStartWithRoom } from '../support/timing.js';
 
 @Injectable()
 class EverySecond {
@@ -69,7 +67,7 @@ describe('once-per-occurrence cron jobs in an app', () => {
     // Another node already claimed an occurrence an hour ahead: every earlier one counts as run.
     const claim = await provider.lockOccurrence(
       { name: 'every-second', lockAtMostFor: 1_000, lockAtLeastFor: 0 },
-      Date.now() + HOUR,
+      Date.now() + HOUR_MS,
     );
     if ('lock' in claim) await claim.lock.finish!('succeeded');
     const app = await startSchedulerApp({
@@ -87,7 +85,7 @@ describe('once-per-occurrence cron jobs in an app', () => {
     // The job last ran the occurrence before: the cluster was down at lastHour.
     const before = await provider.lockOccurrence(
       { name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 },
-      lastHour - HOUR,
+      lastHour - HOUR_MS,
     );
     if ('lock' in before) await before.lock.finish!('succeeded');
 

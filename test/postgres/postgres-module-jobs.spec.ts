@@ -4,11 +4,9 @@ import { currentLock, LockedJobStatus, LockingTaskExecutor, SchedulerLock, type 
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import { hourStartWithRoom } from '../support/timing.js';
+import { HOUR_MS, hourStartWithRoom } from '../support/timing.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 import { countStatements } from './statement-counter.js';
-
-const HOUR = 3_600_000;
 
 /** What a locked run saw of its lock. */
 interface SeenRun {
@@ -160,7 +158,7 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
     const lastHour = await hourStartWithRoom();
     const before = await fixture
       .connect({ lockedBy: 'earlier' })
-      .lockOccurrence({ name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, lastHour - HOUR);
+      .lockOccurrence({ name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, lastHour - HOUR_MS);
     if ('lock' in before) await before.lock.finish!('succeeded');
 
     const apps = await Promise.all([start([Hourly], 'node-a'), start([Hourly], 'node-b')]);

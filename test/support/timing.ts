@@ -37,7 +37,8 @@ export async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<
   }
 }
 
-const HOUR_MS = 3_600_000;
+/** An hour, in milliseconds. */
+export const HOUR_MS = 3_600_000;
 
 /**
  * The start of the current hour, once the next hour is at least `roomMs` away (it waits out an hour's last

@@ -152,7 +152,8 @@ console.log(
   `docs:check: median sentence ${median} words over ${counts.length} sentences of ${PROSE.length} pages (${long} over 25 words)`,
 );
 if (process.argv.includes('--long')) {
-  for (const { page, count, text } of measured.filter(({ count }) => count > 25)) console.log(`${page} (${count}): ${text}`);
+  for (const { page, count, text } of measured.filter(({ count }) => count > 25))
+    console.log(`${page} (${count}): ${text}`);
 }
 if (median > MAX_MEDIAN_WORDS) problems.push(`median sentence ${median} words (at most ${MAX_MEDIAN_WORDS})`);
 CHECKED.forEach(checkLinks);

@@ -17,7 +17,7 @@ const layer = (files, forbidden, why, ...moreGroups) => ({
       'error',
       {
         patterns: [[forbidden, why], ...moreGroups].flatMap(([patterns, reason]) =>
-          patterns.map((regex) => ({ regex, message: `${reason} (README, Architecture)` })),
+          patterns.map((regex) => ({ regex, message: `${reason} (docs/architecture.md)` })),
         ),
       },
     ],

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { ESLint, type Linter } from 'eslint';
 
 /**
- * The layer rule of lib/ (README, Architecture: `nest → occurrence → core ← providers`, and the console's port,
+ * The layer rule of lib/ (docs/architecture.md: `nest → occurrence → core ← providers`, and the console's port,
  * `nest → operators → core ← providers`), as the repo's
  * own eslint.config.js enforces it: a probe file's one import, linted as if it stood in a layer's folder.
  */
@@ -26,7 +26,7 @@ const LAYERS = [
 ];
 
 /** What every layer-rule message ends with: where the layers are explained. */
-const WHY = '(README, Architecture)';
+const WHY = '(docs/architecture.md)';
 
 let eslint: ESLint;
 beforeAll(() => {

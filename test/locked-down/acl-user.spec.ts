@@ -436,9 +436,9 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     },
   );
 
-  it('is set up by the README’s ACL SETUSER line, which names exactly these commands', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const lines = readme.split('\n').filter((line) => line.startsWith('ACL SETUSER '));
+  it('is set up by the ACL SETUSER line of docs/redis.md, which names exactly these commands', async () => {
+    const page = await readFile(new URL('../../docs/redis.md', import.meta.url), 'utf8');
+    const lines = page.split('\n').filter((line) => line.startsWith('ACL SETUSER '));
 
     expect(lines).toEqual([`ACL SETUSER ${lockUserRules('locks', 'LOCKS_PASSWORD', 'job-lock').join(' ')}`]);
   });

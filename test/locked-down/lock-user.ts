@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
  * Every command the library sends to a single Redis node, read from lib/providers/redis (the provider,
  * its Lua scripts, the operator store) and ioredis's connection setup, and proven both ways by acl-user.spec.ts: an app and
  * the provider API work as a user allowed exactly these, and each one withheld makes something fail.
- * The README's `ACL SETUSER` line is built from this list.
+ * The `ACL SETUSER` line of docs/redis.md is built from this list.
  */
 export const LOCK_USER_COMMANDS = [
   // The provider's Lua scripts, called by SHA1; their source is sent once to a server that lacks them (NOSCRIPT).

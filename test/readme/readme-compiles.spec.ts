@@ -1,17 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { docPages, REPO, withJsExtensions } from '../support/doc-pages.js';
 
 /**
- * Every TypeScript block of README.md type-checks against the built package (dist/, imported by name as an
- * app does: `nest-scheduler-lock`, `nest-scheduler-lock/dashboard`…), with the root tsconfig's strictness.
- * A block that shows part of a class gets the declarations it assumes, listed below for each block: a
- * preamble of imports and `declare`s, and the members its class needs. Nothing else is added; an error
- * in a block is reported at its README line. `npm test` builds dist/ first (pretest).
+ * Every TypeScript block of README.md and of each docs/*.md page type-checks against the built package (dist/,
+ * imported by name as an app does: `nest-scheduler-lock`, `nest-scheduler-lock/dashboard`…), with the root
+ * tsconfig's strictness. A block that shows part of a class gets the declarations it assumes, listed below by
+ * its first line: a preamble of imports and `declare`s, and the members its class needs. Nothing else is added,
+ * but for one adaptation: the testing page's files are written for a CommonJS app, so compiled here as ES modules
+ * their relative imports get `.js`. An error in a block is reported at its page and line. `npm test` builds dist/
+ * first (pretest).
  */
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const README = readFileSync(`${ROOT}README.md`, 'utf8');
 
 /** What a block assumes, keyed by its first line. */
 interface Assumed {
@@ -124,17 +123,19 @@ const ASSUMED = new Map<string, Assumed>([
   ],
 ]);
 
-/** A ```ts block of the README: its code and the README line of its first code line. */
+/** A ```ts block of a page: its code, the page, and the page's line of its first code line. */
 interface Block {
   readonly code: string;
+  readonly page: string;
   readonly line: number;
 }
 
-function typeScriptBlocks(markdown: string): Block[] {
+function typeScriptBlocks(page: string): Block[] {
+  const markdown = readFileSync(`${REPO}${page}`, 'utf8');
   const blocks: Block[] = [];
   for (const match of markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
     const line = markdown.slice(0, match.index).split('\n').length + 1;
-    blocks.push({ code: match[1], line });
+    blocks.push({ code: match[1], page, line });
   }
   return blocks;
 }
@@ -184,8 +185,8 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
 
 /**
  * Type-checks the blocks as files at the package root (so they import the package by its name). A block whose
- * first line names its file (`// invoice.job.ts`) is that file, which other blocks import (`./invoice.job.js`);
- * the first block of a name takes it.
+ * first line names its file (`// invoice.job.ts`) is that file, which other blocks import (`./invoice.job`, given
+ * `.js` here); the first block of a name takes it.
  */
 function compileErrors(blocks: Block[]): string[] {
   const files = new Map<string, { source: string; block: Block; blockStart: number }>();
@@ -194,8 +195,10 @@ function compileErrors(blocks: Block[]): string[] {
     const assumed = ASSUMED.get(firstLine);
     if (!assumed) continue;
     const named = /^\/\/ ([\w.-]+\.ts)$/.exec(firstLine)?.[1];
-    const name = named && !files.has(`${ROOT}${named}`) ? named : `readme-block-${block.line}.ts`;
-    files.set(`${ROOT}${name}`, { ...asModule(block, assumed), block });
+    const anonymous = `doc-block-${block.page.replace(/\W/g, '-')}-${block.line}.ts`;
+    const name = named && !files.has(`${REPO}${named}`) ? named : anonymous;
+    const code = named ? withJsExtensions(block.code) : block.code;
+    files.set(`${REPO}${name}`, { ...asModule({ ...block, code }, assumed), block });
   }
   const host = ts.createCompilerHost(COMPILER_OPTIONS);
   const { fileExists, readFile, getSourceFile } = host;
@@ -213,21 +216,24 @@ function compileErrors(blocks: Block[]): string[] {
     const file = diagnostic.file && files.get(diagnostic.file.fileName);
     if (!file || diagnostic.start === undefined) return message;
     const { line } = diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start);
-    const where = line >= file.blockStart ? `README.md:${file.block.line + line - file.blockStart}` : 'preamble';
-    return `${where} (block of line ${file.block.line}): ${message}`;
+    const { page, line: blockLine } = file.block;
+    const where = line >= file.blockStart ? `${page}:${blockLine + line - file.blockStart}` : 'preamble';
+    return `${where} (block of ${page}:${blockLine}): ${message}`;
   });
 }
 
-describe('README.md', () => {
-  const blocks = typeScriptBlocks(README);
+describe('README.md and docs/*.md', () => {
+  const blocks = docPages().flatMap(typeScriptBlocks);
 
   it('lists what each TypeScript block assumes, and nothing for blocks that are gone', () => {
     const firstLines = blocks.map((block) => block.code.split('\n')[0]);
-    expect(firstLines.filter((line) => !ASSUMED.has(line))).toEqual([]);
+    const unlisted = blocks.filter((block) => !ASSUMED.has(block.code.split('\n')[0]));
+    expect(unlisted.map(({ page, line }) => `${page}:${line}`)).toEqual([]);
     expect([...ASSUMED.keys()].filter((line) => !firstLines.includes(line))).toEqual([]);
   });
 
-  it('has TypeScript blocks that compile against the built package', () => {
+  it('has TypeScript blocks that compile against the built package, on every page that has them', () => {
+    expect(new Set(blocks.map((block) => block.page))).toContain('README.md');
     expect(blocks.length).toBeGreaterThan(10);
     expect(compileErrors(blocks)).toEqual([]);
   }, 120_000);

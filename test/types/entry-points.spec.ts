@@ -55,7 +55,7 @@ export async function tickOnce(store: TestLockStore): Promise<[TickOutcome, Test
 }
 `;
 
-/** How apps resolve the package (see the README's TypeScript table), and the `package.json` type they need. */
+/** How apps resolve the package (docs/compatibility.md, TypeScript settings) and the `package.json` type they need. */
 const SETTINGS: [string, ts.CompilerOptions, 'module' | 'commonjs'][] = [
   // node16 models a Node that cannot require() an ES module, so the CommonJS declarations' imports of Nest 12 (ESM
   // only) fail a library check there: the app is checked, the package's declarations are not (`skipLibCheck`, as

@@ -7,12 +7,15 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** The files outside dist/ and lib/ a user gets; npm adds package.json, README and LICENSE on its own. */
-const TOP_LEVEL_FILES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+/** The files outside dist/, lib/ and docs/ a user gets; npm adds package.json, README and LICENSE on its own. */
+const TOP_LEVEL_FILES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md'];
+/** The folders a user gets: the code, its sources (for source maps), and the docs pages README.md links to. */
+const FOLDERS = ['dist/', 'lib/', 'docs/'];
 
 /**
- * Unpacks `tarball` and checks that it ships what a user needs and nothing else: only dist/, lib/ and
- * {@link TOP_LEVEL_FILES}; every target of `exports`, `main`, `types` and `bin`; CommonJS code under dist/cjs
+ * Unpacks `tarball` and checks that it ships what a user needs and nothing else: only {@link FOLDERS} and
+ * {@link TOP_LEVEL_FILES}; every target of `exports`, `main`, `types` and `bin`; README.md and the docs pages with
+ * every file their relative links name (so the links work in node_modules); CommonJS code under dist/cjs
  * that reads no file beside it through `import.meta` (the Lua scripts and the page are embedded at build time);
  * and source and declaration maps whose sources are
  * shipped files (so stack traces under `--enable-source-maps` and "go to definition" land on real files);
@@ -28,10 +31,12 @@ export async function checkTarball(tarball: string): Promise<string> {
     const problems: string[] = [];
 
     for (const file of files) {
-      if (!TOP_LEVEL_FILES.includes(file) && !file.startsWith('dist/') && !file.startsWith('lib/')) {
-        problems.push(`ships ${file}, outside dist/, lib/ and ${TOP_LEVEL_FILES.join(', ')}`);
+      if (!TOP_LEVEL_FILES.includes(file) && !FOLDERS.some((folder) => file.startsWith(folder))) {
+        problems.push(`ships ${file}, outside ${FOLDERS.join(', ')} and ${TOP_LEVEL_FILES.join(', ')}`);
       }
     }
+    if (!files.includes('docs/getting-started.md')) problems.push('does not ship the docs pages');
+    for (const page of files.filter((file) => file.endsWith('.md'))) problems.push(...(await brokenLinks(root, page)));
     const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
     for (const file of [...TOP_LEVEL_FILES, ...entryPoints(manifest)]) {
       if (!files.includes(file)) problems.push(`does not ship ${file}`);
@@ -52,7 +57,7 @@ export async function checkTarball(tarball: string): Promise<string> {
     }
 
     if (problems.length > 0) throw new Error(`${tarball}:\n  ${problems.join('\n  ')}`);
-    const shipped = `dist/, lib/, ${TOP_LEVEL_FILES.join(', ')}`;
+    const shipped = `${FOLDERS.join(', ')}, ${TOP_LEVEL_FILES.join(', ')}`;
     return `${files.length} files (${shipped}); ${maps.length} source and declaration maps, every source shipped`;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -82,6 +87,16 @@ async function unresolvedSources(root: string, map: string): Promise<string[]> {
     if (inside && existsSync(file)) return [];
     return [`${map} names ${source}, ${inside ? 'which is not shipped' : 'outside the package'}`];
   });
+}
+
+/** The relative links of the Markdown page `page` (outside code) that name no file of the package at `root`. */
+async function brokenLinks(root: string, page: string): Promise<string[]> {
+  const text = (await readFile(join(root, page), 'utf8')).replace(/^```[\s\S]*?^```$/gm, '').replace(/`[^`\n]*`/g, '');
+  const targets = [...text.matchAll(/\]\(([^)\s#]+)(?:#[^)\s]*)?\)/g)].map(([, target]) => target);
+  return [...new Set(targets)]
+    .filter((target) => !/^[a-z][a-z+.-]*:/i.test(target))
+    .filter((target) => !existsSync(resolve(root, dirname(page), target)))
+    .map((target) => `${page} links to ${target}, which is not shipped`);
 }
 
 /** Every file under `root`, as a `/`-separated path relative to it. */

@@ -3,7 +3,8 @@
  * - the median sentence of README.md and docs/*.md is at most 20 words (prose only: code and tables are left out);
  * - every relative link and `#anchor` resolves to a file and a heading;
  * - no `test/` path outside docs/verification.md (and CONTRIBUTING.md), and no tracker number (`#12`, "issue 12");
- * - README.md has at most 300 lines, the install line in its first 40 and the `@SchedulerLock` example in its first 60.
+ * - README.md has at most 300 lines, the install line in its first 40 and the `@SchedulerLock` example in its first 60;
+ * - docs/index.md lists every docs page.
  * Run: `npm run docs:check` (also part of `npm run lint`). Prints the median; exits 1 with every problem found.
  * `--long` also prints every sentence over 25 words.
  */
@@ -144,6 +145,14 @@ function checkReadmeShape() {
 }
 
 const measured = PROSE.flatMap((page) => sentences(read(page)).map((sentence) => ({ page, ...sentence })));
+/** docs/index.md lists every page: it is the docs' table of contents and the site's sidebar. */
+function checkIndex() {
+  const index = read('docs/index.md');
+  for (const page of docsPages.filter((page) => page !== 'docs/index.md')) {
+    if (!index.includes(`](${page.slice('docs/'.length)})`)) problems.push(`docs/index.md does not list ${page}`);
+  }
+}
+
 const counts = measured.map(({ count }) => count).sort((a, b) => a - b);
 const middle = Math.floor(counts.length / 2);
 const median = counts.length % 2 === 1 ? counts[middle] : (counts[middle - 1] + counts[middle]) / 2;
@@ -159,6 +168,7 @@ if (median > MAX_MEDIAN_WORDS) problems.push(`median sentence ${median} words (a
 CHECKED.forEach(checkLinks);
 CHECKED.filter((page) => page !== 'CONTRIBUTING.md').forEach(checkWording);
 checkReadmeShape();
+checkIndex();
 
 if (problems.length > 0) {
   console.error(problems.map((problem) => `docs:check: ${problem}`).join('\n'));

@@ -5,7 +5,7 @@ import { isLocked, lockConfig, uniqueLockName } from './lock-probes.js';
 import type { CheckDefinition } from './provider-subject.js';
 
 /** The lock of a job-lock claim that the check needs to have won. */
-function won(claim: JobLockClaim, what: string): SimpleLock {
+export function won(claim: JobLockClaim, what: string): SimpleLock {
   if (!('lock' in claim)) throw new assert.AssertionError({ message: `${what}: got ${JSON.stringify(claim)}` });
   return claim.lock;
 }

@@ -14,6 +14,7 @@ import {
   type JobLockProvider,
   type OperatorLockProvider,
 } from '../operators/operator-abilities.js';
+import { identityChecks, operatorIdentityChecks } from './identity-checks.js';
 import { jobLockChecks, pauseChecks } from './job-lock-checks.js';
 import { lockChecks } from './lock-checks.js';
 import { moduleChecks } from './module-checks.js';
@@ -41,20 +42,21 @@ const recordsOccurrences = (provider: LockProvider): provider is OccurrenceLockP
 
 /**
  * The conformance checks for `subject`: the `lock` section, which every provider must pass (ShedLock's
- * `AbstractLockProviderIntegrationTest`, its fuzz test and the owner checks) and the `module` section (its locks
- * under `SchedulerLockModule`: `@Cron`, `@Interval`, `@Timeout`, `executeWithLock`), then one section per ability
- * the provider has, as the module detects it: `lockOccurrence`, `readJobRecord`, `recoverOccurrence`,
- * `renewLeases`, `checkStore`, `lockJob`, and `operatorStore` (pausing, with `lockJob`). Each check makes its
- * own nodes with `subject.create()`, uses lock names of its own, and closes its nodes with `subject.cleanup()`;
- * checks may run one after the other or at once. Register them with your test runner (or call
- * {@link describeLockProvider}); each one takes up to a few seconds, so give tests 30 s on a remote store.
+ * `AbstractLockProviderIntegrationTest`, its fuzz test, the owner checks, node names like the store's markers)
+ * and the `module` section (its locks under `SchedulerLockModule`: `@Cron`, `@Interval`, `@Timeout`,
+ * `executeWithLock`), then one section per ability the provider has, as the module detects it: `lockOccurrence`,
+ * `readJobRecord`, `recoverOccurrence`, `renewLeases`, `checkStore`, `lockJob`, and `operatorStore` (pausing and
+ * node names, with `lockJob`). Each check makes its own nodes with `subject.create()`, uses lock names of its
+ * own, and closes its nodes with `subject.cleanup()`; checks may run one after the other or at once. Register
+ * them with your test runner (or call {@link describeLockProvider}); each one takes up to a few seconds, so give
+ * tests 30 s on a remote store.
  */
 export function lockProviderChecks<P extends LockProvider>(subject: LockProviderSubject<P>): ProviderCheck[] {
   const { provider } = subject;
   const sample = (typeof provider === 'function' ? provider.prototype : provider) as LockProvider;
   const [fencing, singleUse] = [subject.fencingTokens ?? false, subject.singleUseLocks ?? false];
   const sections = [
-    section('lock', everyProvider, [...lockChecks(fencing), ...ownershipChecks(fencing, singleUse)]),
+    section('lock', everyProvider, [...lockChecks(fencing), ...ownershipChecks(fencing, singleUse), ...identityChecks]),
     section('module', everyProvider, moduleChecks),
     section('lockOccurrence', canClaimOccurrences, occurrenceChecks),
     section('readJobRecord', recordsOccurrences, jobRecordChecks),
@@ -62,7 +64,7 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('renewLeases', canRenewLeases, renewalChecks),
     section('checkStore', canCheckStore, storeChecks),
     section('lockJob', canLockJobs, jobLockChecks),
-    section('operatorStore', pausesJobs, pauseChecks),
+    section('operatorStore', pausesJobs, [...pauseChecks, ...operatorIdentityChecks]),
   ];
   return sections
     .filter(({ has }) => has(sample))

@@ -64,8 +64,8 @@ export function postgresSubject(label: string): LockProviderSubject<PostgresLock
     provider: PostgresLockProvider,
     fencingTokens: true,
     singleUseLocks: true,
-    async create() {
-      const node = (await open()).connect();
+    async create(lockedBy) {
+      const node = (await open()).connect(lockedBy === undefined ? {} : { lockedBy });
       await node.readJobRecord('warm-up');
       return node;
     },

@@ -26,7 +26,7 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
       ).rows[0];
     const held = await row();
     expect(held).toMatchObject({ locked_by: 'node-a', fence: lock.fencingToken });
-    expect(held.owner).toMatch(/^node-a\|\d+\|[0-9a-f-]{13}-\d+$/);
+    expect(held.owner).toMatch(/^owner:\d+:[0-9a-f-]{13}-\d+:node-a$/);
     expect(held.ttl).toBeGreaterThan(4_000);
     expect(held.ttl).toBeLessThanOrEqual(5_000);
     await lock.unlock();

@@ -1,3 +1,4 @@
+import { readOwnerValue } from '../../lib/core/provider/owner-value.js';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -31,7 +32,7 @@ describe('RedisLockProvider on the shared Redis', () => {
     provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'node-a' });
   });
 
-  it('stores a lock as the string <prefix>:{<name>} naming its owner (lockedBy|epoch ms|unique id), with a TTL of lockAtMostFor and a fence counter beside it', async () => {
+  it('stores a lock as the string <prefix>:{<name>} naming its owner (owner:epoch ms:unique id:lockedBy), with a TTL of lockAtMostFor and a fence counter beside it', async () => {
     const name = uniqueLockName();
     const lockAtMostFor = 5_000;
     const before = Date.now();
@@ -42,12 +43,13 @@ describe('RedisLockProvider on the shared Redis', () => {
 
     expect(provider.lockKey(name)).toBe(key);
     expect(await shared.client.type(key)).toBe('string');
-    // The value names the owner for an operator: lockedBy, when it was taken, and a random part.
-    const [lockedBy, lockedAt, unique] = (await shared.client.get(key))!.split('|');
+    // The value names the owner for an operator: when it was taken, a random part, and lockedBy, last.
+    const value = (await shared.client.get(key))!;
+    expect(value).toMatch(/^owner:\d+:[0-9a-f-]{13}-\d+:node-a$/);
+    const { lockedBy, since } = readOwnerValue(value)!;
     expect(lockedBy).toBe('node-a');
-    expect(Number(lockedAt)).toBeGreaterThanOrEqual(before);
-    expect(Number(lockedAt)).toBeLessThanOrEqual(after);
-    expect(unique).toMatch(/^[0-9a-f-]{13}-\d+$/);
+    expect(since).toBeGreaterThanOrEqual(before);
+    expect(since).toBeLessThanOrEqual(after);
     const ttl = await shared.client.pttl(key);
     expect(ttl).toBeGreaterThan(lockAtMostFor - 1_000);
     expect(ttl).toBeLessThanOrEqual(lockAtMostFor);
@@ -107,7 +109,8 @@ describe('RedisLockProvider on a private Redis', () => {
     const name = uniqueLockName();
     expect(DEFAULT_KEY_PREFIX).toBe('job-lock');
     const lock = await mustLock(provider, lockConfig(name));
-    expect((await redis.admin.get(`job-lock:{${name}}`))!.split('|')[0]).toBe(`${hostname()}:${process.pid}`);
+    const value = (await redis.admin.get(`job-lock:{${name}}`))!;
+    expect(readOwnerValue(value)?.lockedBy).toBe(`${hostname()}:${process.pid}`);
     await lock.unlock();
     expect(await redis.admin.exists(`job-lock:{${name}}`)).toBe(0);
   });

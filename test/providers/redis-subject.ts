@@ -25,20 +25,21 @@ export type RedisNodes<P extends LockProvider> = Pick<LockProviderSubject<P>, 'c
 
 /**
  * Nodes on `topology` under one fresh key prefix, each what `make` builds on a client of its own (`node`
- * counts from 1), quit when its check ends; `close()` deletes the prefix's keys.
+ * counts from 1; `lockedBy` as the check names it, if it does), quit when its check ends; `close()` deletes the
+ * prefix's keys.
  */
 export function redisNodes<C extends RedisClient, P extends LockProvider>(
   topology: RedisTopology<C>,
-  make: (client: C, keyPrefix: string, node: number) => P,
+  make: (client: C, keyPrefix: string, node: number, lockedBy?: string) => P,
 ): RedisNodes<P> {
   const keyPrefix = uniquePrefix(topology.label);
   const clients = new Map<LockProvider, C>();
   let made = 0;
   return {
-    create() {
+    create(lockedBy) {
       const client = topology.openClient();
       made += 1;
-      const node = make(client, keyPrefix, made);
+      const node = make(client, keyPrefix, made, lockedBy);
       clients.set(node, client);
       return node;
     },
@@ -59,8 +60,8 @@ export function redisLockProviderSubject<C extends RedisClient>(
   name: string,
   topology: RedisTopology<C>,
 ): LockProviderSubject<RedisLockProvider> & RedisNodes<RedisLockProvider> {
-  const nodes = redisNodes(topology, (client, keyPrefix, node) => {
-    return new RedisLockProvider(client, { keyPrefix, lockedBy: `node-${node}` });
+  const nodes = redisNodes(topology, (client, keyPrefix, node, lockedBy = `node-${node}`) => {
+    return new RedisLockProvider(client, { keyPrefix, lockedBy });
   });
   return { name, provider: RedisLockProvider, fencingTokens: true, singleUseLocks: true, ...nodes };
 }

@@ -1,3 +1,4 @@
+import { readOwnerValue } from '../../lib/core/provider/owner-value.js';
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis } from 'ioredis';
@@ -47,7 +48,7 @@ describe('RedisLockProvider through Redis Sentinel', () => {
     try {
       const name = uniqueLockName();
       const lock = await mustLock(provider, lockConfig(name));
-      expect((await master.admin.get(provider.lockKey(name)))!.split('|')[0]).toBe('via-sentinel');
+      expect(readOwnerValue((await master.admin.get(provider.lockKey(name)))!)?.lockedBy).toBe('via-sentinel');
       await lock.unlock();
       expect(await master.admin.exists(provider.lockKey(name))).toBe(0);
     } finally {

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import type { CallBatch } from '../../core/provider/call-batch.js';
 import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
 import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
+import { OwnerValues } from '../../core/provider/owner-value.js';
 import type {
   JobRecord,
   JobRunState,
@@ -92,9 +92,7 @@ export class PostgresLockProvider
   private readonly context: PostgresLockContext;
   private readonly claims: CallBatch<NewHolder & { occurrence: number }, ClaimRow | undefined>;
   private readonly jobLocks: CallBatch<NewHolder & { manual: boolean }, JobLockRow | undefined>;
-  /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
-  private readonly ownerId = randomUUID().slice(0, 13);
-  private acquisitions = 0;
+  private readonly owners = new OwnerValues();
   private readonly recover: ReturnType<typeof recoveryStatement>;
   private readonly pool: Pool;
   private readonly operators: PostgresOperatorStore;
@@ -241,8 +239,8 @@ export class PostgresLockProvider
     return new PostgresSimpleLock(this.context, owner, configuration, Number(row.fencing_token), use);
   }
 
-  /** A lock's owner value: who took it and when (epoch ms, for operators), and a part unique to this acquisition. */
+  /** A lock's owner value: who took it and when, for operators, and a part unique to this acquisition. */
   private ownerValue(): string {
-    return `${this.lockedBy}|${Date.now()}|${this.ownerId}-${++this.acquisitions}`;
+    return this.owners.next(this.lockedBy);
   }
 }

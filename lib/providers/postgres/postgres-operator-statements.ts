@@ -45,7 +45,7 @@ export function operatorStatements(tables: PostgresTables) {
     history: statement(`SELECT entry FROM ${history} WHERE name = $1 ORDER BY seq DESC LIMIT $2`),
     /** The holder's owner value and milliseconds left while held, the fencing token, the pause. */
     lockState: statement(`
-      SELECT CASE WHEN ${HELD} THEN l.owner END AS owner, l.locked_by, l.fencing_token, l.paused,
+      SELECT CASE WHEN ${HELD} THEN l.owner END AS owner, l.fencing_token, l.paused,
         CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END AS ttl
       FROM ${locks} l WHERE name = $1`),
     skips: statement(`SELECT name, reason, count FROM ${skips}`),
@@ -84,7 +84,7 @@ export function operatorStatements(tables: PostgresTables) {
     /** `$1` job name, `$2` trigger id: a row if it was still waiting (no node took it), now withdrawn. */
     withdrawTrigger: statement(`DELETE FROM ${triggers} WHERE job_name = $1 AND request->>'id' = $2 RETURNING 1`),
     /**
-     * Force-releases `$1`'s lock whoever holds it: its owner becomes `$4` (`unlocked|<actor>`) until the old
+     * Force-releases `$1`'s lock whoever holds it: its owner becomes `$4` (a force-release marker) until the old
      * lock would have expired, so that its holder's next renewal or release finds another owner. The
      * entry `$2`, naming the former holder (`formerHolder` added here), goes into the history only then. One
      * row: the former holder, or null when the lock was free.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { forceUnlockMarker, readOwnerValue } from '../../core/provider/owner-value.js';
 import type { SkipReason } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
@@ -84,17 +85,15 @@ export class PostgresOperatorStore implements OperatorStore {
   async lockState(lockName: string): Promise<LockState> {
     const [row] = await this.session.run<{
       owner: string | null;
-      locked_by: string;
       fencing_token: string;
       paused: PauseState | null;
       ttl: string;
     }>(this.statements.lockState, [lockName]);
     if (!row) return {};
-    // The owner value is `<lockedBy>|<epoch ms, the holder's clock>|<unique id>`.
-    const since = row.owner === null ? NaN : Number(row.owner.split('|').at(-2));
+    const owner = row.owner === null ? undefined : readOwnerValue(row.owner);
     return {
-      holder: row.owner === null ? undefined : { lockedBy: row.locked_by, since, ttl: Number(row.ttl) },
-      fencingToken: row.owner === null ? undefined : Number(row.fencing_token),
+      holder: owner && { ...owner, ttl: Number(row.ttl) },
+      fencingToken: owner && Number(row.fencing_token),
       paused: row.paused ?? undefined,
     };
   }
@@ -134,8 +133,8 @@ export class PostgresOperatorStore implements OperatorStore {
   }
 
   async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
-    const marker = `unlocked|${note.actor}`;
-    const [row] = await this.steer(this.statements.unlock, lockName, this.entry('unlock', note), marker);
+    const entry = this.entry('unlock', note);
+    const [row] = await this.steer(this.statements.unlock, lockName, entry, forceUnlockMarker(note.actor, entry.at));
     return row?.former ?? undefined;
   }
 

@@ -1,6 +1,6 @@
 import type { JobRunState, RecoveryClaim, SimpleLock } from '../../core/provider/lock-provider.js';
 import type { PostgresTables } from './postgres-schema.js';
-import { appendHistory, ms, statement, type Statement } from './postgres-statements.js';
+import { appendHistory, forceUnlocked, ms, statement, type Statement } from './postgres-statements.js';
 
 /** The recovery statement's row. */
 export interface RecoveryRow {
@@ -31,7 +31,7 @@ export function recoveryStatement({ locks, history }: PostgresTables): Statement
       SELECT c.name, c.run_state, c.run_by, c.run_started_at, c.run_attempt, c.at, CASE
         WHEN c.occurrence IS DISTINCT FROM $5::bigint THEN 'moved'
         WHEN c.run_state IS DISTINCT FROM 'running' THEN 'settled'
-        WHEN c.lock_until > c.at AND c.owner NOT LIKE 'unlocked|%' THEN 'held'
+        WHEN c.lock_until > c.at AND NOT ${forceUnlocked('c')} THEN 'held'
         WHEN c.paused IS NOT NULL THEN 'paused'
         WHEN c.run_orphaned_at IS NULL AND $7::bigint > 0 THEN 'orphaned'
         WHEN c.at - coalesce(c.run_orphaned_at, c.at) < ${ms('$7')} THEN 'grace'

@@ -53,9 +53,10 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
  * The tables, as `CREATE TABLE IF NOT EXISTS` statements, the locks table last (its presence means all are
  * there). Locks rows are never deleted (ShedLock's JDBC layout), so the fencing token only grows; a lock is
  * free once `lock_until` has passed on the database's clock, or once an operator force-released it (its
- * `owner` is then `unlocked|<actor>`). The `run_*` columns are a once-per-occurrence job's record; `paused`
- * an operator's pause (JSON). Every other table is bounded: the history by its ring of slots, nodes by
- * `forgetNodes`, trigger results by age. The README prints this DDL for DBAs who create the tables themselves.
+ * `owner` is then a marker, `force-unlocked:<epoch ms>:<actor>`). The `run_*` columns are a once-per-occurrence
+ * job's record; `paused` an operator's pause (JSON). Every other table is bounded: the history by its ring of
+ * slots, nodes by `forgetNodes`, trigger results by age. The README prints this DDL for DBAs who create the
+ * tables themselves.
  */
 export function tablesDdl(tables: PostgresTables): string[] {
   return [

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { FORCE_UNLOCK_TAG } from '../../core/provider/owner-value.js';
 import type { PostgresTables } from './postgres-schema.js';
 
 /** A statement the provider prepares once per connection, under a name derived from its text. */
@@ -18,10 +19,12 @@ export const NOW = 'clock_timestamp()';
 /** An interval of `value` milliseconds. */
 export const ms = (value: string) => `${value}::bigint * interval '1 millisecond'`;
 /**
- * Whether the lock of row `l` is held right now. A lock an operator force-released (`unlocked|<actor>`, kept
- * until the old lock would have expired, so that its holder learns it lost it) is free.
+ * Whether the owner of lock row `row` is an operator's force-release marker (kept until the old lock would
+ * have expired, so that its holder learns it lost it): the lock is free. Told by the marker's fixed tag.
  */
-export const HELD = `(l.lock_until > ${NOW} AND l.owner NOT LIKE 'unlocked|%')`;
+export const forceUnlocked = (row: string) => `starts_with(${row}.owner, '${FORCE_UNLOCK_TAG}')`;
+/** Whether the lock of row `l` is held right now. */
+export const HELD = `(l.lock_until > ${NOW} AND NOT ${forceUnlocked('l')})`;
 /** A lock's columns set to a new holder, from the row an INSERT proposes (`excluded`). */
 const TAKE_OVER = `owner = excluded.owner, locked_by = excluded.locked_by, locked_at = excluded.locked_at,
   lock_until = excluded.lock_until, fencing_token = l.fencing_token + 1`;

@@ -10,7 +10,7 @@ export interface JobKeys {
 /**
  * Where the Redis store keeps everything, under one `keyPrefix` (BullMQ's queue-keys idea: one module builds
  * every key). Per lock name, in one Cluster slot (the braces): `<prefix>:{<name>}` (the lock, its value the
- * owner `<lockedBy>|<epoch ms taken>|<unique id>`), `…:fence` (the fencing counter), `…:record` (an
+ * owner value of `owner-value.ts`), `…:fence` (the fencing counter), `…:record` (an
  * occurrence's job record, a hash), `…:paused` (an operator's pause) and `…:history` (a list, newest first).
  * For the cluster view: `<prefix>:nodes` (hash: lockedBy → node), `<prefix>:jobs` (hash: job name → catalogue
  * entry), `<prefix>:skips` (hash: `<lock>|<reason>` → count), `<prefix>:triggers` (hash: job name → request),

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
 import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
+import { OwnerValues } from '../../core/provider/owner-value.js';
 import type {
   JobRecord,
   JobRunState,
@@ -51,7 +51,7 @@ export const DEFAULT_KEY_PREFIX = 'job-lock';
 
 /**
  * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the string key
- * `<keyPrefix>:{<name>}` whose value names its owner, `<lockedBy>|<epoch ms taken>|<unique id>`, with a
+ * `<keyPrefix>:{<name>}` whose value names its owner (an owner value, `owner-value.ts`), with a
  * TTL of `lockAtMostFor`; its fencing counter and a once-per-occurrence job's record sit beside it, in its
  * Cluster slot (the layout: `redis-keys.ts`). One round trip to acquire (`SET NX PX`, then the fence `INCR`),
  * one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once when a server lacks the
@@ -78,9 +78,7 @@ export class RedisLockProvider
   readonly keys: RedisKeys;
   /** @internal The scripts, on the caller's client. */
   readonly scripts: RedisScripts;
-  /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
-  private readonly ownerId = randomUUID().slice(0, 13);
-  private acquisitions = 0;
+  private readonly owners = new OwnerValues();
   private operators: RedisOperatorStore | undefined;
   /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
   private readonly replicaAck: ReplicaAck | undefined;
@@ -222,13 +220,9 @@ export class RedisLockProvider
     );
   }
 
-  /**
-   * A lock's value: who took it and when (epoch ms), for operators, and a part unique to this
-   * acquisition. A counter behind a random prefix costs a fraction of a UUID (or an ISO date) per
-   * acquisition, which the lock cycle feels.
-   */
+  /** A lock's value: who took it and when, for operators, and a part unique to this acquisition. */
   private ownerValue(): string {
-    return `${this.lockedBy}|${Date.now()}|${this.ownerId}-${++this.acquisitions}`;
+    return this.owners.next(this.lockedBy);
   }
 
   renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {

@@ -1,3 +1,4 @@
+import { forceUnlockMarker, readOwnerValue } from '../../core/provider/owner-value.js';
 import type { SkipReason } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
@@ -116,9 +117,9 @@ export class RedisOperatorStore implements OperatorStore {
       string | number | null,
     ][];
     // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
-    const held = typeof owner === 'string' && !owner.startsWith('unlocked|') ? owner : undefined;
+    const held = typeof owner === 'string' ? readOwnerValue(owner) : undefined;
     return {
-      holder: held ? { lockedBy: lockedBy(held), since: Number(held.split('|')[1]), ttl: ttl as number } : undefined,
+      holder: held && { ...held, ttl: ttl as number },
       // Only taking the lock draws a token: the holder's is the counter's value.
       fencingToken: held && fence !== null ? Number(fence) : undefined,
       paused: typeof paused === 'string' ? (JSON.parse(paused) as PauseState) : undefined,
@@ -188,9 +189,9 @@ export class RedisOperatorStore implements OperatorStore {
     const keys = this.keys.job(lockName);
     const at = Date.now();
     const entry = JSON.stringify(steeringEntry('unlock', note, at));
-    const marker = `unlocked|${note.actor}|${at}`;
+    const marker = forceUnlockMarker(note.actor, at);
     const holder = await this.scripts.forceUnlock(keys, entry, this.historyLimit, marker);
-    return holder === null ? undefined : lockedBy(holder);
+    return holder === null ? undefined : (readOwnerValue(holder)?.lockedBy ?? holder);
   }
 
   private async record(lockName: string, entry: HistoryEntry): Promise<void> {
@@ -206,9 +207,4 @@ export class RedisOperatorStore implements OperatorStore {
   private send<T>(reply: Promise<T>): Promise<T> {
     return reply.catch((error: unknown) => Promise.reject(redisFailure(this.client, error)));
   }
-}
-
-/** The `lockedBy` part of a lock's owner value (`<lockedBy>|<epoch ms>|<id>`). */
-function lockedBy(owner: string): string {
-  return owner.slice(0, owner.indexOf('|'));
 }

@@ -1,11 +1,12 @@
 -- Takes the locks of one or more scheduled jobs, each for one run, in one step: a job's lock is refused while
 -- an operator has paused the job (unless the run is one the operator asked for), or while another run holds
--- it. A lock an operator force-released ('unlocked|…', kept until the old lock would have expired, so its
--- holder learns it lost it) counts as free. Jobs of a node that fall due together are taken in one call.
+-- it. A lock an operator force-released (its marker kept until the old lock would have expired, so
+-- its holder learns it lost it) counts as free. Jobs of a node that fall due together are taken in one call.
 -- Per job i (0-based), KEYS[3i+1..3i+3] and ARGV[3i+1..3i+3]:
 --   lock, fencing counter, pause marker;
 --   owner value, TTL in ms, manual ('1': an operator's "run now", which runs even while paused).
 -- Returns, per job: the fencing token, 0 when the lock is held, -1 when the job is paused.
+-- @include owner-value.include.lua
 -- @include job-lock.include.lua
 
 local function acquire(lockKey, fenceKey, pausedKey, owner, ttl, manual)

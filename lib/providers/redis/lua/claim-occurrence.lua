@@ -7,7 +7,8 @@
 --   owner value, TTL in ms, lockedBy, occurrence (epoch ms).
 -- Returns, per job: {fence}, {0} when the lock is held, {-1, state} when the occurrence was already claimed
 -- (state: the record's state if it is that very occurrence, else ''), or {-2} while the job is paused.
--- A lock an operator force-released ('unlocked|…') counts as free.
+-- A lock an operator force-released counts as free.
+-- @include owner-value.include.lua
 -- @include job-lock.include.lua
 
 local time = redis.call('TIME')

@@ -1,14 +1,14 @@
 -- Shared by the scripts that take a job's lock; the loader (lua-script.ts) puts it where a script says
--- `-- @include job-lock.include.lua`.
+-- `-- @include job-lock.include.lua`, after owner-value.include.lua.
 
 -- Why a job's lock may not be taken now: 'held' (a run holds it) or 'paused' (an operator paused the job,
 -- which a run the operator asked for ignores); nil when it may. One MGET reads the lock and the pause marker,
--- which share the lock's Cluster slot. A lock an operator force-released ('unlocked|…', kept until the old
--- lock would have expired, so that its holder learns it lost it) counts as free.
+-- which share the lock's Cluster slot. A lock an operator force-released (its marker kept until the old lock
+-- would have expired, so that its holder learns it lost it) counts as free.
 local function jobLockRefusal(lockKey, pausedKey, manual)
   local values = redis.call('MGET', lockKey, pausedKey)
   local holder = values[1]
-  if holder and string.sub(holder, 1, 9) ~= 'unlocked|' then
+  if holder and not forceUnlocked(holder) then
     return 'held'
   end
   if values[2] and not manual then

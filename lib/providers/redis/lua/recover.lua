@@ -18,6 +18,7 @@ local historyLimit = tonumber(ARGV[7])
 -- within the grace; {-1, state} when there is nothing to recover (finished, moved on, or out of
 -- attempts: 'crashed'); {-2} while the job is paused. The crashed attempt goes into the run history.
 
+-- @include owner-value.include.lua
 -- @include job-lock.include.lua
 
 if tonumber(redis.call('HGET', recordKey, 'occurrence')) ~= occurrence then

@@ -78,7 +78,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' as never }, [/shutdownTimeout/, /"later"/]],
     ['an unparsable acquireTimeout', { acquireTimeout: '2 seconds' as never }, [/acquireTimeout/, /"2 seconds"/]],
     ['a zero acquireTimeout', { acquireTimeout: 0 }, [/acquireTimeout must be greater than 0 \(got 0\)/]],
-    ['a minReplicasToAck of 0', { minReplicasToAck: 0 }, [/minReplicasToAck must be a positive integer \(got 0\)/]],
+    ['a minReplicasToAck of 0', { minReplicasToAck: 0 }, [/minReplicasToAck must be a whole number from 1 to 2147483647 \(got 0\)/]],
     ['minReplicasToAck with a provider', { minReplicasToAck: 1 }, [/minReplicasToAck goes with "redis"/]],
     ['replicaAckTimeout without minReplicasToAck', { replicaAckTimeout: '100ms' }, [/needs minReplicasToAck/]],
     [

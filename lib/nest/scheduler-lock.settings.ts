@@ -198,6 +198,6 @@ function assertRedisOption(redis: unknown): void {
   const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
   if (prototype === Object.prototype || prototype === null) return;
   const className = String(prototype?.constructor?.name ?? 'an unnamed class');
-  const got = prototype ? `an instance of ${className}` : JSON.stringify(redis);
+  const got = prototype ? `an instance of ${className}` : quoted(redis);
   throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
 }

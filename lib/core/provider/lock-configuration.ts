@@ -76,7 +76,7 @@ export function createLockConfiguration(
 ): RunLockConfiguration {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new SchedulerLockConfigurationError(
-      `${subject}: the lock name must be a non-empty string (got ${JSON.stringify(name)})`,
+      `${subject}: the lock name must be a non-empty string (got ${quoted(name)})`,
     );
   }
   const { lockAtMostFor, lockAtLeastFor } = lockDurations(
@@ -98,11 +98,12 @@ export function resolveLease(
   if (keepAlive === undefined) return fallback;
   if (keepAlive === false) return undefined;
   if (keepAlive === true) return DEFAULT_LEASE;
-  if (typeof keepAlive !== 'object' || keepAlive === null) {
+  if (typeof keepAlive !== 'object' || keepAlive === null || Array.isArray(keepAlive)) {
     throw new SchedulerLockConfigurationError(
-      `${subject}: keepAlive must be true, false or { lease } (got ${JSON.stringify(keepAlive)})`,
+      `${subject}: keepAlive must be true, false or { lease } (got ${quoted(keepAlive)})`,
     );
   }
+  assertKnownOptions(keepAlive, ['lease'], `${subject}: keepAlive`);
   return positiveDurationOption(keepAlive.lease, DEFAULT_LEASE, 'keepAlive.lease', subject, MAX_TIMER_MS);
 }
 
@@ -137,7 +138,7 @@ export function positiveDurationOption(
   const ms = durationOption(value, fallback, option, subject, max);
   if (ms <= 0) {
     throw new SchedulerLockConfigurationError(
-      `${subject}: ${option} must be greater than 0 (got ${JSON.stringify(value ?? fallback)})`,
+      `${subject}: ${option} must be greater than 0 (got ${quoted(value ?? fallback)})`,
     );
   }
   return ms;

@@ -63,10 +63,10 @@ const OPTIONS: readonly (keyof PostgresLockProviderOptions)[] = [
 /** The provider's options, checked, with their defaults (`schema` and `tablePrefix`: see `postgresTables`). */
 export function postgresProviderSettings(options: PostgresLockProviderOptions | undefined) {
   const given = optionsObject(options, OPTIONS, SUBJECT);
-  const { statementTimeout = DEFAULT_STATEMENT_TIMEOUT } = given;
+  const { schema = 'public', tablePrefix = DEFAULT_TABLE_PREFIX, statementTimeout = DEFAULT_STATEMENT_TIMEOUT } = given;
   return {
-    schema: given.schema ?? 'public',
-    tablePrefix: given.tablePrefix ?? DEFAULT_TABLE_PREFIX,
+    schema,
+    tablePrefix,
     lockedBy: nonEmptyStringOption(given.lockedBy, defaultLockedBy(), 'lockedBy', SUBJECT),
     createTables: booleanOption(given.createTables, true, 'createTables', SUBJECT),
     historyLimit: wholeNumberOption(given.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT),

@@ -88,8 +88,8 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
 
 /** Validates the module options and builds the lock provider they describe. */
 export function createSchedulerLockSettings(options: SchedulerLockModuleOptions): SchedulerLockSettings {
-  if (!options || typeof options !== 'object') {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${String(options)}`);
+  if (!options || typeof options !== 'object' || Array.isArray(options)) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${quoted(options)}`);
   }
   assertKnownOptions(options, MODULE_OPTIONS, SUBJECT, isGlobalHint);
   const keyPrefix = nonEmptyStringOption(options.keyPrefix, DEFAULT_KEY_PREFIX, 'keyPrefix', SUBJECT);

@@ -229,6 +229,20 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     expect(error.message).toBe(`SchedulerLockModule options: ${problem}`);
   });
 
+  it.each<[string, object, string]>([
+    ['a misspelt key', { useFactroy: () => VALID_OPTIONS }, 'unknown option "useFactroy"; did you mean "useFactory"?'],
+    ['no factory', { inject: [] }, 'set one of useFactory, useClass and useExisting (got none)'],
+    [
+      'two factories',
+      { useFactory: () => VALID_OPTIONS, useClass: class {} },
+      'set one of useFactory, useClass and useExisting (got useFactory and useClass)',
+    ],
+  ])('for %s in the argument of forRootAsync(), at once', (_, options, problem) => {
+    expect(() => SchedulerLockModule.forRootAsync(options as never)).toThrow(
+      new SchedulerLockConfigurationError(`SchedulerLockModule.forRootAsync(): ${problem}`),
+    );
+  });
+
   it('for two jobs with the same lock name, naming both', async () => {
     @Injectable()
     class ReportJobs {

@@ -17,7 +17,7 @@ describe('quoted', () => {
   it('prints a value JSON cannot, without throwing', () => {
     const cyclic: { self?: unknown } = {};
     cyclic.self = cyclic;
-    expect(quoted(cyclic)).toBe('a object JSON cannot print');
+    expect(quoted(cyclic)).toBe('an unprintable object');
   });
 });
 

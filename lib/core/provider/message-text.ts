@@ -27,7 +27,7 @@ export function quoted(value: unknown): string {
   try {
     return JSON.stringify(value, quotedMember) ?? typeof value;
   } catch {
-    return `a ${typeof value} JSON cannot print`;
+    return `an unprintable ${typeof value}`;
   }
 }
 

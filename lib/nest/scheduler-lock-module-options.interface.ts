@@ -5,7 +5,12 @@ import type { LockProvider } from '../core/provider/lock-provider.js';
 import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
 import type { IoredisForkClient, RedisClient } from '../providers/redis/redis-client.js';
 
-/** Options of `SchedulerLockModule.forRoot()` / `forRootAsync()`. */
+/**
+ * Options of `SchedulerLockModule.forRoot()` / `forRootAsync()`, checked when the app starts: a value outside what
+ * each option says, or a key that is none of these, fails the startup naming the option and the value. A duration
+ * the module waits for on a timer (`shutdownTimeout`, `acquireTimeout`, `heartbeatInterval`, `replicaAckTimeout`,
+ * a `keepAlive` lease) is at most 2^31-1 ms, about 24.8 days: the longest Node.js timer.
+ */
 export interface SchedulerLockModuleOptions {
   /**
    * Where locks live: an ioredis (or iovalkey) `Redis` or `Cluster` instance (used as is, never closed by the
@@ -15,7 +20,10 @@ export interface SchedulerLockModuleOptions {
   redis?: RedisClient | IoredisForkClient | RedisOptions | string;
   /** Any {@link LockProvider} instead of `redis`, for example `new InMemoryLockProvider()` in tests. */
   provider?: LockProvider;
-  /** Prefix of every Redis key, so several apps or environments can share one Redis. Default `job-lock`. */
+  /**
+   * With `redis`: prefix of every Redis key, so several apps or environments can share one Redis: a non-empty
+   * string. Default `job-lock`. A provider the app builds takes its own.
+   */
   keyPrefix?: string;
   /**
    * How long a lock is held at most when a job does not say: a node that dies holding it blocks the job
@@ -24,7 +32,12 @@ export interface SchedulerLockModuleOptions {
   defaultLockAtMostFor: Duration;
   /** How long a lock is held at least when a job does not say. Default 0. */
   defaultLockAtLeastFor?: Duration;
-  /** Stored with each lock so an operator can see who holds it. Default `<hostname>:<pid>`. */
+  /**
+   * This node's name: stored with each lock the module's `redis` store takes, and the node in lock events, in
+   * the console's node list and in operator actions. A non-empty string. Default `<hostname>:<pid>`.
+   * With `provider`, it does not reach the provider: the app built it, so set the same `lockedBy` in the
+   * provider's options, or its locks and history name the provider's own (default `<hostname>:<pid>`).
+   */
   lockedBy?: string;
   /**
    * Renew every job's lock while it runs (`true` = 30 s lease, or `{ lease }`), unless the job sets its
@@ -39,8 +52,8 @@ export interface SchedulerLockModuleOptions {
    */
   acquireTimeout?: Duration;
   /**
-   * With Redis: how many runs (and operator actions) each job's history keeps, for `SchedulerLockAdmin`, the
-   * CLI and the status page. Default 50.
+   * With `redis`: how many runs (and operator actions) each job's history keeps, for `SchedulerLockAdmin`, the
+   * CLI and the status page: a whole number from 1 to 2^31-1. Default 50. A provider the app builds takes its own.
    */
   historyLimit?: number;
   /**
@@ -51,7 +64,8 @@ export interface SchedulerLockModuleOptions {
   /**
    * With `redis`: a lock counts as taken only once this many replicas acknowledged it (Redis `WAIT` after
    * each lock taken: one more round trip), so a failover right after it was taken does not lose it. While
-   * fewer replicas answer, locked ticks are skipped (`store-error`). Not on a Cluster client. Default: none.
+   * fewer replicas answer, locked ticks are skipped (`store-error`). A whole number from 1 to 2^31-1. Not on a
+   * Cluster client. Default: none.
    */
   minReplicasToAck?: number;
   /**

@@ -1,4 +1,6 @@
 import { ConfigurableModuleBuilder, type ConfigurableModuleAsyncOptions } from '@nestjs/common';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
+import { optionsObject } from '../core/provider/option-values.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 
 /** Options of the module itself rather than of the locks, beside the options of `forRoot()` / `forRootAsync()`. */
@@ -38,3 +40,28 @@ export interface SchedulerLockModuleAsyncOptions
   extends
     ConfigurableModuleAsyncOptions<SchedulerLockModuleOptions, typeof FACTORY_METHOD>,
     SchedulerLockModuleExtras {}
+
+/** Every key of {@link SchedulerLockModuleAsyncOptions}: any other is a typo Nest would report obscurely, or not. */
+const ASYNC_OPTIONS: readonly (keyof SchedulerLockModuleAsyncOptions)[] = [
+  'useFactory',
+  'useClass',
+  'useExisting',
+  'inject',
+  'imports',
+  'provideInjectionTokensFrom',
+  'isGlobal',
+];
+const FACTORIES = ['useFactory', 'useClass', 'useExisting'] as const;
+
+/** Checks the argument of `forRootAsync()`: known keys only, and exactly one way to make the options. */
+export function assertAsyncOptions(options: SchedulerLockModuleAsyncOptions): void {
+  const subject = 'SchedulerLockModule.forRootAsync()';
+  optionsObject(options, ASYNC_OPTIONS, subject);
+  const given = FACTORIES.filter((factory) => options[factory] !== undefined);
+  if (given.length !== 1) {
+    const got = given.length === 0 ? 'none' : given.join(' and ');
+    throw new SchedulerLockConfigurationError(
+      `${subject}: set one of useFactory, useClass and useExisting (got ${got})`,
+    );
+  }
+}

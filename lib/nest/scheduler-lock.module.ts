@@ -23,6 +23,7 @@ import { SchedulerLockExplorer } from './scheduler-lock.explorer.js';
 import { SchedulerLockMetadataAccessor } from './scheduler-lock-metadata.accessor.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import {
+  assertAsyncOptions,
   ConfigurableSchedulerLockModule,
   SCHEDULER_LOCK_MODULE_OPTIONS,
   type SchedulerLockModuleAsyncOptions,
@@ -107,6 +108,7 @@ export class SchedulerLockModule extends ConfigurableSchedulerLockModule {
    * {@link SchedulerLockOptionsFactory}), validated when the app starts.
    */
   static override forRootAsync(options: SchedulerLockModuleAsyncOptions): DynamicModule {
+    assertAsyncOptions(options);
     return super.forRootAsync(options);
   }
 }

@@ -6,11 +6,14 @@ import {
   booleanOption,
   durationOption,
   lockDurations,
+  MAX_TIMER_MS,
   positiveDurationOption,
   resolveLease,
   type LockDefaults,
 } from '../core/provider/lock-configuration.js';
 import { defaultLockedBy } from '../core/provider/default-locked-by.js';
+import type { Duration } from '../core/provider/duration.js';
+import { nonEmptyStringOption, wholeNumberOption } from '../core/provider/option-values.js';
 import { quoted, withoutCredentials } from '../core/provider/message-text.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider/provider-abilities.js';
@@ -85,17 +88,12 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
 
 /** Validates the module options and builds the lock provider they describe. */
 export function createSchedulerLockSettings(options: SchedulerLockModuleOptions): SchedulerLockSettings {
-  if (!options || typeof options !== 'object') {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${String(options)}`);
+  if (!options || typeof options !== 'object' || Array.isArray(options)) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${quoted(options)}`);
   }
   assertKnownOptions(options, MODULE_OPTIONS, SUBJECT, isGlobalHint);
-  for (const option of ['keyPrefix', 'lockedBy'] as const) {
-    const value = options[option];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      const got = JSON.stringify(value);
-      throw new SchedulerLockConfigurationError(`${SUBJECT}: ${option} must be a non-empty string (got ${got})`);
-    }
-  }
+  const keyPrefix = nonEmptyStringOption(options.keyPrefix, DEFAULT_KEY_PREFIX, 'keyPrefix', SUBJECT);
+  const lockedBy = nonEmptyStringOption(options.lockedBy, defaultLockedBy(), 'lockedBy', SUBJECT);
   if (options.redis !== undefined) assertRedisOption(options.redis);
   if ((options.redis === undefined) === (options.provider === undefined)) {
     const got = options.redis === undefined ? 'neither' : 'both';
@@ -123,28 +121,11 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
     ['defaultLockAtMostFor', 'defaultLockAtLeastFor'],
     SUBJECT,
   );
-  const lockedBy = options.lockedBy ?? defaultLockedBy();
   const defaults = { lockAtMostFor, lockAtLeastFor, lease: resolveLease(options.keepAlive, undefined, SUBJECT) };
-  const shutdownTimeout = durationOption(options.shutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, 'shutdownTimeout', SUBJECT);
-  const acquireTimeout = positiveDurationOption(
-    options.acquireTimeout,
-    DEFAULT_ACQUIRE_TIMEOUT,
-    'acquireTimeout',
-    SUBJECT,
-  );
-  const heartbeatInterval = positiveDurationOption(
-    options.heartbeatInterval,
-    DEFAULT_HEARTBEAT_INTERVAL,
-    'heartbeatInterval',
-    SUBJECT,
-  );
-  const historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-  if (!Number.isInteger(historyLimit) || historyLimit < 1) {
-    const got = JSON.stringify(options.historyLimit);
-    throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: historyLimit must be a whole number of at least 1 (got ${got})`,
-    );
-  }
+  const shutdownTimeout = timerOption(options.shutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, 'shutdownTimeout', 0);
+  const acquireTimeout = timerOption(options.acquireTimeout, DEFAULT_ACQUIRE_TIMEOUT, 'acquireTimeout');
+  const heartbeatInterval = timerOption(options.heartbeatInterval, DEFAULT_HEARTBEAT_INTERVAL, 'heartbeatInterval');
+  const historyLimit = wholeNumberOption(options.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT);
   const instrumentation = options.instrumentation;
   if (instrumentation !== undefined && typeof instrumentation?.around !== 'function') {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: instrumentation must have an around(run, task) method`);
@@ -167,12 +148,17 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
     return { provider, ...common, outages };
   }
 
-  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   const ownedClient = isRedisClient(options.redis) ? undefined : createLockClient(options.redis!);
   const client = ownedClient ?? asRedisClient(options.redis as RedisClient | IoredisForkClient);
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };
+}
+
+/** A duration the module waits on a timer: at most {@link MAX_TIMER_MS}, and greater than `min` (0) unless 0. */
+function timerOption(value: Duration | undefined, fallback: number, option: string, min?: 0): number {
+  if (min === 0) return durationOption(value, fallback, option, SUBJECT, MAX_TIMER_MS);
+  return positiveDurationOption(value, fallback, option, SUBJECT, MAX_TIMER_MS);
 }
 
 /**
@@ -212,6 +198,6 @@ function assertRedisOption(redis: unknown): void {
   const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
   if (prototype === Object.prototype || prototype === null) return;
   const className = String(prototype?.constructor?.name ?? 'an unnamed class');
-  const got = prototype ? `an instance of ${className}` : JSON.stringify(redis);
+  const got = prototype ? `an instance of ${className}` : quoted(redis);
   throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
 }

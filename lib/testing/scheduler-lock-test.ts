@@ -1,10 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
+import { quoted } from '../core/provider/message-text.js';
+import { nonEmptyStringOption, optionsObject } from '../core/provider/option-values.js';
 import { SCHEDULER_LOCK_SETTINGS } from '../nest/scheduler-lock.constants.js';
 import type { SchedulerLockModuleOptions } from '../nest/scheduler-lock-module-options.interface.js';
 import { SCHEDULER_LOCK_MODULE_OPTIONS } from '../nest/scheduler-lock.module-definition.js';
 import { createSchedulerLockSettings, type SchedulerLockSettings } from '../nest/scheduler-lock.settings.js';
 import { TestNode } from './test-node.js';
-import type { TestLockStore } from './test-lock-store.js';
+import { TestLockStore } from './test-lock-store.js';
 import { TickRecorder } from './tick-recorder.js';
 
 /**
@@ -17,13 +20,16 @@ export interface ProviderOverrides<Builder> {
   };
 }
 
-/** Where a node of the simulated cluster keeps its locks, and who it is. */
+/** Where a node of the simulated cluster keeps its locks, and who it is; another key or value throws naming it. */
 export interface TestNodeOptions {
-  /** The store every node of the test shares. */
+  /** The store every node of the test shares: a {@link TestLockStore}. */
   store: TestLockStore;
-  /** This node's name, in history and for the console (`lockedBy`). */
+  /** This node's name, in history and for the console (`lockedBy`): a non-empty string. */
   lockedBy: string;
 }
+
+const SUBJECT = 'SchedulerLockTest.override() options';
+const TEST_NODE_OPTIONS: readonly (keyof TestNodeOptions)[] = ['store', 'lockedBy'];
 
 /** Options only a Redis store reads (or, `historyLimit`, a store of its own): a test node's store is shared. */
 const STORE_ONLY_OPTIONS = ['redis', 'keyPrefix', 'minReplicasToAck', 'replicaAckTimeout', 'historyLimit'] as const;
@@ -38,7 +44,8 @@ export class SchedulerLockTest {
    * Builds the app's `SchedulerLockModule` on `store` as the node `lockedBy`: no Redis connection, the same
    * executor, registry proxy and occurrence logic as in production. Returns the builder, for `.compile()`.
    */
-  static override<Builder>(builder: ProviderOverrides<Builder>, { store, lockedBy }: TestNodeOptions): Builder {
+  static override<Builder>(builder: ProviderOverrides<Builder>, options: TestNodeOptions): Builder {
+    const { store, lockedBy } = testNodeOptions(options);
     return builder.overrideProvider(SCHEDULER_LOCK_SETTINGS).useFactory({
       factory: (options: SchedulerLockModuleOptions): SchedulerLockSettings => {
         const kept: SchedulerLockModuleOptions = { ...options };
@@ -63,4 +70,13 @@ export class SchedulerLockTest {
   static node(app: INestApplicationContext): Promise<TestNode> {
     return TestNode.of(app);
   }
+}
+
+function testNodeOptions(options: TestNodeOptions): TestNodeOptions {
+  const { store, lockedBy } = optionsObject(options, TEST_NODE_OPTIONS, SUBJECT);
+  if (!(store instanceof TestLockStore)) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: store must be a TestLockStore (got ${quoted(store)})`);
+  }
+  if (lockedBy === undefined) throw new SchedulerLockConfigurationError(`${SUBJECT}: lockedBy is required`);
+  return { store, lockedBy: nonEmptyStringOption(lockedBy, '', 'lockedBy', SUBJECT) };
 }

@@ -1,5 +1,6 @@
-import { parseDuration, type Duration } from '../core/provider/duration.js';
-import { createLockConfiguration } from '../core/provider/lock-configuration.js';
+import type { Duration } from '../core/provider/duration.js';
+import { createLockConfiguration, positiveDurationOption } from '../core/provider/lock-configuration.js';
+import { nonEmptyStringOption, optionsObject } from '../core/provider/option-values.js';
 import type { SimpleLock } from '../core/provider/lock-provider.js';
 import { InMemoryLockProvider } from '../providers/in-memory/in-memory-lock-provider.js';
 import { InMemoryStore } from '../providers/in-memory/in-memory-store.js';
@@ -12,13 +13,18 @@ const UNTIL_RELEASED = 365 * 24 * 3_600_000;
 /** How many runs and operator actions each job's history keeps in a test: all of a test's, in practice. */
 const TEST_HISTORY_LIMIT = 10_000;
 
-/** Options of {@link TestLockStore.hold}. */
+/** Options of {@link TestLockStore.hold}; another key, or another value, throws naming it. */
 export interface HoldOptions {
-  /** The node that holds it, as history and the console show it. Default `'another-node'`. */
+  /** The node that holds it, as history and the console show it: a non-empty string. Default `'another-node'`. */
   as?: string;
-  /** How long it is held (its `lockAtMostFor`), as `'10m'`, an ISO-8601 duration or ms. Default: until released. */
+  /**
+   * How long it is held (its `lockAtMostFor`), as `'10m'`, an ISO-8601 duration or ms, greater than 0. Default:
+   * until released.
+   */
   for?: Duration;
 }
+
+const HOLD_OPTIONS: readonly (keyof HoldOptions)[] = ['as', 'for'];
 
 /** A lock a test holds "as another node": a tick of its job is skipped (`locked`) meanwhile. */
 export interface HeldTestLock {
@@ -52,9 +58,11 @@ export class TestLockStore {
    *
    * @throws Error when the lock is held already.
    */
-  async hold(name: string, options: HoldOptions = {}): Promise<HeldTestLock> {
-    const lockedBy = options.as ?? ANOTHER_NODE;
-    const lockAtMostFor = options.for === undefined ? UNTIL_RELEASED : parseDuration(options.for);
+  async hold(name: string, options?: HoldOptions): Promise<HeldTestLock> {
+    const subject = `TestLockStore.hold("${name}") options`;
+    const given = optionsObject(options, HOLD_OPTIONS, subject);
+    const lockedBy = nonEmptyStringOption(given.as, ANOTHER_NODE, 'as', subject);
+    const lockAtMostFor = positiveDurationOption(given.for, UNTIL_RELEASED, 'for', subject);
     const configuration = createLockConfiguration(name, { lockAtMostFor }, { lockAtMostFor, lockAtLeastFor: 0 });
     const lock = await this.provider(lockedBy).lock(configuration);
     if (!lock) throw new Error(`Cannot hold lock "${name}" as ${lockedBy}: ${this.holderOf(name)} holds it`);
@@ -73,7 +81,7 @@ export class TestLockStore {
    * Another node takes the lock `name` from its holder, as after a store failover or an expiry the holder did not
    * see: a run that still holds it finds it lost (`not-owner`) at its next lease renewal, its signal aborted.
    */
-  lose(name: string, options: HoldOptions = {}): Promise<HeldTestLock> {
+  lose(name: string, options?: HoldOptions): Promise<HeldTestLock> {
     this.expire(name);
     return this.hold(name, options);
   }

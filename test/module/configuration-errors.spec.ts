@@ -78,7 +78,11 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     ['an unparsable shutdownTimeout', { shutdownTimeout: 'later' as never }, [/shutdownTimeout/, /"later"/]],
     ['an unparsable acquireTimeout', { acquireTimeout: '2 seconds' as never }, [/acquireTimeout/, /"2 seconds"/]],
     ['a zero acquireTimeout', { acquireTimeout: 0 }, [/acquireTimeout must be greater than 0 \(got 0\)/]],
-    ['a minReplicasToAck of 0', { minReplicasToAck: 0 }, [/minReplicasToAck must be a positive integer \(got 0\)/]],
+    [
+      'a minReplicasToAck of 0',
+      { minReplicasToAck: 0 },
+      [/minReplicasToAck must be a whole number from 1 to 2147483647 \(got 0\)/],
+    ],
     ['minReplicasToAck with a provider', { minReplicasToAck: 1 }, [/minReplicasToAck goes with "redis"/]],
     ['replicaAckTimeout without minReplicasToAck', { replicaAckTimeout: '100ms' }, [/needs minReplicasToAck/]],
     [
@@ -118,6 +122,43 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       'a truncated option',
       { defaultLockAtMost: '1m' } as never,
       [/unknown option "defaultLockAtMost"; did you mean "defaultLockAtMostFor"\?/],
+    ],
+    [
+      'an option with two letters swapped',
+      { histroyLimit: 10 } as never,
+      [/unknown option "histroyLimit"; did you mean "historyLimit"\?/],
+    ],
+    [
+      'a fractional historyLimit',
+      { historyLimit: 2.5 },
+      [/historyLimit must be a whole number from 1 to 2147483647 \(got 2.5\)/],
+    ],
+    [
+      'a historyLimit past 2^31-1',
+      { historyLimit: 1e12 },
+      [/historyLimit must be a whole number .* \(got 1000000000000\)/],
+    ],
+    ['a historyLimit of NaN', { historyLimit: NaN }, [/historyLimit must be a whole number .* \(got NaN\)/]],
+    // Node.js fires a timer longer than 2^31-1 ms after 1 ms: a heartbeat every millisecond.
+    [
+      'a heartbeatInterval past the longest timer',
+      { heartbeatInterval: 1e12 },
+      [/heartbeatInterval must be at most 24d20h31m23s647ms \(got 1000000000000\)/],
+    ],
+    [
+      'an acquireTimeout past the longest timer',
+      { acquireTimeout: '30d' },
+      [/acquireTimeout must be at most .* \(got "30d"\)/],
+    ],
+    [
+      'a shutdownTimeout past the longest timer',
+      { shutdownTimeout: 'P25D' },
+      [/shutdownTimeout must be at most .* \(got "P25D"\)/],
+    ],
+    [
+      'a keepAlive lease past the longest timer',
+      { keepAlive: { lease: '25d' } },
+      [/keepAlive.lease must be at most .* \(got "25d"\)/],
     ],
   ])('for %s in the module options', async (_, override, expected) => {
     const { message } = await configurationError({
@@ -186,6 +227,20 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
     });
 
     expect(error.message).toBe(`SchedulerLockModule options: ${problem}`);
+  });
+
+  it.each<[string, object, string]>([
+    ['a misspelt key', { useFactroy: () => VALID_OPTIONS }, 'unknown option "useFactroy"; did you mean "useFactory"?'],
+    ['no factory', { inject: [] }, 'set one of useFactory, useClass and useExisting (got none)'],
+    [
+      'two factories',
+      { useFactory: () => VALID_OPTIONS, useClass: class {} },
+      'set one of useFactory, useClass and useExisting (got useFactory and useClass)',
+    ],
+  ])('for %s in the argument of forRootAsync(), at once', (_, options, problem) => {
+    expect(() => SchedulerLockModule.forRootAsync(options as never)).toThrow(
+      new SchedulerLockConfigurationError(`SchedulerLockModule.forRootAsync(): ${problem}`),
+    );
   });
 
   it('for two jobs with the same lock name, naming both', async () => {

@@ -1,3 +1,5 @@
+import { quoted } from './message-text.js';
+
 /**
  * A length of time: a number of milliseconds, or a {@link DurationString} such as `'500ms'`, `'30s'`,
  * `'5m'`, `'2h'`, `'1d'`, a compound `'1h30m'`, or ISO-8601 `'PT30S'`, `'PT1H30M'`, `'P1D'`. A string
@@ -39,7 +41,7 @@ export function parseDuration(value: number | string): number {
     return value;
   }
   if (typeof value !== 'string') {
-    throw new Error(`Invalid duration ${JSON.stringify(value)}: expected milliseconds or a string such as '30s'`);
+    throw new Error(`Invalid duration ${quoted(value)}: expected milliseconds or a string such as '30s'`);
   }
   const text = value.trim();
   if (PLAIN_MS.test(text)) return Number(text);
@@ -58,7 +60,7 @@ export function parseDuration(value: number | string): number {
   const hint = text.startsWith('-')
     ? 'must not be negative'
     : "expected milliseconds, '30s', '1h30m' or ISO-8601 'PT30S'";
-  throw new Error(`Invalid duration "${value}": ${hint}`);
+  throw new Error(`Invalid duration ${quoted(value)}: ${hint}`);
 }
 
 /** Milliseconds as the shortest exact unit string (`90000` → `'90s'`, `5400000` → `'1h30m'`), for logs. */

@@ -1,4 +1,5 @@
-import { parseDuration, type Duration } from './duration.js';
+import { formatDuration, parseDuration, type Duration } from './duration.js';
+import { closestOption } from './closest-option.js';
 import { quoted } from './message-text.js';
 
 /** What a {@link LockProvider} is asked to lock: durations already in milliseconds. */
@@ -52,6 +53,9 @@ export function firstTake(configuration: RunLockConfiguration): RunLockConfigura
   return ttl === configuration.lockAtMostFor ? configuration : { ...configuration, lockAtMostFor: ttl };
 }
 
+/** The longest delay a Node.js timer keeps (ms, about 24.8 days): a longer one fires after 1 ms instead. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The lease of `keepAlive: true`. */
 export const DEFAULT_LEASE = 30_000;
 
@@ -72,7 +76,7 @@ export function createLockConfiguration(
 ): RunLockConfiguration {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new SchedulerLockConfigurationError(
-      `${subject}: the lock name must be a non-empty string (got ${JSON.stringify(name)})`,
+      `${subject}: the lock name must be a non-empty string (got ${quoted(name)})`,
     );
   }
   const { lockAtMostFor, lockAtLeastFor } = lockDurations(
@@ -94,12 +98,13 @@ export function resolveLease(
   if (keepAlive === undefined) return fallback;
   if (keepAlive === false) return undefined;
   if (keepAlive === true) return DEFAULT_LEASE;
-  if (typeof keepAlive !== 'object' || keepAlive === null) {
+  if (typeof keepAlive !== 'object' || keepAlive === null || Array.isArray(keepAlive)) {
     throw new SchedulerLockConfigurationError(
-      `${subject}: keepAlive must be true, false or { lease } (got ${JSON.stringify(keepAlive)})`,
+      `${subject}: keepAlive must be true, false or { lease } (got ${quoted(keepAlive)})`,
     );
   }
-  return positiveDurationOption(keepAlive.lease, DEFAULT_LEASE, 'keepAlive.lease', subject);
+  assertKnownOptions(keepAlive, ['lease'], `${subject}: keepAlive`);
+  return positiveDurationOption(keepAlive.lease, DEFAULT_LEASE, 'keepAlive.lease', subject, MAX_TIMER_MS);
 }
 
 /**
@@ -128,24 +133,41 @@ export function positiveDurationOption(
   fallback: number,
   option: string,
   subject: string,
+  max = Infinity,
 ): number {
-  const ms = durationOption(value, fallback, option, subject);
+  const ms = durationOption(value, fallback, option, subject, max);
   if (ms <= 0) {
     throw new SchedulerLockConfigurationError(
-      `${subject}: ${option} must be greater than 0 (got ${JSON.stringify(value ?? fallback)})`,
+      `${subject}: ${option} must be greater than 0 (got ${quoted(value ?? fallback)})`,
     );
   }
   return ms;
 }
 
-/** Parses one duration option, wrapping a parse error with the option and the job it belongs to. */
-export function durationOption(value: Duration | undefined, fallback: number, option: string, subject: string): number {
+/**
+ * Parses one duration option, wrapping a parse error with the option and the job it belongs to; a duration
+ * longer than `max` ms fails too (a timer's: {@link MAX_TIMER_MS}).
+ */
+export function durationOption(
+  value: Duration | undefined,
+  fallback: number,
+  option: string,
+  subject: string,
+  max = Infinity,
+): number {
   if (value === undefined) return fallback;
+  let ms: number;
   try {
-    return parseDuration(value);
+    ms = parseDuration(value);
   } catch (error) {
     throw new SchedulerLockConfigurationError(`${subject}: ${option}: ${(error as Error).message}`);
   }
+  if (ms > max) {
+    throw new SchedulerLockConfigurationError(
+      `${subject}: ${option} must be at most ${formatDuration(max)} (got ${quoted(value)})`,
+    );
+  }
+  return ms;
 }
 
 /**
@@ -170,8 +192,7 @@ export function assertKnownOptions(
 ): void {
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
-    const lower = key.toLowerCase();
-    const match = known.find((option) => option.toLowerCase().startsWith(lower));
+    const match = closestOption(key, known);
     const closest = match ? `; did you mean "${match}"?` : `; the options are ${known.join(', ')}`;
     throw new SchedulerLockConfigurationError(`${subject}: unknown option "${key}"${hint(key) ?? closest}`);
   }

@@ -1,5 +1,8 @@
-import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
 import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
+import { SchedulerLockConfigurationError, type LockConfiguration } from '../../core/provider/lock-configuration.js';
+import { quoted } from '../../core/provider/message-text.js';
+import { nonEmptyStringOption, optionsObject, wholeNumberOption } from '../../core/provider/option-values.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import {
   LockNotHeldError,
   type JobRecord,
@@ -19,17 +22,37 @@ import type { InMemoryLocks, InMemorySimpleLock } from './in-memory-locks.js';
 import type { InMemoryOperatorStore } from './in-memory-operator-store.js';
 import { InMemoryStore, type StoredRecord } from './in-memory-store.js';
 
-/** Options of {@link InMemoryLockProvider}. */
+/**
+ * Options of {@link InMemoryLockProvider}, checked when it is constructed: a value outside what each option says,
+ * or a key that is none of these, throws a `SchedulerLockConfigurationError` naming the option and the value.
+ */
 export interface InMemoryLockProviderOptions {
-  /** Who runs the locks this provider takes, in job records and for operators. Default `<hostname>:<pid>`. */
+  /**
+   * Who runs the locks this provider takes, in job records and for operators: a non-empty string. Default
+   * `<hostname>:<pid>`. The module's own `lockedBy` option does not reach a provider the app builds: set it here.
+   */
   lockedBy?: string;
-  /** How many runs (and operator actions) each job's history keeps. Default 50. */
+  /** How many runs (and operator actions) each job's history keeps: a whole number from 1 to 2^31-1. Default 50. */
   historyLimit?: number;
   /**
    * @internal The store this provider is one node of, shared with other providers (`nest-scheduler-lock/testing`
-   * simulates a cluster with it); `historyLimit` is then the store's. Default: a store of its own.
+   * simulates a cluster with it), without `historyLimit`: that is the store's. Default: a store of its own.
    */
   store?: InMemoryStore;
+}
+
+const SUBJECT = 'InMemoryLockProvider options';
+const OPTIONS: readonly (keyof InMemoryLockProviderOptions)[] = ['lockedBy', 'historyLimit', 'store'];
+
+/** The `store` option, checked: a store of `nest-scheduler-lock/testing`, whose `historyLimit` is its own. */
+function sharedStore({ store, historyLimit }: Partial<InMemoryLockProviderOptions>): InMemoryStore {
+  if (!(store instanceof InMemoryStore)) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: store must be an InMemoryStore (got ${quoted(store)})`);
+  }
+  if (historyLimit !== undefined) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: historyLimit is the store's; set it on the store`);
+  }
+  return store;
 }
 
 /**
@@ -45,9 +68,11 @@ export class InMemoryLockProvider
   private readonly locks: InMemoryLocks;
   private readonly operators: InMemoryOperatorStore;
 
-  constructor(options: InMemoryLockProviderOptions = {}) {
-    this.lockedBy = options.lockedBy ?? defaultLockedBy();
-    const store = options.store ?? new InMemoryStore(options.historyLimit);
+  constructor(options?: InMemoryLockProviderOptions) {
+    const given = optionsObject(options, OPTIONS, SUBJECT);
+    this.lockedBy = nonEmptyStringOption(given.lockedBy, defaultLockedBy(), 'lockedBy', SUBJECT);
+    const historyLimit = wholeNumberOption(given.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT);
+    const store = given.store === undefined ? new InMemoryStore(historyLimit) : sharedStore(given);
     ({ locks: this.locks, records: this.records, operators: this.operators } = store);
   }
 

@@ -2,7 +2,6 @@ import type { Pool } from 'pg';
 import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import type { CallBatch } from '../../core/provider/call-batch.js';
 import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
-import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import { OwnerValues } from '../../core/provider/owner-value.js';
 import type {
   JobRecord,
@@ -23,7 +22,6 @@ import type {
 } from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { statementBatch } from './postgres-batches.js';
-import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { postgresTables, type PostgresTables } from './postgres-schema.js';
 import { assertPool, PostgresSession } from './postgres-session.js';
 import {
@@ -38,11 +36,7 @@ import {
   type PostgresLockContext,
   type ReleaseRequest,
 } from './postgres-simple-lock.js';
-import {
-  DEFAULT_STATEMENT_TIMEOUT,
-  DEFAULT_TABLE_PREFIX,
-  type PostgresLockProviderOptions,
-} from './postgres-options.js';
+import { postgresProviderSettings, type PostgresLockProviderOptions } from './postgres-options.js';
 import { PostgresOperatorStore } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { checkPostgresStore } from './postgres-startup-check.js';
@@ -97,15 +91,14 @@ export class PostgresLockProvider
   private readonly pool: Pool;
   private readonly operators: PostgresOperatorStore;
 
-  constructor(pool: Pool, options: PostgresLockProviderOptions = {}) {
+  constructor(pool: Pool, options?: PostgresLockProviderOptions) {
     assertPool(pool);
     this.pool = pool;
-    this.lockedBy = options.lockedBy ?? defaultLockedBy();
-    const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
-    this.tables = postgresTables({ schema: options.schema ?? 'public', tablePrefix });
-    const historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-    const statementTimeout = options.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT;
-    const session = new PostgresSession(pool, this.tables, statementTimeout, options.createTables ?? true);
+    const { lockedBy, schema, tablePrefix, historyLimit, statementTimeout, createTables } =
+      postgresProviderSettings(options);
+    this.lockedBy = lockedBy;
+    this.tables = postgresTables({ schema, tablePrefix });
+    const session = new PostgresSession(pool, this.tables, statementTimeout, createTables);
     const statements = postgresStatements(this.tables);
     const finishes = statementBatch<ReleaseRequest, OwnerCheckRow>(session, statements.release, (requests) =>
       releaseParameters(requests, historyLimit),

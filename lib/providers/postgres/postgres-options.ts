@@ -1,19 +1,37 @@
-/** Options of {@link PostgresLockProvider}. */
+import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
+import { booleanOption, MAX_TIMER_MS } from '../../core/provider/lock-configuration.js';
+import { nonEmptyStringOption, optionsObject, wholeNumberOption } from '../../core/provider/option-values.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+
+/**
+ * Options of {@link PostgresLockProvider}, checked when it is constructed: a value outside what each option says,
+ * or a key that is none of these, throws naming the option and the value.
+ */
 export interface PostgresLockProviderOptions {
-  /** The schema of the tables; it must exist. Default `public`. */
+  /**
+   * The schema of the tables; it must exist. Letters, digits and underscores, not starting with a digit, at most
+   * 58 characters. Default `public`.
+   */
   schema?: string;
-  /** Prefix of the tables' names: `<tablePrefix>locks`, `<tablePrefix>history`, … Default `scheduler_lock_`. */
+  /**
+   * Prefix of the tables' names: `<tablePrefix>locks`, `<tablePrefix>history`, … Letters, digits and underscores,
+   * not starting with a digit, at most 58 characters. Default `scheduler_lock_`.
+   */
   tablePrefix?: string;
-  /** Stored with each lock so an operator can see who holds it. Default `<hostname>:<pid>`. */
+  /**
+   * Stored with each lock and run so an operator can see who holds it: a non-empty string. Default
+   * `<hostname>:<pid>`. The module's own `lockedBy` option does not reach a provider the app builds: set it here.
+   */
   lockedBy?: string;
-  /** Creates the tables on first use when they are missing (`CREATE TABLE IF NOT EXISTS`). Default `true`. */
+  /** Creates the tables on first use when they are missing (`CREATE TABLE IF NOT EXISTS`): a boolean. Default true. */
   createTables?: boolean;
-  /** How many runs (and operator actions) each job's history keeps. Default 50. */
+  /** How many runs (and operator actions) each job's history keeps: a whole number from 1 to 2^31-1. Default 50. */
   historyLimit?: number;
   /**
    * The `statement_timeout` (ms) the provider sets on each pool connection it uses, so that a statement that
-   * cannot finish in time is rolled back instead of taking a lock late. Make it your `acquireTimeout`
-   * (default 2 s, the module's). `false` leaves the connections' setting alone: for a pool the app shares.
+   * cannot finish in time is rolled back instead of taking a lock late: a whole number of ms from 1 to
+   * 2147482647 (2^31-1 less the second pg waits beyond it). Make it your `acquireTimeout` (default 2 s, the
+   * module's). `false` leaves the connections' setting alone: for a pool the app shares.
    */
   statementTimeout?: number | false;
 }
@@ -21,3 +39,37 @@ export interface PostgresLockProviderOptions {
 export const DEFAULT_TABLE_PREFIX = 'scheduler_lock_';
 /** The module's default `acquireTimeout`: a statement gets as long as a lock attempt. */
 export const DEFAULT_STATEMENT_TIMEOUT = 2_000;
+
+/** The longest `statementTimeout`: pg waits a second longer for the answer, on a Node.js timer. */
+const MAX_STATEMENT_TIMEOUT = MAX_TIMER_MS - 1_000;
+
+/** A `statementTimeout` other than `false`: a whole number of ms, never text, as it goes to the server. */
+function statementTimeoutMs(value: unknown): number {
+  return wholeNumberOption(value, 0, 'statementTimeout (ms, or false)', SUBJECT, [1, MAX_STATEMENT_TIMEOUT]);
+}
+
+const SUBJECT = 'PostgresLockProvider options';
+
+/** Every option of {@link PostgresLockProviderOptions}: any other key is a typo that would be ignored. */
+const OPTIONS: readonly (keyof PostgresLockProviderOptions)[] = [
+  'schema',
+  'tablePrefix',
+  'lockedBy',
+  'createTables',
+  'historyLimit',
+  'statementTimeout',
+];
+
+/** The provider's options, checked, with their defaults (`schema` and `tablePrefix`: see `postgresTables`). */
+export function postgresProviderSettings(options: PostgresLockProviderOptions | undefined) {
+  const given = optionsObject(options, OPTIONS, SUBJECT);
+  const { schema = 'public', tablePrefix = DEFAULT_TABLE_PREFIX, statementTimeout = DEFAULT_STATEMENT_TIMEOUT } = given;
+  return {
+    schema,
+    tablePrefix,
+    lockedBy: nonEmptyStringOption(given.lockedBy, defaultLockedBy(), 'lockedBy', SUBJECT),
+    createTables: booleanOption(given.createTables, true, 'createTables', SUBJECT),
+    historyLimit: wholeNumberOption(given.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT),
+    statementTimeout: statementTimeout === false ? (false as const) : statementTimeoutMs(statementTimeout),
+  };
+}

@@ -1,3 +1,6 @@
+import { SchedulerLockConfigurationError } from '../../core/provider/lock-configuration.js';
+import { quoted } from '../../core/provider/message-text.js';
+
 /** Where the provider's table lives: a schema, and a prefix for the table's name. */
 export interface PostgresTableName {
   readonly schema: string;
@@ -31,9 +34,9 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
     ['tablePrefix', tablePrefix],
   ] as const) {
     if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-      throw new TypeError(
+      throw new SchedulerLockConfigurationError(
         `PostgresLockProvider: ${option} must be letters, digits and underscores, starting with a letter or ` +
-          `an underscore, at most 58 characters (got ${JSON.stringify(value)})`,
+          `an underscore, at most 58 characters (got ${quoted(value)})`,
       );
     }
   }

@@ -1,6 +1,5 @@
 import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
-import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import { OwnerValues } from '../../core/provider/owner-value.js';
 import type {
   JobRecord,
@@ -18,7 +17,6 @@ import type {
   RecoveringLockProvider,
 } from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
-import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
@@ -26,28 +24,10 @@ import { RedisOperatorStore } from './redis-operator-store.js';
 import { RedisScripts, type LockOwner } from './redis-scripts.js';
 import { acquiredAt, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
 import { checkRedisStore } from './redis-startup-check.js';
-import { DEFAULT_REPLICA_ACK_TIMEOUT, ReplicaAck } from './replica-ack.js';
+import { ReplicaAck } from './replica-ack.js';
+import { redisProviderSettings, type RedisLockProviderOptions } from './redis-options.js';
 
-/** Options of {@link RedisLockProvider}. */
-export interface RedisLockProviderOptions {
-  /** Prefix of every key, so several apps or environments can share one Redis. Default `job-lock`. */
-  keyPrefix?: string;
-  /** Stored with each lock so an operator can see who holds it. Default `<hostname>:<pid>`. */
-  lockedBy?: string;
-  /** How many runs (and operator actions) each job's history keeps. Default 50. */
-  historyLimit?: number;
-  /**
-   * A lock counts as taken only once this many replicas acknowledged it (Redis `WAIT`, one more round trip
-   * per lock taken), so a failover right after it was taken does not lose it. Not on a Cluster client.
-   * Default: none (the lock is taken once the primary has it).
-   */
-  minReplicasToAck?: number;
-  /** How long a taken lock waits for `minReplicasToAck` replicas before it is released unused (ms). Default 500. */
-  replicaAckTimeout?: number;
-}
-
-/** The default key prefix, shared by the module and the provider. */
-export const DEFAULT_KEY_PREFIX = 'job-lock';
+export { DEFAULT_KEY_PREFIX, type RedisLockProviderOptions } from './redis-options.js';
 
 /**
  * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the string key
@@ -83,14 +63,14 @@ export class RedisLockProvider
   /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
   private readonly replicaAck: ReplicaAck | undefined;
 
-  constructor(client: RedisClient | IoredisForkClient, options: RedisLockProviderOptions = {}) {
-    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    this.lockedBy = options.lockedBy ?? defaultLockedBy();
-    this.historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+  constructor(client: RedisClient | IoredisForkClient, options?: RedisLockProviderOptions) {
+    const { replicaAck, ...settings } = redisProviderSettings(options);
+    ({ keyPrefix: this.keyPrefix, lockedBy: this.lockedBy, historyLimit: this.historyLimit } = settings);
     this.keys = new RedisKeys(this.keyPrefix);
     this.scripts = new RedisScripts(asRedisClient(client));
-    const { minReplicasToAck, replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT } = options;
-    if (minReplicasToAck) this.replicaAck = new ReplicaAck(this.scripts.client, minReplicasToAck, replicaAckTimeout);
+    if (replicaAck) {
+      this.replicaAck = new ReplicaAck(this.scripts.client, replicaAck.minReplicasToAck, replicaAck.replicaAckTimeout);
+    }
   }
 
   /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */

@@ -1,7 +1,12 @@
 import type { Redis } from 'ioredis';
-import { formatDuration } from '../../core/provider/duration.js';
+import { formatDuration, type Duration } from '../../core/provider/duration.js';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
-import { SchedulerLockConfigurationError } from '../../core/provider/lock-configuration.js';
+import {
+  MAX_TIMER_MS,
+  positiveDurationOption,
+  SchedulerLockConfigurationError,
+} from '../../core/provider/lock-configuration.js';
+import { wholeNumberOption } from '../../core/provider/option-values.js';
 import type { SimpleLock } from '../../core/provider/lock-provider.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
@@ -24,10 +29,6 @@ export class ReplicaAck {
     readonly replicas: number,
     readonly timeoutMs: number,
   ) {
-    assertMinReplicasToAck(replicas);
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
-      throw new SchedulerLockConfigurationError(`replicaAckTimeout must be at least 1 ms (got ${timeoutMs})`);
-    }
     // A Cluster client sends a command without keys to any node, so WAIT would not follow the lock's write.
     if (client.isCluster) {
       throw new SchedulerLockConfigurationError(
@@ -54,10 +55,35 @@ export class ReplicaAck {
   }
 }
 
-/** Checks a `minReplicasToAck` (the module's option, or the provider's); `subject` starts the message. */
-export function assertMinReplicasToAck(replicas: unknown, subject = ''): asserts replicas is number {
-  if (!Number.isInteger(replicas) || (replicas as number) < 1) {
-    const got = typeof replicas === 'number' ? String(replicas) : JSON.stringify(replicas);
-    throw new SchedulerLockConfigurationError(`${subject}minReplicasToAck must be a positive integer (got ${got})`);
+/** `minReplicasToAck` and `replicaAckTimeout` as a user writes them, before validation. */
+export interface ReplicaAckOptions {
+  minReplicasToAck?: number;
+  replicaAckTimeout?: Duration;
+}
+
+/**
+ * `minReplicasToAck` (a whole number of replicas) and `replicaAckTimeout` (a duration, in whole ms for `WAIT`),
+ * checked for the module's options or a provider's (`subject` starts the message); `undefined` without replicas.
+ */
+export function replicaAckSettings(
+  options: ReplicaAckOptions,
+  subject: string,
+): { minReplicasToAck: number; replicaAckTimeout: number } | undefined {
+  const { minReplicasToAck, replicaAckTimeout } = options;
+  if (minReplicasToAck === undefined) {
+    if (replicaAckTimeout === undefined) return undefined;
+    throw new SchedulerLockConfigurationError(`${subject}: replicaAckTimeout needs minReplicasToAck`);
   }
+  return {
+    minReplicasToAck: wholeNumberOption(minReplicasToAck, 0, 'minReplicasToAck', subject),
+    replicaAckTimeout: Math.ceil(
+      positiveDurationOption(
+        replicaAckTimeout,
+        DEFAULT_REPLICA_ACK_TIMEOUT,
+        'replicaAckTimeout',
+        subject,
+        MAX_TIMER_MS,
+      ),
+    ),
+  };
 }

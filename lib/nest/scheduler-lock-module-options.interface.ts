@@ -22,7 +22,7 @@ export interface SchedulerLockModuleOptions {
   provider?: LockProvider;
   /**
    * With `redis`: prefix of every Redis key, so several apps or environments can share one Redis: a non-empty
-   * string. Default `job-lock`. A provider the app builds takes its own.
+   * string. Default `job-lock`. With `provider`, refused: pass it to the provider's options.
    */
   keyPrefix?: string;
   /**
@@ -35,8 +35,8 @@ export interface SchedulerLockModuleOptions {
   /**
    * This node's name: stored with each lock the module's `redis` store takes, and the node in lock events, in
    * the console's node list and in operator actions. A non-empty string. Default `<hostname>:<pid>`.
-   * With `provider`, it does not reach the provider: the app built it, so set the same `lockedBy` in the
-   * provider's options, or its locks and history name the provider's own (default `<hostname>:<pid>`).
+   * With `provider`, the default is the provider's own `lockedBy`. The module's value does not reach a
+   * provider the app built: set the name in the provider's options.
    */
   lockedBy?: string;
   /**
@@ -53,7 +53,8 @@ export interface SchedulerLockModuleOptions {
   acquireTimeout?: Duration;
   /**
    * With `redis`: how many runs (and operator actions) each job's history keeps, for `SchedulerLockAdmin`, the
-   * CLI and the status page: a whole number from 1 to 2^31-1. Default 50. A provider the app builds takes its own.
+   * CLI and the status page: a whole number from 1 to 2^31-1. Default 50. With `provider`, refused: pass it to
+   * the provider's options.
    */
   historyLimit?: number;
   /**

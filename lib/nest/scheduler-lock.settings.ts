@@ -93,7 +93,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   }
   assertKnownOptions(options, MODULE_OPTIONS, SUBJECT, isGlobalHint);
   const keyPrefix = nonEmptyStringOption(options.keyPrefix, DEFAULT_KEY_PREFIX, 'keyPrefix', SUBJECT);
-  const lockedBy = nonEmptyStringOption(options.lockedBy, defaultLockedBy(), 'lockedBy', SUBJECT);
+  const lockedBy = nonEmptyStringOption(options.lockedBy, nodeNameOf(options.provider), 'lockedBy', SUBJECT);
   if (options.redis !== undefined) assertRedisOption(options.redis);
   if ((options.redis === undefined) === (options.provider === undefined)) {
     const got = options.redis === undefined ? 'neither' : 'both';
@@ -142,6 +142,7 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   };
   const replicaAck = replicaAckOptions(options, acquireTimeout);
   if (options.provider !== undefined) {
+    refuseRedisOnlyOptions(options);
     assertLockProvider(options.provider, SUBJECT, [...PROVIDER_ABILITY_METHODS, ...OPERATOR_ABILITY_METHODS]);
     const { provider } = options;
     const outages = canReportOutages(provider) ? provider.reportOutages(new Logger('SchedulerLock')) : undefined;
@@ -153,6 +154,23 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
   const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
   const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
   return { provider, ...common, ownedClient, outages };
+}
+
+/** A provider's own node name (`lockedBy`, when it has one), else `<hostname>:<pid>`: one name per node. */
+function nodeNameOf(provider: unknown): string {
+  const named = (provider as { lockedBy?: unknown } | undefined)?.lockedBy;
+  return typeof named === 'string' && named !== '' ? named : defaultLockedBy();
+}
+
+/** `keyPrefix` and `historyLimit` shape the store the module builds for `redis`; a provider has its own. */
+function refuseRedisOnlyOptions(options: SchedulerLockModuleOptions): void {
+  for (const option of ['keyPrefix', 'historyLimit'] as const) {
+    if (options[option] === undefined) continue;
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: ${option} goes with "redis" (got ${quoted(options[option])}); ` +
+        `pass it to your provider's options instead`,
+    );
+  }
 }
 
 /** A duration the module waits on a timer: at most {@link MAX_TIMER_MS}, and greater than `min` (0) unless 0. */

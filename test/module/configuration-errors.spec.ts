@@ -9,6 +9,7 @@ import {
   type SchedulerLockModuleOptions,
   type SchedulerLockOptions,
 } from '../../lib/index.js';
+import { createSchedulerLockSettings } from '../../lib/nest/scheduler-lock.settings.js';
 import { closeSchedulerApps, startSchedulerApp, startupError } from '../support/scheduler-app.js';
 
 afterEach(closeSchedulerApps);
@@ -84,6 +85,8 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       [/minReplicasToAck must be a whole number from 1 to 2147483647 \(got 0\)/],
     ],
     ['minReplicasToAck with a provider', { minReplicasToAck: 1 }, [/minReplicasToAck goes with "redis"/]],
+    ['keyPrefix with a provider', { keyPrefix: 'app' }, [/keyPrefix goes with "redis" \(got "app"\)/]],
+    ['historyLimit with a provider', { historyLimit: 10 }, [/historyLimit goes with "redis" \(got 10\)/]],
     ['replicaAckTimeout without minReplicasToAck', { replicaAckTimeout: '100ms' }, [/needs minReplicasToAck/]],
     [
       'a replicaAckTimeout not shorter than acquireTimeout',
@@ -340,6 +343,17 @@ describe('LockedJobRegistry.declare', () => {
     expect(message).toMatch(/Duplicate lock name "sync"/);
     expect(message).toContain('SyncJob.run');
     expect(message).toContain('runtime job "sync-later"');
+  });
+});
+
+describe("a provider's node name", () => {
+  it("is the module's lockedBy when the module sets none", () => {
+    const settings = createSchedulerLockSettings({
+      provider: new InMemoryLockProvider({ lockedBy: 'web-7' }),
+      defaultLockAtMostFor: '1m',
+    });
+
+    expect(settings.lockedBy).toBe('web-7');
   });
 });
 

@@ -84,7 +84,7 @@ const SUBJECTS: Subject[] = [
     },
     base: (option) => {
       const redis = { redis: client, defaultLockAtMostFor: '1m' };
-      if (option === 'minReplicasToAck') return redis;
+      if (option === 'minReplicasToAck' || option === 'keyPrefix' || option === 'historyLimit') return redis;
       if (option === 'replicaAckTimeout') return { ...redis, minReplicasToAck: 1 };
       return { provider: inMemory, defaultLockAtMostFor: '1m' };
     },

@@ -64,7 +64,8 @@ export class InMemoryLockProvider
   implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider, OperatorLockProvider
 {
   private readonly records: Map<string, StoredRecord>;
-  private readonly lockedBy: string;
+  /** This node's name, stored with each lock it takes. */
+  readonly lockedBy: string;
   private readonly locks: InMemoryLocks;
   private readonly operators: InMemoryOperatorStore;
 

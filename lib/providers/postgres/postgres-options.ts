@@ -21,3 +21,18 @@ export interface PostgresLockProviderOptions {
 export const DEFAULT_TABLE_PREFIX = 'scheduler_lock_';
 /** The module's default `acquireTimeout`: a statement gets as long as a lock attempt. */
 export const DEFAULT_STATEMENT_TIMEOUT = 2_000;
+
+/** A plain SQL identifier: quoted in statements, so it is kept to what needs no escaping. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,57}$/;
+
+/**
+ * What is wrong with `value` as a schema or table prefix, after the option's name; `undefined` when it is a
+ * plain identifier. The CLI asks before it connects.
+ */
+export function identifierProblem(value: unknown): string | undefined {
+  if (typeof value === 'string' && IDENTIFIER.test(value)) return undefined;
+  return (
+    'must be letters, digits and underscores, starting with a letter or an underscore, at most 58 characters ' +
+    `(got ${JSON.stringify(value)})`
+  );
+}

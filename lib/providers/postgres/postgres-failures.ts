@@ -65,10 +65,10 @@ const SERVER_FAILURES: Readonly<Record<string, string>> = {
   '57P02': 'server crashed',
   '57P03': 'server starting up or shutting down',
   '53300': 'too many connections',
-  '28P01': 'authentication failed',
-  '28000': 'authentication failed',
   '3D000': 'database does not exist',
 };
+/** SQLSTATEs of refused credentials: the server's message names the user it refused (never a password). */
+const REFUSED_CREDENTIALS = new Set(['28P01', '28000']);
 
 /**
  * What a failed statement says about PostgreSQL: a connection-level failure (no connection, a server that
@@ -93,6 +93,8 @@ function failureReason(error: Error, code: string | undefined, statementTimeout:
   if (code === STATEMENT_TIMEOUT) return `no answer within ${statementTimeout}ms (statement_timeout)`;
   if (code !== undefined && SOCKET_FAILURES[code]) return `${SOCKET_FAILURES[code]}, ${code}`;
   if (code !== undefined && SERVER_FAILURES[code]) return `${SERVER_FAILURES[code]}, ${code}`;
+  // As Redis's outage line names the user it refused: `password authentication failed for user "ops"`.
+  if (code !== undefined && REFUSED_CREDENTIALS.has(code)) return `credentials refused: ${error.message}, ${code}`;
   if (code?.startsWith('08')) return `connection failure, ${code}`;
   return CLIENT_FAILURES.find(([wording]) => wording.test(error.message))?.[1];
 }

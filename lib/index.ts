@@ -28,6 +28,7 @@ export { LockedJobRegistry } from './nest/locked-job.registry.js';
 export { LockedJobStatus, type JobStatus } from './nest/locked-job.status.js';
 export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
+export { InvalidSteeringNoteError } from './operators/steering-note.js';
 export type { JobOverview } from './operators/job-overview.js';
 export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
 

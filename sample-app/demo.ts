@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { withoutCredentials } from '../lib/core/provider/message-text.js';
 import { DEFAULT_REDIS_URL, NoRedisForRunError, redisForRun, type RunRedis } from '../test/support/redis-for-run.js';
 import { deleteKeysUnder } from './demo/redis.js';
 import { startInstance } from './demo/instance-process.js';
@@ -34,7 +35,8 @@ async function runDemo({ url: redisUrl }: RunRedis, seconds: number): Promise<nu
   // A prefix of its own, so locks left over by an earlier, interrupted demo cannot skew this one.
   const keyPrefix = `sample-app-demo-${process.pid}-${Date.now()}`;
   console.log(
-    `Running ${INSTANCE_COUNT} instances of the sample app for ${seconds} s (Redis ${redisUrl}, key prefix "${keyPrefix}")\n`,
+    `Running ${INSTANCE_COUNT} instances of the sample app for ${seconds} s ` +
+      `(Redis ${withoutCredentials(redisUrl)}, key prefix "${keyPrefix}")\n`,
   );
 
   const ticks: TickLine[] = [];

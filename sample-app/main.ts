@@ -14,7 +14,7 @@ async function bootstrap(): Promise<void> {
   // Tells a parent process, when there is one (the cluster demo), that the jobs are scheduled.
   process.send?.('ready');
   new Logger('SampleApp').log(
-    `Instance "${config.instanceId}" is running its jobs (Redis ${config.redisUrl}, key prefix "${config.keyPrefix}")`,
+    `Instance "${config.instanceId}" is running its jobs (Redis ${config.redisShown}, key prefix "${config.keyPrefix}")`,
   );
 }
 

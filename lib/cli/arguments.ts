@@ -1,10 +1,16 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../core/provider/duration.js';
-import { REASON_MAX_LENGTH, type SteeringNote } from '../operators/cluster-records.js';
+import type { SteeringNote } from '../operators/cluster-records.js';
+import {
+  ACTOR_MAX_LENGTH,
+  checkedSteeringNote,
+  InvalidSteeringNoteError,
+  REASON_MAX_LENGTH,
+} from '../operators/steering-note.js';
 import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
 import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
-import { nonEmpty, storeTarget, UsageError, type StoreTarget } from './store-target.js';
+import { storeTarget, UsageError, type StoreTarget } from './store-target.js';
 
 /** The CLI's help text, printed by `--help` and after a usage error. */
 export const USAGE = `Usage: nest-scheduler-lock <command> [options]
@@ -32,8 +38,10 @@ Options:
                   PostgreSQL: the apps' tablePrefix (default: ${DEFAULT_TABLE_PREFIX})
   --heartbeat D   the apps' heartbeatInterval, e.g. 5s (default): a node silent for 3 of them is gone
   --json          machine-readable JSON on stdout
-  --actor A       who steers, recorded in the job's history (default: cli:<your user name>)
-  --reason R      why, recorded in the job's history (at most ${REASON_MAX_LENGTH} characters)
+  --actor A       who steers, recorded in the job's history (default: cli:<your user name>; at most
+                  ${ACTOR_MAX_LENGTH} characters)
+  --reason R      why, recorded in the job's history (at most ${REASON_MAX_LENGTH} characters; in both, no control
+                  characters)
   --limit N       history: how many entries (default 20)
   -h, --help      this text
 
@@ -118,10 +126,17 @@ function command(positionals: string[], values: { actor?: string; reason?: strin
   if (name === 'job' || name === 'history') return { name, job };
   const actor = values.actor ?? defaultActor();
   if (actor === undefined) throw new UsageError(`${name} needs --actor: the user name is unknown`);
-  if (values.reason !== undefined && values.reason.length > REASON_MAX_LENGTH)
-    throw new UsageError(`--reason must be at most ${REASON_MAX_LENGTH} characters (got ${values.reason.length})`);
-  const note = { actor: nonEmpty(actor, '--actor'), reason: values.reason };
-  return { name: name as Steering, job, note };
+  return { name: name as Steering, job, note: steeringNote({ actor, reason: values.reason }) };
+}
+
+/** `note` as the admin checks it, before the CLI connects: a note it would refuse is a usage error. */
+function steeringNote(note: SteeringNote): SteeringNote {
+  try {
+    return checkedSteeringNote(note);
+  } catch (error) {
+    if (!(error instanceof InvalidSteeringNoteError)) throw error;
+    throw new UsageError(`--${error.field} ${error.problem}`);
+  }
 }
 
 /** `cli:<user name>`; `undefined` where the OS has no user name for this process (a container without one). */

@@ -4,7 +4,7 @@ import { parseInvocation, USAGE, type Invocation } from './arguments.js';
 import { runCommand } from './commands.js';
 import { connectStore, type StoreConnection } from './store-connection.js';
 import { UsageError } from './store-target.js';
-import { printable, printableLines } from './terminal-text.js';
+import { printable, printableJson, printableLines } from './terminal-text.js';
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -26,7 +26,7 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     // The message may quote an argument: a store URL typed where a command or job name goes.
-    output.err(`${NAME}: ${printable(withoutCredentials(error.message))}\n\n${USAGE}`);
+    output.err(`${NAME}: ${printable(masked(error.message, args, env))}\n\n${USAGE}`);
     return 2;
   }
   if (invocation === 'help') {
@@ -38,14 +38,14 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
     connection = await connectStore(invocation.store);
     const admin = new ClusterAdmin(connection.operatorStore, invocation.heartbeatInterval);
     const result = await runCommand(admin, invocation, connection.scope);
-    // JSON escapes control characters itself; text from the store is made printable: views cell by cell, the rest here.
-    if (invocation.json) output.out(JSON.stringify(result.json, null, 2));
+    // Text from the store is made printable: views cell by cell, the rest here, JSON inside its strings.
+    if (invocation.json) output.out(printableJson(result.json));
     else if (result.text) output.out(printableLines(result.text));
     if (result.failure === undefined) return 0;
     output.err(`${NAME}: ${printable(result.failure)}`);
     return 1;
   } catch (error) {
-    output.err(`${NAME}: ${printable(withoutCredentials(failureLine(error, connection)))}`);
+    output.err(`${NAME}: ${printable(masked(failureLine(error, connection), args, env))}`);
     return 1;
   } finally {
     await connection?.close();
@@ -58,4 +58,14 @@ function failureLine(error: unknown, connection: StoreConnection | undefined): s
   const said = connection?.failureLine(error);
   if (said !== undefined) return said;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** `line` with each argument and store variable it may quote as {@link withoutCredentials} masks it. */
+function masked(line: string, args: readonly string[], env: NodeJS.ProcessEnv): string {
+  let text = line;
+  for (const value of [...args, env.REDIS_URL, env.DATABASE_URL]) {
+    const shown = value && withoutCredentials(value);
+    if (value && shown !== value) text = text.split(value).join(shown);
+  }
+  return text;
 }

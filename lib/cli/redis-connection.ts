@@ -1,7 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { LockStoreUnavailableError } from '../core/provider/errors.js';
 import { describeRedisEndpoint } from '../providers/redis/redis-endpoint.js';
-import { redisFailure } from '../providers/redis/redis-failures.js';
+import { misconfiguration, redisFailure } from '../providers/redis/redis-failures.js';
 import type { RedisClient } from '../providers/redis/redis-client.js';
 import { RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
 import type { StoreConnection } from './store-connection.js';
@@ -82,6 +82,9 @@ export function described(client: RedisClient, error: unknown): Error {
     const hint = '(a Redis Cluster: add --cluster)';
     return new Error(`Redis ${describeRedisEndpoint(client)} answered: ${error.message} ${hint}`, { cause: error });
   }
+  // Refused credentials or an untrusted certificate: Redis answers, so it is not said to be unreachable.
+  const mistake = misconfiguration(error, client);
+  if (mistake !== undefined) return new Error(`Redis ${describeRedisEndpoint(client)} is reachable, but ${mistake}`);
   const failure = redisFailure(client, error);
   if (failure instanceof LockStoreUnavailableError || !(failure instanceof Error)) return failure as Error;
   return new Error(`Redis ${describeRedisEndpoint(client)} answered: ${failure.message}`, { cause: error });

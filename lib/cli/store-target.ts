@@ -1,4 +1,4 @@
-import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
+import { DEFAULT_TABLE_PREFIX, identifierProblem } from '../providers/postgres/postgres-options.js';
 import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
 
 /** Where the CLI connects: one Redis, or a Redis Cluster through its startup nodes. */
@@ -65,8 +65,8 @@ export function storeTarget(options: StoreOptions, env: NodeJS.ProcessEnv): Stor
       options.postgres ?? env.DATABASE_URL!,
       options.postgres === undefined ? 'DATABASE_URL' : '--postgres',
     ),
-    schema: nonEmpty(options.schema ?? 'public', '--schema'),
-    tablePrefix: nonEmpty(options['table-prefix'] ?? DEFAULT_TABLE_PREFIX, '--table-prefix'),
+    schema: identifier(options.schema ?? 'public', '--schema'),
+    tablePrefix: identifier(options['table-prefix'] ?? DEFAULT_TABLE_PREFIX, '--table-prefix'),
   };
 }
 
@@ -131,8 +131,15 @@ function postgresUrl(value: string, from: '--postgres' | 'DATABASE_URL'): string
   return url;
 }
 
+/** `value`, if the provider takes it as a schema or table prefix: checked before the CLI connects. */
+function identifier(value: string, option: string): string {
+  const problem = identifierProblem(value);
+  if (problem) throw new UsageError(`${option} ${problem}`);
+  return value;
+}
+
 /** `value`, unless blank. */
-export function nonEmpty(value: string, option: string): string {
+function nonEmpty(value: string, option: string): string {
   if (value.trim() === '') throw new UsageError(`${option} must not be empty`);
   return value;
 }

@@ -150,7 +150,7 @@ function checkedOrigins(origins: unknown): URL[] {
   if (!Array.isArray(origins)) {
     throw new SchedulerLockConfigurationError(
       `${SUBJECT}: trustedOrigins must be an array of origins such as ['https://ops.example.com'], ` +
-        `got ${withoutCredentials(quoted(origins))}`,
+        `got ${quoted(typeof origins === 'string' ? withoutCredentials(origins) : origins)}`,
     );
   }
   return origins.map((origin: unknown) => {
@@ -159,7 +159,7 @@ function checkedOrigins(origins: unknown): URL[] {
     if (!url || !plain || url.pathname !== '/' || url.search || url.hash) {
       throw new SchedulerLockConfigurationError(
         `${SUBJECT}: trustedOrigins must be origins such as https://ops.example.com, ` +
-          `got ${withoutCredentials(quoted(origin))}`,
+          `got ${quoted(typeof origin === 'string' ? withoutCredentials(origin) : origin)}`,
       );
     }
     return url;

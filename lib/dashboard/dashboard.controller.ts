@@ -14,15 +14,11 @@ import {
 } from '@nestjs/common';
 import { LockStoreUnavailableError } from '../core/provider/errors.js';
 import type { SteeringAction } from '../core/task/lock-events.js';
-import {
-  REASON_MAX_LENGTH,
-  type ClusterNode,
-  type HistoryEntry,
-  type HistoryOutcome,
-} from '../operators/cluster-records.js';
+import type { ClusterNode, HistoryEntry, HistoryOutcome } from '../operators/cluster-records.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { UnknownJobError } from '../operators/cluster-admin.js';
+import { InvalidSteeringNoteError } from '../operators/steering-note.js';
 import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard } from './dashboard-access.guard.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
 import { DASHBOARD_PAGE } from './dashboard-page.js';
@@ -111,11 +107,9 @@ export class DashboardController {
     if (!STEERING_ACTIONS.includes(action as SteeringAction)) {
       throw new NotFoundException(`No action "${action}": one of ${STEERING_ACTIONS.join(', ')}`);
     }
+    // The admin checks the note (InvalidSteeringNoteError, a 400), its reason's type too.
     const reason = (body as { reason?: unknown } | undefined)?.reason;
-    if (reason !== undefined && (typeof reason !== 'string' || reason.length > REASON_MAX_LENGTH)) {
-      throw new BadRequestException(`reason must be a string of at most ${REASON_MAX_LENGTH} characters`);
-    }
-    const note = { actor: access.actor, reason: reason || undefined };
+    const note = { actor: access.actor, reason: (reason || undefined) as string | undefined };
     const result = await answered((): Promise<unknown> => this.admin[action as SteeringAction](name, note));
     return { action: action as SteeringAction, job: name, result };
   }
@@ -138,11 +132,12 @@ export class DashboardController {
   }
 }
 
-/** The admin call's result; its known failures as HTTP errors (unknown job 404, Redis unreachable 503). */
+/** The admin call's result; its known failures as HTTP errors (bad note 400, unknown job 404, store down 503). */
 async function answered<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
+    if (error instanceof InvalidSteeringNoteError) throw new BadRequestException(error.message);
     if (error instanceof UnknownJobError) throw new NotFoundException(error.message);
     if (error instanceof LockStoreUnavailableError) throw new ServiceUnavailableException(error.message);
     throw error;

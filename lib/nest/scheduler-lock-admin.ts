@@ -11,7 +11,8 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
  * The cluster's locked jobs for operators, from any node (also one that does not run the job): jobs, nodes,
  * run history, and pause / resume / trigger / unlock. Each steering action is recorded in the job's history
  * and emitted on this node as an `operator` event. Needs a provider with an operator store (the Redis and the
- * in-memory providers have one: `OperatorLockProvider`).
+ * in-memory providers have one: `OperatorLockProvider`). A steering note is checked before the store is asked:
+ * an `InvalidSteeringNoteError` for an actor over 100 or a reason over 500 characters, or a control character.
  */
 @Injectable()
 export class SchedulerLockAdmin {

@@ -1,8 +1,8 @@
-import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import { nextCronFireTime } from './next-fire-time.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, SteeringNote, TriggerResult } from './cluster-records.js';
 import { jobOverview, type JobOverview } from './job-overview.js';
 import type { OperatorStore } from './operator-store.js';
+import { checkedSteeringNote } from './steering-note.js';
 
 /** A node counts as gone once it has missed this many heartbeats. */
 const MISSED_HEARTBEATS = 3;
@@ -73,11 +73,13 @@ export class ClusterAdmin {
 
   /** Every node skips the job's ticks (reason `paused`) until {@link resume}; a run in progress goes on. */
   async pause(jobName: string, note: SteeringNote): Promise<boolean> {
-    return this.store.pause((await this.liveJob(jobName)).job.lockName, checked(note));
+    const checked = checkedSteeringNote(note);
+    return this.store.pause((await this.liveJob(jobName)).job.lockName, checked);
   }
 
   async resume(jobName: string, note: SteeringNote): Promise<boolean> {
-    return this.store.resume((await this.catalogued(jobName)).lockName, checked(note));
+    const checked = checkedSteeringNote(note);
+    return this.store.resume((await this.catalogued(jobName)).lockName, checked);
   }
 
   /**
@@ -86,10 +88,11 @@ export class ClusterAdmin {
    * has started or skipped it, or after `waitMs`, when one that no node has taken is withdrawn.
    */
   async trigger(jobName: string, note: SteeringNote, waitMs = 5_000): Promise<TriggerOutcome> {
+    const checked = checkedSteeringNote(note);
     const { job } = await this.liveJob(jobName);
     const { holder } = await this.store.lockState(job.lockName);
     if (holder) return { triggered: false, reason: 'running', holder: holder.lockedBy };
-    const { request, queued } = await this.store.requestTrigger(jobName, job.lockName, checked(note));
+    const { request, queued } = await this.store.requestTrigger(jobName, job.lockName, checked);
     const { id } = request;
     if (!queued) return { triggered: false, reason: 'pending', id, actor: request.actor };
     let result = await this.triggerResult(id, waitMs);
@@ -109,7 +112,8 @@ export class ClusterAdmin {
    * `formerHolder: null`: the lock was free, and nothing was written to the job's history.
    */
   async unlock(jobName: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
-    const formerHolder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked(note));
+    const checked = checkedSteeringNote(note);
+    const formerHolder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked);
     return { formerHolder: formerHolder ?? null };
   }
 
@@ -151,13 +155,6 @@ function runningNodes(nodes: readonly ClusterNode[]): Map<string, string[]> {
   const byJob = new Map<string, string[]>();
   for (const node of nodes) for (const job of node.jobs) byJob.set(job, [...(byJob.get(job) ?? []), node.lockedBy]);
   return byJob;
-}
-
-function checked(note: SteeringNote): SteeringNote {
-  if (typeof note?.actor !== 'string' || note.actor.trim() === '') {
-    throw new SchedulerLockConfigurationError('A steering action needs an actor (who does it), got none');
-  }
-  return note;
 }
 
 function byName(a: ClusterNode, b: ClusterNode): number {

@@ -68,14 +68,11 @@ export type HistoryEntry = RunHistoryEntry | SteeringEntry;
 
 /** Who does a steering action, and why. */
 export interface SteeringNote {
-  /** Who: a user name, a service account, `cli:<user>`. */
+  /** Who: a user name, a service account, `cli:<user>`; at most 100 characters (steering-note.ts). */
   readonly actor: string;
-  /** Why: at most {@link REASON_MAX_LENGTH} characters from the status page and the CLI. */
+  /** Why: at most 500 characters. Neither holds a control character. */
   readonly reason?: string;
 }
-
-/** The longest `reason` the status page and the CLI take: it is kept in the history and shown on every poll. */
-export const REASON_MAX_LENGTH = 500;
 
 /** A job's pause, while it lasts. */
 export interface PauseState {

@@ -79,7 +79,7 @@ describe('nest-scheduler-lock exit codes', () => {
     });
   });
 
-  it('1 for a wrong password, naming the user and never the password', async () => {
+  it('1 for a wrong password, said as refused (not unreachable), naming the user and never the password', async () => {
     const server = await startPrivateRedisServer({ requirepass: 'right-one' });
     try {
       const url = `redis://default:wrong-one@127.0.0.1:${server.port}`;
@@ -87,8 +87,8 @@ describe('nest-scheduler-lock exit codes', () => {
         code: 1,
         stdout: '',
         stderr:
-          `nest-scheduler-lock: Redis 127.0.0.1:${server.port} is unreachable ` +
-          '(authentication failed for user "default": WRONGPASS)\n',
+          `nest-scheduler-lock: Redis 127.0.0.1:${server.port} is reachable, but ` +
+          'authentication failed for user "default": WRONGPASS\n',
       });
       const authorized = await runCli(['jobs', '--redis', `redis://:right-one@127.0.0.1:${server.port}`]);
       expect(authorized).toMatchObject({ code: 0, stderr: '' });

@@ -94,7 +94,8 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
 
   it('pause and resume: every node skips the ticks as paused until resume; the reason is printed escaped', async () => {
     const apps = await startNodes('node-a', 'node-b');
-    const reason = 'migration \u001b]0;owned\u0007';
+    // A bidi override: allowed in a reason (control characters are not), printed escaped.
+    const reason = 'migration \u202eowned';
     expect(await operator.run('pause', 'report', '--actor', 'ops:alice', '--reason', reason)).toEqual({
       code: 0,
       stdout: 'Paused report: every node skips its ticks until resume; a run in progress goes on.\n',
@@ -108,7 +109,7 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       Array(4).fill(['skipped', 'paused']),
     );
     expect(fields(await operator.text('job', 'report')).paused).toMatch(
-      /^yes, by ops:alice .* ago: migration \\u001b\]0;owned\\u0007$/,
+      /^yes, by ops:alice .* ago: migration \\u202eowned$/,
     );
 
     const started = firstValueFrom(
@@ -198,7 +199,7 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
     expect(runs[4].stderr.split('\n')[0]).toMatch(/^nest-scheduler-lock: unknown command "postgres:\/\/ops:\*\*\*@/);
   });
 
-  it('1 for a wrong password on a server that checks it, never printing either password', async () => {
+  it('1 for a wrong password on a server that checks it, said as refused, never printing either password', async () => {
     const server = await startPrivatePostgres({ password: PASSWORD });
     try {
       const url = (password: string) => `postgres://postgres:${password}@127.0.0.1:${server.port}/postgres`;
@@ -206,8 +207,8 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
         code: 1,
         stdout: '',
         stderr:
-          `nest-scheduler-lock: PostgreSQL 127.0.0.1:${server.port}/postgres is unreachable ` +
-          '(authentication failed, 28P01)\n',
+          `nest-scheduler-lock: PostgreSQL 127.0.0.1:${server.port}/postgres refused the credentials for user ` +
+          '"postgres": password authentication failed for user "postgres" (28P01)\n',
       });
       // The right password gets in: the tables are missing, and the message says so without the password.
       const authorized = await runCli(['jobs'], { DATABASE_URL: url(PASSWORD) });

@@ -201,7 +201,9 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
 
   it.each<[string, unknown, string]>([
     ['a port number', 6379, '6379'],
-    ['a URL of another scheme, without its password', 'http://app:s3cret@cache:6379', '"http://app:***@cache:6379"'],
+    ['a URL of another scheme, without its password', 'http://app:s3cret@cache:6379', '"http://app:***@cache:6379/"'],
+    ['a URL with a quote in its password', 'tcp://app:s3"cret@cache:6379', '"tcp://app:***@cache:6379"'],
+    ['a URL with a ?password= parameter', 'tcp://cache:6379?password=s3cret', '"tcp://cache:6379?password=***"'],
     ['an empty string', '', '""'],
     ['a client of another library', new (class NodeRedisClient {})(), 'an instance of NodeRedisClient'],
   ])('for a redis option that is %s', async (_, redis, got) => {

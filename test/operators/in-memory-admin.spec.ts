@@ -7,6 +7,7 @@ import {
   type LockEvent,
   type LockProvider,
   type RunHistoryEntry,
+  type SteeringNote,
 } from '../../lib/index.js';
 import { SchedulerLockDashboardModule } from '../../lib/dashboard/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
@@ -213,6 +214,55 @@ describe.each([
       (list) => list.length === 3,
     );
     expect(jobs.map((job) => job.name)).toEqual(['failing', 'leap-day', 'report']);
+  });
+
+  it('refuses an oversized note or one with a NUL, lone surrogate or control character, before the store', async () => {
+    const page = SchedulerLockDashboardModule.forRoot({ path: '/ops/locks', authorize: () => ({ actor: 'alice' }) });
+    const app = await startApp([Jobs], undefined, { imports: [page], controllers: [] });
+    const admin = app.get(SchedulerLockAdmin);
+    await until(
+      () => admin.listNodes(),
+      (found) => found.length === 1,
+    );
+    const refused: [what: string, note: SteeringNote, says: string][] = [
+      ['a 1 MB reason', { actor: 'alice', reason: 'x'.repeat(1 << 20) }, 'reason must be at most 500 characters'],
+      ['a 1 MB actor', { actor: 'a'.repeat(1 << 20) }, 'actor must be at most 100 characters (got 1048576)'],
+      ['a 101-character actor', { actor: 'a'.repeat(101) }, 'actor must be at most 100 characters (got 101)'],
+      ['a NUL', { actor: 'alice', reason: 'a\u0000b' }, 'reason must not contain a control character (U+0000'],
+      ['a lone surrogate', { actor: 'alice', reason: 'a\ud800b' }, 'reason must not contain a lone surrogate (U+D800'],
+      ['an escape', { actor: 'ops\u001b[2J' }, 'actor must not contain a control character (U+001B at index 3)'],
+    ];
+    for (const [what, note, says] of refused) {
+      for (const action of ['pause', 'resume', 'trigger', 'unlock'] as const) {
+        const call = (admin[action] as (job: string, note: SteeringNote) => Promise<unknown>).call(
+          admin,
+          'report',
+          note,
+        );
+        await expect(call.then(() => `${what}: ${action} accepted`)).rejects.toMatchObject({
+          name: 'InvalidSteeringNoteError',
+          message: expect.stringContaining(says),
+        });
+      }
+    }
+    expect((await admin.history('report', 50)).filter((entry) => entry.type !== 'run')).toEqual([]);
+    expect(await admin.getJob('report')).toMatchObject({ paused: false });
+
+    // The page answers 400 with the admin's words; a note at the limits passes (an emoji is a surrogate pair).
+    const headers = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
+    const pause = (reason: unknown) =>
+      fetch(`${app.url}/ops/locks/api/jobs/report/pause`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ reason }),
+      });
+    for (const reason of ['x'.repeat(501), 'a\u0000b', 'a\udc00b', 'tab\there', 42]) {
+      const answer = await pause(reason);
+      expect({ reason, status: answer.status }).toEqual({ reason, status: 400 });
+      expect(((await answer.json()) as { message: string }).message).toMatch(/^reason must /);
+    }
+    expect((await pause(`${'x'.repeat(498)}👍`)).status).toBe(200);
+    expect(await admin.getJob('report')).toMatchObject({ paused: true });
   });
 
   it('serves the status page and its endpoints: jobs, pause and history, with no Redis', async () => {

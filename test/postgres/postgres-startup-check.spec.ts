@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { LockStoreMisconfiguredError, SchedulerLock } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { freePort } from '../support/redis-server.js';
-import { postgresPool } from '../support/shared-postgres.js';
+import { postgresPool, SHARED_POSTGRES } from '../support/shared-postgres.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 
 @Injectable()
@@ -31,8 +32,12 @@ describe('the startup check of PostgresLockProvider', () => {
   });
 
   /** Starts an app whose provider connects as `user`, and resolves to what its startup threw. */
-  async function startupFailure(user: string, password?: string, port?: number): Promise<unknown> {
-    const pool = postgresPool({ user, password, ...(port && { port }) });
+  function startupFailure(user: string, password?: string, port?: number): Promise<unknown> {
+    return startupFailureOn(postgresPool({ user, password, ...(port && { port }) }));
+  }
+
+  /** Starts an app whose provider uses `pool`, and resolves to what its startup threw; ends the pool. */
+  async function startupFailureOn(pool: pg.Pool): Promise<unknown> {
     try {
       const provider = new PostgresLockProvider(pool, { schema: fixture.schema });
       const app = startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '10s' }, providers: [Ticking] });
@@ -53,6 +58,37 @@ describe('the startup check of PostgresLockProvider', () => {
       /^PostgreSQL 127\.0\.0\.1:5432\/test refused the credentials for user "nobody_at_all": .* \(28000\)$/,
     );
     expect((error as Error).message).not.toContain('a-secret-pw');
+  });
+
+  it('names the user of the connection string, as node-postgres reads it, not the OS user or ""', async () => {
+    const { host, port, database } = SHARED_POSTGRES;
+    const pool = new pg.Pool({ connectionString: `postgres://nsl_nobody_in_url@${host}:${port}/${database}` });
+    const error = await startupFailureOn(pool);
+    expect(error).toBeInstanceOf(LockStoreMisconfiguredError);
+    expect((error as Error).message).toBe(
+      `PostgreSQL ${host}:${port}/${database} refused the credentials for user "nsl_nobody_in_url": ` +
+        'role "nsl_nobody_in_url" does not exist (28000)',
+    );
+  });
+
+  it('says when no user is given at all, and that DATABASE_URL may be unset', async () => {
+    const { host, port, database } = SHARED_POSTGRES;
+    // After the options, the URL and PGUSER, node-postgres takes the OS user: a container may have none.
+    const [osUser, pgUser] = [pg.defaults.user, process.env.PGUSER];
+    pg.defaults.user = undefined;
+    delete process.env.PGUSER;
+    try {
+      const error = await startupFailureOn(new pg.Pool({ connectionString: `postgres://${host}:${port}/${database}` }));
+      expect(error).toBeInstanceOf(LockStoreMisconfiguredError);
+      expect((error as Error).message).toBe(
+        `PostgreSQL ${host}:${port}/${database} refused the credentials with no user given (is DATABASE_URL ` +
+          "unset? Neither the pool's options, its connection string nor PGUSER name one): " +
+          'no PostgreSQL user name specified in startup packet (28000)',
+      );
+    } finally {
+      pg.defaults.user = osUser;
+      if (pgUser !== undefined) process.env.PGUSER = pgUser;
+    }
   });
 
   it('fails the startup for a user without the privileges, listing what to grant; the README grants make it pass', async () => {

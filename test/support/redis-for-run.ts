@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { withoutCredentials } from '../../lib/core/provider/message-text.js';
+import { misconfiguration } from '../../lib/providers/redis/redis-failures.js';
 import { startPrivateRedisServer } from './redis-server.js';
 
 /**
@@ -35,13 +37,18 @@ export class NoRedisForRunError extends Error {
 export async function redisForRun(env: NodeJS.ProcessEnv = process.env): Promise<RunRedis> {
   const asked = env.REDIS_URL;
   if (asked) {
-    if (await redisIsReachable(asked)) return { url: asked, stop: async () => undefined };
+    const answer = await redisAnswer(asked);
+    if (answer === 'ready') return { url: asked, stop: async () => undefined };
+    const where = `REDIS_URL=${withoutCredentials(asked)}`;
     throw new NoRedisForRunError(
-      `No Redis answers at REDIS_URL=${withoutPassword(asked)}. Start it there, or unset REDIS_URL to let ` +
-        'this run start a private redis-server.',
+      answer === 'unreachable'
+        ? `No Redis answers at ${where}. Start it there, or unset REDIS_URL to let this run start a private ` +
+            'redis-server.'
+        : `The Redis at ${where} answers but refuses this run (${answer}): fix REDIS_URL.`,
     );
   }
-  if (await redisIsReachable(DEFAULT_REDIS_URL)) return { url: DEFAULT_REDIS_URL, stop: async () => undefined };
+  if ((await redisAnswer(DEFAULT_REDIS_URL)) === 'ready')
+    return { url: DEFAULT_REDIS_URL, stop: async () => undefined };
   if (!(await redisServerInstalled()))
     throw new NoRedisForRunError(
       `No Redis at ${DEFAULT_REDIS_URL} (REDIS_URL is unset) and no redis-server to start one. Install it:\n\n` +
@@ -51,20 +58,27 @@ export async function redisForRun(env: NodeJS.ProcessEnv = process.env): Promise
   return { url: server.url, privatePid: server.pid, stop: () => server.stop() };
 }
 
-/** Whether a Redis server answers PING at `url` within a second. */
-async function redisIsReachable(url: string): Promise<boolean> {
+/**
+ * Whether a Redis server answers PING at `url` within a second: `ready`, `unreachable`, or why it refuses the
+ * client (a wrong password, an untrusted certificate, a refused command).
+ */
+async function redisAnswer(url: string): Promise<string> {
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 1_000,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
-  client.on('error', () => undefined); // the failed connection is the answer, not an error to report
+  let failure: unknown;
+  client.on('error', (error: unknown) => (failure = error)); // the failed connection is the answer, not an error to report
   try {
     await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
+    return (await client.ping()) === 'PONG' ? 'ready' : 'unreachable';
+  } catch (error) {
+    // A wrong password or certificate as the module says it; another reply (PING refused by the ACL) as Redis said it.
+    const cause = failure ?? error;
+    const replied = (cause as Error | undefined)?.name === 'ReplyError';
+    return misconfiguration(cause, client) ?? (replied ? (cause as Error).message : 'unreachable');
   } finally {
     // disconnect() of a client whose connection failed (status 'end') would keep the process up for 2 s.
     if (client.status !== 'end') client.disconnect();
@@ -78,16 +92,4 @@ function redisServerInstalled(): Promise<boolean> {
     child.once('error', () => resolve(false));
     child.once('exit', (code) => resolve(code === 0));
   });
-}
-
-/** `url` with its password replaced, for a message. */
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.password) return url;
-    parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(REDIS_URL is not a URL)';
-  }
 }

@@ -8,13 +8,30 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What stands in a message for a password, or for a value that may hold one but reads as no URL. */
+const MASK = '***';
+/** The scheme read into a value that has none (`:pw@cache:6379`, `/tmp/redis.sock?password=pw`), as ioredis does. */
+const NO_SCHEME = 'redis://';
+
 /**
- * `text` with the password of every URL in it masked (`redis://app:s3cret@cache` → `redis://app:***@cache`), also
- * of one without a scheme (`:s3cret@cache:6379`): for a message that quotes what a user typed or configured.
+ * `value` (a URL or whatever a user typed or configured) as a message may quote it: parsed as a WHATWG URL,
+ * its password and every query parameter named like one (`?password=`, ioredis's `sentinelPassword`, pg's
+ * `sslpassword`) masked, the user name kept: `redis://app:***@cache:6379`. A value that does not parse but holds
+ * an `@` is masked whole; any other value is returned as it is.
  */
-export function withoutCredentials(text: string): string {
-  // Up to the last `@` before the host, as URL parsers read it: a password may hold an `@` of its own.
-  return text.replace(/(^|[\s"'(=,]|:\/\/)([^\s"'(=,:@/]*):[^\s"'/]*@/g, '$1$2:***@');
+export function withoutCredentials(value: string): string {
+  const schemeless = !value.includes('://');
+  let url: URL;
+  try {
+    url = new URL(schemeless ? `${NO_SCHEME}${value}` : value);
+  } catch {
+    return value.includes('@') ? MASK : value;
+  }
+  const secretParameters = [...new Set(url.searchParams.keys())].filter((key) => key.toLowerCase().includes('pass'));
+  if (!url.password && secretParameters.length === 0) return value;
+  if (url.password) url.password = MASK;
+  for (const key of secretParameters) url.searchParams.set(key, MASK);
+  return schemeless ? url.href.slice(NO_SCHEME.length) : url.href;
 }
 
 /**

@@ -2,8 +2,9 @@ import { Pool } from 'pg';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import { describeError } from '../../core/provider/message-text.js';
 import type { OperatorStore } from '../../operators/operator-store.js';
-import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
+import { describePostgresEndpoint, postgresFailure, postgresUser } from './postgres-failures.js';
 import { PostgresLockProvider } from './postgres-lock-provider.js';
+import { postgresMistake } from './postgres-startup-check.js';
 
 /** Where the CLI reads the apps' records: their database, schema and table prefix. */
 export interface PostgresCliTarget {
@@ -27,7 +28,8 @@ const UNDEFINED_TABLE = '42P01';
  * The CLI's connection to the apps' PostgreSQL (the `nest-scheduler-lock` command's `--postgres`): a pool of one
  * connection, checked with a first statement, and the operator store of a provider on it that never creates
  * tables. Loaded by the CLI only for `--postgres`, so `pg` stays an optional peer.
- * @throws LockStoreUnavailableError naming `host:port/database` and why, never a user name or password.
+ * @throws LockStoreUnavailableError naming `host:port/database` and why, never a password; for refused
+ * credentials or a missing database an Error that also names the user.
  */
 export async function connectPostgresStore(target: PostgresCliTarget): Promise<{
   operatorStore: OperatorStore;
@@ -59,6 +61,9 @@ export async function connectPostgresStore(target: PostgresCliTarget): Promise<{
     await pool.query('SELECT 1');
   } catch (error) {
     await pool.end().catch(() => undefined);
+    // Refused credentials or a missing database, said as the module's startup check says them: not an outage.
+    const mistake = postgresMistake(error, postgresUser(pool));
+    if (mistake) throw new Error(`PostgreSQL ${endpoint} ${mistake}`, { cause: error });
     const failure = postgresFailure(endpoint, error, STATEMENT_TIMEOUT_MS);
     if (failure instanceof LockStoreUnavailableError) throw failure;
     throw new Error(failureLine(error) ?? `PostgreSQL ${endpoint}: ${describeError(error)}`, { cause: error });

@@ -1,23 +1,38 @@
 import type { Pool, PoolConfig } from 'pg';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 
+/** Where and as whom a pool connects. */
+interface ConnectionTarget {
+  readonly host?: string;
+  readonly port?: number | string;
+  readonly database?: string;
+  readonly user?: string;
+}
+
 /**
- * Where a pool connects, for messages: `host:port/database`, from its options (or a connection string)
- * and the `PG*` environment variables node-postgres falls back to. Never a user name or password.
+ * Where and as whom node-postgres connects `pool`, read by its own client class from the pool's options: the
+ * connection string over the other options, then the `PG*` variables, then the OS user (`USER`).
  */
-export function describePostgresEndpoint(pool: Pool): string {
-  const options = pool.options as PoolConfig;
-  let url: URL | undefined;
+function connectionTarget(pool: Pool): ConnectionTarget {
+  const { Client } = pool as unknown as { Client?: new (options: PoolConfig) => ConnectionTarget };
   try {
-    url = options.connectionString ? new URL(options.connectionString) : undefined;
+    // A client that is never connected: its constructor only reads the settings.
+    if (Client) return new Client(pool.options);
   } catch {
-    url = undefined;
+    // Settings node-postgres rejects: its first connection says why.
   }
-  const env = process.env;
-  const host = options.host ?? (url?.hostname || undefined) ?? env.PGHOST ?? 'localhost';
-  const port = options.port ?? (url?.port || undefined) ?? env.PGPORT ?? 5432;
-  const database = options.database ?? (url?.pathname.slice(1) || undefined) ?? env.PGDATABASE ?? options.user;
-  return `${host}:${port}/${database ?? env.USER ?? ''}`;
+  return pool.options as PoolConfig;
+}
+
+/** Where a pool connects, for messages: `host:port/database`. Never a user name or password. */
+export function describePostgresEndpoint(pool: Pool): string {
+  const { host, port, database } = connectionTarget(pool);
+  return `${host || 'localhost'}:${port || 5432}/${database ?? ''}`;
+}
+
+/** The user name node-postgres sends for `pool`; `undefined` when neither its settings nor the environment give one. */
+export function postgresUser(pool: Pool): string | undefined {
+  return connectionTarget(pool).user || undefined;
 }
 
 /** Socket errors, by their code. */
@@ -50,10 +65,10 @@ const SERVER_FAILURES: Readonly<Record<string, string>> = {
   '57P02': 'server crashed',
   '57P03': 'server starting up or shutting down',
   '53300': 'too many connections',
-  '28P01': 'authentication failed',
-  '28000': 'authentication failed',
   '3D000': 'database does not exist',
 };
+/** SQLSTATEs of refused credentials: the server's message names the user it refused (never a password). */
+const REFUSED_CREDENTIALS = new Set(['28P01', '28000']);
 
 /**
  * What a failed statement says about PostgreSQL: a connection-level failure (no connection, a server that
@@ -78,6 +93,8 @@ function failureReason(error: Error, code: string | undefined, statementTimeout:
   if (code === STATEMENT_TIMEOUT) return `no answer within ${statementTimeout}ms (statement_timeout)`;
   if (code !== undefined && SOCKET_FAILURES[code]) return `${SOCKET_FAILURES[code]}, ${code}`;
   if (code !== undefined && SERVER_FAILURES[code]) return `${SERVER_FAILURES[code]}, ${code}`;
+  // As Redis's outage line names the user it refused: `password authentication failed for user "ops"`.
+  if (code !== undefined && REFUSED_CREDENTIALS.has(code)) return `credentials refused: ${error.message}, ${code}`;
   if (code?.startsWith('08')) return `connection failure, ${code}`;
   return CLIENT_FAILURES.find(([wording]) => wording.test(error.message))?.[1];
 }

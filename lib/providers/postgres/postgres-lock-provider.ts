@@ -39,6 +39,7 @@ import {
 import { postgresProviderSettings, type PostgresLockProviderOptions } from './postgres-options.js';
 import { PostgresOperatorStore } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
+import { postgresUser } from './postgres-failures.js';
 import { checkPostgresStore } from './postgres-startup-check.js';
 import { postgresStatements } from './postgres-statements.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
@@ -139,8 +140,7 @@ export class PostgresLockProvider
    * them (see {@link checkPostgresStore}); the module calls it before the jobs are mounted.
    */
   checkStore(): Promise<void> {
-    const user = (this.pool.options as { user?: string }).user ?? process.env.PGUSER ?? process.env.USER ?? '';
-    return checkPostgresStore(this.context.session, this.tables, user);
+    return checkPostgresStore(this.context.session, this.tables, postgresUser(this.pool));
   }
 
   /** The operator console's records, in the tables beside the locks. */

@@ -2,6 +2,7 @@ import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import { booleanOption, MAX_TIMER_MS } from '../../core/provider/lock-configuration.js';
 import { nonEmptyStringOption, optionsObject, wholeNumberOption } from '../../core/provider/option-values.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { quoted } from '../../core/provider/message-text.js';
 
 /**
  * Options of {@link PostgresLockProvider}, checked when it is constructed: a value outside what each option says,
@@ -72,4 +73,19 @@ export function postgresProviderSettings(options: PostgresLockProviderOptions | 
     historyLimit: wholeNumberOption(given.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT),
     statementTimeout: statementTimeout === false ? (false as const) : statementTimeoutMs(statementTimeout),
   };
+}
+
+/** A plain SQL identifier: quoted in statements, so it is kept to what needs no escaping. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,57}$/;
+
+/**
+ * What is wrong with `value` as a schema or table prefix, after the option's name; `undefined` when it is a
+ * plain identifier. The CLI asks before it connects.
+ */
+export function identifierProblem(value: unknown): string | undefined {
+  if (typeof value === 'string' && IDENTIFIER.test(value)) return undefined;
+  return (
+    'must be letters, digits and underscores, starting with a letter or an underscore, at most 58 characters ' +
+    `(got ${quoted(value)})`
+  );
 }

@@ -1,14 +1,11 @@
 import { SchedulerLockConfigurationError } from '../../core/provider/lock-configuration.js';
-import { quoted } from '../../core/provider/message-text.js';
+import { identifierProblem } from './postgres-options.js';
 
 /** Where the provider's table lives: a schema, and a prefix for the table's name. */
 export interface PostgresTableName {
   readonly schema: string;
   readonly tablePrefix: string;
 }
-
-/** A plain SQL identifier: quoted in statements, so it is kept to what needs no escaping. */
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,57}$/;
 
 /** The quoted, schema-qualified names of the provider's tables. */
 export interface PostgresTables {
@@ -33,12 +30,8 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
     ['schema', schema],
     ['tablePrefix', tablePrefix],
   ] as const) {
-    if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-      throw new SchedulerLockConfigurationError(
-        `PostgresLockProvider: ${option} must be letters, digits and underscores, starting with a letter or ` +
-          `an underscore, at most 58 characters (got ${quoted(value)})`,
-      );
-    }
+    const problem = identifierProblem(value);
+    if (problem) throw new SchedulerLockConfigurationError(`PostgresLockProvider: ${option} ${problem}`);
   }
   const table = (name: string) => `"${schema}"."${tablePrefix}${name}"`;
   return {

@@ -38,13 +38,39 @@ const MISTAKES: Readonly<Record<string, string>> = {
   '42P01': 'has no locks table (createTables is false: create the tables, see the README)',
 };
 
+/** Whom PostgreSQL refused, for a message: the user, or none and its likeliest cause. */
+function whom(user: string | undefined): string {
+  if (user !== undefined) return `for user "${user}"`;
+  return (
+    'with no user given (is DATABASE_URL unset? ' +
+    "Neither the pool's options, its connection string nor PGUSER name one)"
+  );
+}
+
+/**
+ * What a failed statement or connection says about the settings or the grants: `refused the credentials for
+ * user "ops": <the server's message> (28P01)`, a missing database, schema, table or privilege. `undefined`
+ * for anything else, such as an unreachable server. Never a password: the server's messages hold none.
+ */
+export function postgresMistake(error: unknown, user: string | undefined): string | undefined {
+  // A connection-level failure comes as a LockStoreUnavailableError whose cause is the server's reply.
+  const reply = ((error as { cause?: unknown }).cause ?? error) as { code?: unknown; message?: unknown };
+  const mistake = MISTAKES[String(reply?.code)];
+  return mistake && `${mistake} ${whom(user)}: ${String(reply.message)} (${String(reply.code)})`;
+}
+
 /**
  * Checks once, at startup, that PostgreSQL accepts the pool's credentials and database, that the tables
- * exist (created now unless `createTables` is false) and that `user` holds every privilege the module
- * needs on them. Rejects with a {@link LockStoreMisconfiguredError} naming `host:port/database`, the user
- * and the cause, never a password. Resolves when the server is unreachable: that is an outage.
+ * exist (created now unless `createTables` is false) and that `user` (the one the pool connects as, if any)
+ * holds every privilege the module needs on them. Rejects with a {@link LockStoreMisconfiguredError} naming
+ * `host:port/database`, the user and the cause, never a password. Resolves when the server is unreachable:
+ * that is an outage.
  */
-export async function checkPostgresStore(session: PostgresSession, tables: PostgresTables, user: string) {
+export async function checkPostgresStore(
+  session: PostgresSession,
+  tables: PostgresTables,
+  user: string | undefined,
+): Promise<void> {
   const where = `PostgreSQL ${session.endpoint}`;
   const inspect = async (): Promise<string | undefined> => {
     try {
@@ -60,11 +86,8 @@ export async function checkPostgresStore(session: PostgresSession, tables: Postg
       const grants = lacking.map((row) => `${row.privilege} on ${row.table}`).join(', ');
       return `refused user "${user}" the privileges ${grants} (see the README for the GRANT lines)`;
     } catch (error) {
-      // A connection-level failure comes as a LockStoreUnavailableError whose cause is the server's reply.
-      const reply = ((error as { cause?: unknown }).cause ?? error) as { code?: unknown; message?: unknown };
-      const mistake = MISTAKES[String(reply.code)];
-      if (!mistake) return undefined; // unreachable: an outage, which the app must survive
-      return `${mistake} for user "${user}": ${String(reply.message)} (${String(reply.code)})`;
+      // Anything but a mistake is an outage (an unreachable server), which the app must survive.
+      return postgresMistake(error, user);
     }
   };
   let timer: NodeJS.Timeout | undefined;

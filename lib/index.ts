@@ -1,5 +1,5 @@
-// The main entry: what an app uses. A store's author starts from LockProvider, SimpleLock, AbstractSimpleLock and
-// LockConfiguration here; the rest of the plug-in contract is `nest-scheduler-lock/provider` (lib/provider/).
+// The main entry: what an app uses. The types an app names for a provider (LockProvider, SimpleLock,
+// LockConfiguration) are here too; the plug-in contract is `nest-scheduler-lock/provider` (lib/provider/).
 
 // The module, its options and the decorator.
 export { SchedulerLockModule } from './nest/scheduler-lock.module.js';
@@ -44,6 +44,5 @@ export {
 } from './core/provider/errors.js';
 
 // The providers.
-export { AbstractSimpleLock } from './core/provider/abstract-simple-lock.js';
 export { RedisLockProvider, type RedisLockProviderOptions } from './providers/redis/redis-lock-provider.js';
 export { InMemoryLockProvider } from './providers/in-memory/in-memory-lock-provider.js';

@@ -53,7 +53,7 @@ export type {
 export type { SteeringAction } from '../core/task/lock-events.js';
 export type { JobOverview, LastRun } from '../operators/job-overview.js';
 export { ClusterAdmin, UnknownJobError, type TriggerOutcome } from '../operators/cluster-admin.js';
-export { ACTOR_MAX_LENGTH, InvalidSteeringNoteError, REASON_MAX_LENGTH } from '../operators/steering-note.js';
+export { ACTOR_MAX_LENGTH, REASON_MAX_LENGTH } from '../operators/steering-note.js';
 
 // Other extension points of the executor: its settings, logger and run instrumentation.
 export type { LockingTaskExecutorSettings } from '../core/executor/executor-settings.js';

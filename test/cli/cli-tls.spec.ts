@@ -31,7 +31,7 @@ describe('nest-scheduler-lock on a TLS-only Redis (rediss://)', () => {
     expect({ code: untrusted.code, stdout: untrusted.stdout }).toEqual({ code: 1, stdout: '' });
     expect(untrusted.stderr).toMatch(
       new RegExp(
-        `^nest-scheduler-lock: Redis 127\\.0\\.0\\.1:${server.port} is unreachable \\(TLS certificate not trusted: [^\\n]+\\)\\n$`,
+        `^nest-scheduler-lock: Redis 127\\.0\\.0\\.1:${server.port} is reachable, but TLS certificate not trusted: [^\\n]+\\n$`,
       ),
     );
     expect(untrusted.stderr).not.toContain('tls-secret');

@@ -1,6 +1,7 @@
 /**
  * Opens the built docs site (`npm run docs:build` writes docs/.vitepress/dist) in headless Chromium and fails on
- * a console error, a page error, a request that fails or answers 400+, or an image that does not load.
+ * a console error, a page error, a request that fails or answers 400+, an image that does not load, or a link
+ * of those pages to the site (the sidebar's included, and its API reference pages) that does not answer 200.
  * The site is served from this process on a free loopback port, with clean URLs as VitePress writes them.
  * Run: `npm run docs:build && node scripts/docs-site-check.mjs`. CHROMIUM_PATH overrides /usr/bin/chromium.
  */
@@ -12,8 +13,8 @@ import { chromium } from 'playwright-core';
 
 const SITE = fileURLToPath(new URL('../docs/.vitepress/dist/', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** The home page, the pages with pictures, and the API reference's home. */
-const PAGES = ['/', '/how-it-works', '/long-running-jobs', '/operators', '/api/index.html'];
+/** The home page, the pages with pictures or links into the API reference, and the reference's home. */
+const PAGES = ['/', '/how-it-works', '/long-running-jobs', '/operators', '/options', '/api/index.html'];
 const TYPES = {
   '.html': 'text/html',
   '.js': 'text/javascript',
@@ -45,6 +46,8 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
 
 const problems = [];
+/** Each link of the site the pages have, with the first page that has it. */
+const links = new Map();
 const started = Date.now();
 const browser = await chromium.launch({ executablePath: CHROMIUM });
 try {
@@ -66,6 +69,14 @@ try {
       images.filter((image) => !image.complete || image.naturalWidth === 0).map((image) => image.src),
     );
     broken.forEach((src) => problems.push(`${path}: image did not load: ${src}`));
+    const hrefs = await page.$$eval('a[href]', (anchors) => anchors.map((anchor) => anchor.href));
+    for (const href of hrefs.filter((href) => href.startsWith(origin))) {
+      if (!links.has(href.split('#')[0])) links.set(href.split('#')[0], path);
+    }
+  }
+  for (const [link, path] of links) {
+    const status = (await page.request.get(link)).status();
+    if (status !== 200) problems.push(`${path}: link to ${link.slice(origin.length)} answers ${status}`);
   }
 } finally {
   await browser.close();
@@ -76,4 +87,6 @@ if (problems.length > 0) {
   console.error(problems.map((problem) => `docs-site-check: ${problem}`).join('\n'));
   process.exit(1);
 }
-console.log(`docs-site-check: ${PAGES.length} pages open without errors (${Date.now() - started} ms)`);
+console.log(
+  `docs-site-check: ${PAGES.length} pages open without errors, ${links.size} links answer (${Date.now() - started} ms)`,
+);

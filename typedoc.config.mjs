@@ -21,6 +21,8 @@ export default {
   excludePrivate: true,
   excludeProtected: true,
   githubPages: false,
+  // tsc checks the sources (npm run build, npm run typecheck); the reference only reads them: 3x faster.
+  skipErrorChecking: true,
   favicon: 'docs/public/favicon.svg',
   // The sources are lib/ of the repository, which the site does not serve.
   disableSources: true,

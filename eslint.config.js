@@ -73,6 +73,9 @@ export default tseslint.config(
     ignores: [
       'dist/',
       '.build/',
+      'docs/public/api/',
+      'docs/.vitepress/cache/',
+      'docs/.vitepress/dist/',
       'node_modules/',
       'test/package/fixtures/',
       'test/types/fixtures/',

@@ -1,5 +1,9 @@
-// The main entry: what an app uses. The types an app names for a provider (LockProvider, SimpleLock,
-// LockConfiguration) are here too; the plug-in contract is `nest-scheduler-lock/provider` (lib/provider/).
+/**
+ * The main entry: what an app uses. The types an app names for a provider (LockProvider, SimpleLock,
+ * LockConfiguration) are here too; the plug-in contract is `nest-scheduler-lock/provider` (lib/provider/).
+ *
+ * @module nest-scheduler-lock
+ */
 
 // The module, its options and the decorator.
 export { SchedulerLockModule } from './nest/scheduler-lock.module.js';

@@ -1,9 +1,10 @@
 /**
- * VitePress's settings for the docs site (`npx vitepress dev docs` once VitePress is a dev dependency; it is not
- * one yet). The sidebar is read from docs/index.md, the one list of pages: each `## Section` and its
- * `- [Title](page.md)` lines.
+ * VitePress's settings for the docs site (`npm run docs:dev`, `npm run docs:build`). The sidebar is read from
+ * docs/index.md, the one list of pages: each `## Section` and its `- [Title](page.md)` lines; the API reference
+ * (TypeDoc, docs/.vitepress/api-reference.mjs) follows.
  */
 import { readFileSync } from 'node:fs';
+import { referenceSidebar, sourceLinksToReference } from './api-reference.mjs';
 
 const index = readFileSync(new URL('../index.md', import.meta.url), 'utf8');
 
@@ -23,10 +24,14 @@ export default {
   title: 'nest-scheduler-lock',
   description: 'Run @nestjs/schedule jobs once across a cluster',
   cleanUrls: true,
-  // Links out of docs/ (../SECURITY.md) are files of the repository, not pages of the site.
-  ignoreDeadLinks: [(url) => url.startsWith('../')],
+  // Without an icon, every page asks for /favicon.ico and logs its 404.
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],
+  // Links out of docs/ (../SECURITY.md, which VitePress sees as ./../SECURITY) are files of the repository, not
+  // pages of the site.
+  ignoreDeadLinks: [(url) => /^(\.\/)?\.\.\//.test(url)],
+  markdown: { config: sourceLinksToReference },
   themeConfig: {
-    sidebar: sidebar(index),
+    sidebar: [...sidebar(index), referenceSidebar()],
     search: { provider: 'local' },
   },
 };

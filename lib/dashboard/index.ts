@@ -1,4 +1,9 @@
-// The optional status page: `nest-scheduler-lock/dashboard`. Nothing in the main entry imports it.
+/**
+ * The optional status page: `nest-scheduler-lock/dashboard`. Nothing in the main entry imports it.
+ *
+ * @module nest-scheduler-lock/dashboard
+ */
+
 export { SchedulerLockDashboardModule } from './scheduler-lock-dashboard.module.js';
 export {
   ANONYMOUS_ACTOR,

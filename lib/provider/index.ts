@@ -1,5 +1,9 @@
-// `nest-scheduler-lock/provider`: the plug-in contract, for people who write a store (or instrument runs).
-// An app needs none of it: the main entry has what an app uses, and the four names a store's author starts from.
+/**
+ * `nest-scheduler-lock/provider`: the plug-in contract, for people who write a store (or instrument runs).
+ * An app needs none of it: the main entry has what an app uses, and the four names a store's author starts from.
+ *
+ * @module nest-scheduler-lock/provider
+ */
 
 // The lock itself: what `lock()` returns and what it is asked for.
 export { AbstractSimpleLock } from '../core/provider/abstract-simple-lock.js';

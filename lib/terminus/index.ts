@@ -1,4 +1,9 @@
-// nest-scheduler-lock/terminus: apart from the main entry, so that an app without @nestjs/terminus never loads it.
+/**
+ * nest-scheduler-lock/terminus: apart from the main entry, so that an app without @nestjs/terminus never loads it.
+ *
+ * @module nest-scheduler-lock/terminus
+ */
+
 export {
   SchedulerLockHealthIndicator,
   type JobHealth,

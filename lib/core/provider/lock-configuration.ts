@@ -20,7 +20,15 @@ export type KeepAlive = boolean | { lease?: Duration };
 
 /** Lock durations as a user writes them, before validation. */
 export interface LockDurations {
+  /**
+   * The lock's lifetime if it is never released: set it well above the normal run time, or use `keepAlive`.
+   * Default: the module's `defaultLockAtMostFor`.
+   */
   lockAtMostFor?: Duration;
+  /**
+   * On release, keep the lock until this long after it was taken. Cron jobs rarely need it; a job every second
+   * with `occurrence: false` needs about `'500ms'`. Default: the module's `defaultLockAtLeastFor`.
+   */
   lockAtLeastFor?: Duration;
   /** Renew the lock while the run goes on; see {@link KeepAlive}. Default: the module's setting. */
   keepAlive?: KeepAlive;

@@ -9,7 +9,9 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { quoted } from '../core/provider/message-text.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
+import { productionNodeEnv } from './open-page-environment.js';
 
 /** Injection token (not exported from the entry point) of the status page's {@link DashboardSettings}. */
 export const DASHBOARD_SETTINGS = Symbol('SCHEDULER_LOCK_DASHBOARD_SETTINGS');
@@ -31,14 +33,17 @@ const RESPONSE_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options'
 
 /**
  * Every request to the status page passes here first: it gets the {@link RESPONSE_HEADERS}; an open page
- * (`dangerouslyAllowEveryone`) answers a loopback or trusted `Host` only; `authorize` decides who it is (or
- * 403). A request that changes something (any method but GET and HEAD) must also be allowed to steer (not
- * read-only) and come from the page itself: a JSON body, the {@link STEERING_HEADER} header, and, when the
- * browser names an `Origin`, the page's own (scheme, host and port) or a trusted one.
+ * (`dangerouslyAllowEveryone`) answers a loopback or trusted `Host` only, and nothing once `NODE_ENV` counts as
+ * production; `authorize` decides who it is (or 403). A request that changes something (any method but GET and
+ * HEAD) must also be allowed to steer (not read-only) and come from the page itself: a JSON body, the
+ * {@link STEERING_HEADER} header, and, when the browser names an `Origin`, the page's own (scheme, host and port)
+ * or a trusted one.
  */
 @Injectable()
 export class DashboardAccessGuard implements CanActivate {
   private readonly logger = new Logger('SchedulerLockDashboard');
+  /** The open page has logged that it closed because of `NODE_ENV`: once is enough. */
+  private closedLogged = false;
 
   constructor(
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
@@ -52,6 +57,7 @@ export class DashboardAccessGuard implements CanActivate {
     for (const [name, value] of Object.entries(RESPONSE_HEADERS)) {
       this.adapterHost.httpAdapter.setHeader(http.getResponse(), name, value);
     }
+    if (this.settings.open) this.checkNotProduction();
     if (this.settings.open) this.checkOpenPageHost(request);
     const access = await this.authorized(request);
     // Fails closed: a `readOnly` of 'true', 1 or 'false' (JWT claims, environment variables) is read-only.
@@ -62,6 +68,20 @@ export class DashboardAccessGuard implements CanActivate {
     }
     accessOf.set(request, { actor: access.actor, readOnly });
     return true;
+  }
+
+  /** The open page closes when `NODE_ENV` turns production after startup: a security switch fails closed. */
+  private checkNotProduction(): void {
+    const nodeEnv = productionNodeEnv(this.settings.environment);
+    if (nodeEnv === undefined) return;
+    if (!this.closedLogged) {
+      this.closedLogged = true;
+      this.logger.warn(
+        'The open status page (dangerouslyAllowEveryone) refuses every request: ' +
+          `NODE_ENV is ${quoted(nodeEnv)}, which counts as production`,
+      );
+    }
+    throw new ForbiddenException('The status page is closed');
   }
 
   private async authorized(request: PlatformRequest): Promise<DashboardAccess> {

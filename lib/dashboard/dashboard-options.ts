@@ -4,6 +4,7 @@ import {
   booleanOption,
 } from '../core/provider/lock-configuration.js';
 import { quoted, withoutCredentials } from '../core/provider/message-text.js';
+import { productionNodeEnv } from './open-page-environment.js';
 
 /** Who is looking at the status page, as `authorize` says. */
 export interface DashboardAccess {
@@ -41,7 +42,8 @@ export interface SchedulerLockDashboardOptions<TRequest = unknown> {
   /**
    * `true`: everyone who reaches the app's port may see **and steer** every locked job, as actor
    * `anonymous`. For a developer's machine only: refused unless `NODE_ENV` is `development`, `test` or unset
-   * (any other value counts as production), logged as a warning at startup, and answered only to requests
+   * (any other value counts as production) when `forRoot()` runs, when the app starts and at each request;
+   * logged as a warning at startup, and answered only to requests
    * whose `Host` is a loopback name (`localhost`, `127.0.0.1`, `[::1]`) or a {@link trustedOrigins} host, which
    * closes DNS rebinding. Cannot be combined with `authorize`.
    */
@@ -75,6 +77,8 @@ export interface DashboardSettings {
   readonly trustedOrigins: ReadonlySet<string>;
   /** The hosts (`host[:port]`) of {@link trustedOrigins}: besides loopback names, what an open page answers. */
   readonly trustedHosts: ReadonlySet<string>;
+  /** Where `NODE_ENV` is read, again at startup and at each request of an open page. */
+  readonly environment: NodeJS.ProcessEnv;
 }
 
 const SUBJECT = 'Status page';
@@ -117,13 +121,7 @@ export function createDashboardSettings<TRequest>(
         '(or dangerouslyAllowEveryone: true, on a developer machine only)',
     );
   }
-  const nodeEnv = (environment.NODE_ENV ?? '').trim();
-  if (dangerouslyAllowEveryone && !['', 'development', 'test'].includes(nodeEnv.toLowerCase())) {
-    throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: dangerouslyAllowEveryone is refused when NODE_ENV is ${quoted(nodeEnv)} (anything but ` +
-        'development, test or unset counts as production); give an authorize(request) callback',
-    );
-  }
+  if (dangerouslyAllowEveryone) assertNotProduction(environment);
   const trustedOrigins = checkedOrigins(options.trustedOrigins);
   return {
     path: checkedPath(options.path ?? DEFAULT_DASHBOARD_PATH),
@@ -132,7 +130,18 @@ export function createDashboardSettings<TRequest>(
     readOnly: booleanOption(options.readOnly, false, 'readOnly', SUBJECT),
     trustedOrigins: new Set(trustedOrigins.map((origin) => origin.origin)),
     trustedHosts: new Set(trustedOrigins.map((origin) => origin.host)),
+    environment,
   };
+}
+
+/** Throws when `NODE_ENV` counts as production: the open page is for a developer machine only. */
+export function assertNotProduction(environment: NodeJS.ProcessEnv): void {
+  const nodeEnv = productionNodeEnv(environment);
+  if (nodeEnv === undefined) return;
+  throw new SchedulerLockConfigurationError(
+    `${SUBJECT}: dangerouslyAllowEveryone is refused when NODE_ENV is ${quoted(nodeEnv)} (anything but ` +
+      'development, test or unset counts as production); give an authorize(request) callback',
+  );
 }
 
 function checkedPath(path: string): string {

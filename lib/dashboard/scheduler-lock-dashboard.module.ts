@@ -1,6 +1,7 @@
-import { Controller, Inject, Logger, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { Controller, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
 import { DashboardAccessGuard, DASHBOARD_SETTINGS } from './dashboard-access.guard.js';
 import {
+  assertNotProduction,
   createDashboardSettings,
   type DashboardSettings,
   type SchedulerLockDashboardOptions,
@@ -17,7 +18,7 @@ import { DashboardController } from './dashboard.controller.js';
  * Closed by default: `forRoot` throws without an `authorize(request)` callback.
  */
 @Module({})
-export class SchedulerLockDashboardModule implements OnModuleInit {
+export class SchedulerLockDashboardModule implements OnApplicationBootstrap {
   constructor(@Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings) {}
 
   /**
@@ -37,8 +38,10 @@ export class SchedulerLockDashboardModule implements OnModuleInit {
     };
   }
 
-  onModuleInit(): void {
+  /** `NODE_ENV` read again: an app may set it after `forRoot()` ran (`dotenv` in `bootstrap()`). */
+  onApplicationBootstrap(): void {
     if (!this.settings.open) return;
+    assertNotProduction(this.settings.environment);
     new Logger('SchedulerLockDashboard').warn(
       `The status page at ${this.settings.path} lets everyone see and steer the locked jobs ` +
         '(dangerouslyAllowEveryone): for a developer machine only',

@@ -3,7 +3,15 @@ import {
   assertKnownOptions,
   booleanOption,
 } from '../core/provider/lock-configuration.js';
-import { quoted, withoutCredentials } from '../core/provider/message-text.js';
+import { quoted } from '../core/provider/message-text.js';
+import {
+  DEFAULT_DASHBOARD_PATH,
+  SUBJECT,
+  checkedHosts,
+  checkedOrigins,
+  checkedPath,
+} from './dashboard-option-checks.js';
+import type { HostAndPort } from './host-header.js';
 import { productionNodeEnv } from './open-page-environment.js';
 
 /** Who is looking at the status page, as `authorize` says. */
@@ -43,9 +51,9 @@ export interface SchedulerLockDashboardOptions<TRequest = unknown> {
    * `true`: everyone who reaches the app's port may see **and steer** every locked job, as actor
    * `anonymous`. For a developer's machine only: refused unless `NODE_ENV` is `development`, `test` or unset
    * (any other value counts as production) when `forRoot()` runs, when the app starts and at each request;
-   * logged as a warning at startup, and answered only to requests
-   * whose `Host` is a loopback name (`localhost`, `127.0.0.1`, `[::1]`) or a {@link trustedOrigins} host, which
-   * closes DNS rebinding. Cannot be combined with `authorize`.
+   * logged as a warning at startup. Answered only to requests whose `Host` is a loopback name (`localhost`,
+   * `127.0.0.1`, `[::1]`), which closes DNS rebinding, and that no proxy forwarded, or to a host of
+   * {@link allowedHosts} or {@link trustedOrigins}. Cannot be combined with `authorize`.
    */
   readonly dangerouslyAllowEveryone?: boolean;
   /**
@@ -58,10 +66,14 @@ export interface SchedulerLockDashboardOptions<TRequest = unknown> {
    * steering actions: for a reverse proxy that rewrites the `Host` header or ends TLS. Default none.
    */
   readonly trustedOrigins?: readonly string[];
+  /**
+   * The `Host` names the page answers besides loopback names (`localhost`, `127.0.0.1`, `[::1]`) and the hosts of
+   * {@link trustedOrigins}: `devbox.lan` (any port), `devbox.lan:8080` (that port only), `10.0.0.5`, `[fd00::5]`.
+   * Default: any host, or loopback names only under {@link dangerouslyAllowEveryone}. Under it, a request a proxy
+   * forwarded (`Forwarded`, `X-Forwarded-*`, `X-Real-IP`, `Via`) is answered only at a host listed here.
+   */
+  readonly allowedHosts?: readonly string[];
 }
-
-/** The default {@link SchedulerLockDashboardOptions.path}. */
-export const DEFAULT_DASHBOARD_PATH = '/scheduler-lock';
 
 /** The actor of every request under {@link SchedulerLockDashboardOptions.dangerouslyAllowEveryone}. */
 export const ANONYMOUS_ACTOR = 'anonymous';
@@ -73,15 +85,16 @@ export interface DashboardSettings {
   /** The opt-out is on: the page is open to everyone. */
   readonly open: boolean;
   readonly readOnly: boolean;
-  /** Origins (`scheme://host[:port]`, as `URL.origin` writes them) other than the request's own that may steer. */
+  /** Origins (`scheme://host[:port]`, as `URL.origin` writes them) besides the request's own that may use the page. */
   readonly trustedOrigins: ReadonlySet<string>;
-  /** The hosts (`host[:port]`) of {@link trustedOrigins}: besides loopback names, what an open page answers. */
-  readonly trustedHosts: ReadonlySet<string>;
+  /** The hosts the page answers besides loopback names: `allowedHosts` and the trusted origins' hosts. */
+  readonly listedHosts: readonly HostAndPort[];
+  /** It answers any `Host` too: a page behind `authorize` without `allowedHosts`. */
+  readonly answersAnyHost: boolean;
   /** Where `NODE_ENV` is read, again at startup and at each request of an open page. */
   readonly environment: NodeJS.ProcessEnv;
 }
 
-const SUBJECT = 'Status page';
 /** Every option of {@link SchedulerLockDashboardOptions}: any other key is a typo that would be ignored. */
 const DASHBOARD_OPTIONS: readonly (keyof SchedulerLockDashboardOptions)[] = [
   'path',
@@ -89,6 +102,7 @@ const DASHBOARD_OPTIONS: readonly (keyof SchedulerLockDashboardOptions)[] = [
   'dangerouslyAllowEveryone',
   'readOnly',
   'trustedOrigins',
+  'allowedHosts',
 ];
 
 /** Checks the options; a {@link SchedulerLockConfigurationError} when the page would be open by mistake. */
@@ -123,13 +137,15 @@ export function createDashboardSettings<TRequest>(
   }
   if (dangerouslyAllowEveryone) assertNotProduction(environment);
   const trustedOrigins = checkedOrigins(options.trustedOrigins);
+  const allowedHosts = checkedHosts(options.allowedHosts);
   return {
     path: checkedPath(options.path ?? DEFAULT_DASHBOARD_PATH),
     authorize: (authorize as DashboardAuthorize | undefined) ?? (() => ({ actor: ANONYMOUS_ACTOR })),
     open: !authorize,
     readOnly: booleanOption(options.readOnly, false, 'readOnly', SUBJECT),
     trustedOrigins: new Set(trustedOrigins.map((origin) => origin.origin)),
-    trustedHosts: new Set(trustedOrigins.map((origin) => origin.host)),
+    listedHosts: [...(allowedHosts ?? []), ...trustedOrigins.map((trusted) => trusted.host)],
+    answersAnyHost: !!authorize && allowedHosts === undefined,
     environment,
   };
 }
@@ -142,35 +158,4 @@ export function assertNotProduction(environment: NodeJS.ProcessEnv): void {
     `${SUBJECT}: dangerouslyAllowEveryone is refused when NODE_ENV is ${quoted(nodeEnv)} (anything but ` +
       'development, test or unset counts as production); give an authorize(request) callback',
   );
-}
-
-function checkedPath(path: string): string {
-  if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~\-/]*$/.test(path) || path.includes('//')) {
-    throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: path must be a plain URL path such as ${DEFAULT_DASHBOARD_PATH}, got ${quoted(path)}`,
-    );
-  }
-  return path;
-}
-
-/** The trusted origins, parsed: each an `http(s)://host[:port]` origin, nothing more. */
-function checkedOrigins(origins: unknown): URL[] {
-  if (origins === undefined) return [];
-  if (!Array.isArray(origins)) {
-    throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: trustedOrigins must be an array of origins such as ['https://ops.example.com'], ` +
-        `got ${withoutCredentials(quoted(origins))}`,
-    );
-  }
-  return origins.map((origin: unknown) => {
-    const url = typeof origin === 'string' && URL.canParse(origin) ? new URL(origin) : undefined;
-    const plain = url && ['http:', 'https:'].includes(url.protocol) && !url.username && !url.password;
-    if (!url || !plain || url.pathname !== '/' || url.search || url.hash) {
-      throw new SchedulerLockConfigurationError(
-        `${SUBJECT}: trustedOrigins must be origins such as https://ops.example.com, ` +
-          `got ${withoutCredentials(quoted(origin))}`,
-      );
-    }
-    return url;
-  });
 }

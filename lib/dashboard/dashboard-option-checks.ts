@@ -1,0 +1,58 @@
+import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
+import { quoted, withoutCredentials } from '../core/provider/message-text.js';
+import { parseHost, type HostAndPort } from './host-header.js';
+
+/** How the status page's messages begin. */
+export const SUBJECT = 'Status page';
+/** The default `path` of the page. */
+export const DEFAULT_DASHBOARD_PATH = '/scheduler-lock';
+
+/** The page's path: a plain URL path. */
+export function checkedPath(path: unknown): string {
+  if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~\-/]*$/.test(path) || path.includes('//')) {
+    throw new SchedulerLockConfigurationError(
+      `${SUBJECT}: path must be a plain URL path such as ${DEFAULT_DASHBOARD_PATH}, got ${quoted(path)}`,
+    );
+  }
+  return path;
+}
+
+/** The trusted origins, each `http(s)://host[:port]` and nothing more; with its host, which an open page answers. */
+export function checkedOrigins(origins: unknown): { origin: string; host: HostAndPort }[] {
+  return listOption(origins, 'trustedOrigins', "origins such as ['https://ops.example.com']").map((origin) => {
+    const url = typeof origin === 'string' && URL.canParse(origin) ? new URL(origin) : undefined;
+    const host = url && parseHost(url.host);
+    const plain = url && ['http:', 'https:'].includes(url.protocol) && !url.username && !url.password;
+    if (!url || !host || !plain || url.pathname !== '/' || url.search || url.hash) {
+      throw new SchedulerLockConfigurationError(
+        `${SUBJECT}: trustedOrigins must be origins such as https://ops.example.com, ` +
+          `got ${withoutCredentials(quoted(origin))}`,
+      );
+    }
+    return { origin: url.origin, host };
+  });
+}
+
+/** The allowed hosts: each a host name, an IPv4 address or an `[IPv6]` one, with or without `:port`. */
+export function checkedHosts(hosts: unknown): HostAndPort[] | undefined {
+  if (hosts === undefined) return undefined;
+  return listOption(hosts, 'allowedHosts', "hosts such as ['devbox.lan', 'devbox.lan:8080']").map((host) => {
+    const parsed = typeof host === 'string' ? parseHost(host) : undefined;
+    if (!parsed) {
+      throw new SchedulerLockConfigurationError(
+        `${SUBJECT}: allowedHosts must hold host names, with or without a port (such as devbox.lan, ` +
+          `devbox.lan:8080 or [::1]:3000), got ${withoutCredentials(quoted(host))}`,
+      );
+    }
+    return parsed;
+  });
+}
+
+/** The items of `value`, an array (a hole read as `undefined`), none when absent; else an error naming `option`. */
+function listOption(value: unknown, option: string, expected: string): unknown[] {
+  if (value === undefined) return [];
+  if (Array.isArray(value)) return Array.from(value);
+  throw new SchedulerLockConfigurationError(
+    `${SUBJECT}: ${option} must be an array of ${expected}, got ${withoutCredentials(quoted(value))}`,
+  );
+}

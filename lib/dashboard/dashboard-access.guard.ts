@@ -8,7 +8,7 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { HttpAdapterHost, Reflector } from '@nestjs/core';
 import { quoted } from '../core/provider/message-text.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
 import { checkHost, checkSameOrigin, checkSteeringRequest, hostOf, type PlatformRequest } from './dashboard-request.js';
@@ -16,6 +16,9 @@ import { productionNodeEnv } from './open-page-environment.js';
 
 /** Injection token (not exported from the entry point) of the status page's {@link DashboardSettings}. */
 export const DASHBOARD_SETTINGS = Symbol('SCHEDULER_LOCK_DASHBOARD_SETTINGS');
+
+/** Marks the route of the page itself, which a link from another site may open (a top-level navigation). */
+export const DashboardDocument = Reflector.createDecorator<true>();
 
 /** What the guard decided for a request, for the handler. */
 const accessOf = new WeakMap<object, DashboardAccess & { readonly readOnly: boolean }>();
@@ -25,13 +28,19 @@ const accessOf = new WeakMap<object, DashboardAccess & { readonly readOnly: bool
  * browser reads a JSON answer as anything else.
  */
 const RESPONSE_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } as const;
+/** What an app's CORS setting (`enableCors`) may have added: no other origin may read the page's answers. */
+const CORS_HEADERS = [
+  'Access-Control-Allow-Origin',
+  'Access-Control-Allow-Credentials',
+  'Access-Control-Expose-Headers',
+];
 
 /**
- * Every request to the status page passes here first: it gets the {@link RESPONSE_HEADERS}; its `Host` must be
- * one the page answers (see `checkHost`); an open page (`dangerouslyAllowEveryone`) refuses everything once
- * `NODE_ENV` counts as production; `authorize` decides who it is (or 403). A request that changes something (any
- * method but GET and HEAD) must also be allowed to steer (not read-only), look like the page's own (see
- * `checkSteeringRequest`) and name no other origin (see `checkSameOrigin`).
+ * Every request to the status page passes here first: it gets the {@link RESPONSE_HEADERS} and loses any CORS
+ * header; its `Host` must be one the page answers (see `checkHost`); a page of another origin or site is refused
+ * (see `checkSameOrigin`); an open page (`dangerouslyAllowEveryone`) refuses everything once `NODE_ENV` counts as
+ * production; `authorize` decides who it is (or 403). A request that changes something (any method but GET and
+ * HEAD) must also be allowed to steer (not read-only) and look like the page's own (see `checkSteeringRequest`).
  */
 @Injectable()
 export class DashboardAccessGuard implements CanActivate {
@@ -42,25 +51,29 @@ export class DashboardAccessGuard implements CanActivate {
   constructor(
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<PlatformRequest>();
     // Set before anything can fail, so that an error response has them too.
+    const response = http.getResponse<{ removeHeader(name: string): unknown }>();
     for (const [name, value] of Object.entries(RESPONSE_HEADERS)) {
-      this.adapterHost.httpAdapter.setHeader(http.getResponse(), name, value);
+      this.adapterHost.httpAdapter.setHeader(response, name, value);
     }
+    for (const name of CORS_HEADERS) response.removeHeader(name);
     if (this.settings.open) this.checkNotProduction();
     const host = hostOf(request);
     checkHost(request, host, this.settings);
+    const isDocument = this.reflector.get(DashboardDocument, context.getHandler()) === true;
+    checkSameOrigin(request, host, this.settings, isDocument);
     const access = await this.authorized(request);
     // Fails closed: a `readOnly` of 'true', 1 or 'false' (JWT claims, environment variables) is read-only.
     const readOnly = this.settings.readOnly || (access.readOnly !== undefined && access.readOnly !== false);
     if (!['GET', 'HEAD'].includes(request.method.toUpperCase())) {
       if (readOnly) throw new ForbiddenException('The status page is read-only for you: it cannot steer jobs');
       checkSteeringRequest(request);
-      checkSameOrigin(request, host, this.settings);
     }
     accessOf.set(request, { actor: access.actor, readOnly });
     return true;

@@ -56,14 +56,29 @@ export function checkHost(request: PlatformRequest, host: HostAndPort, settings:
   }
 }
 
-/** Refuses a request that names an `Origin` other than the page's own (scheme, host and port) or a trusted one. */
-export function checkSameOrigin(request: PlatformRequest, host: HostAndPort, settings: DashboardSettings): void {
+/**
+ * Refuses what a page of another origin asks: an `Origin` other than the page's own (scheme, host and port) or a
+ * trusted one, and, but for a top-level navigation to the page itself, what a browser marks as sent by another
+ * site. A CORS setting of the app cannot open the page's data to other sites.
+ */
+export function checkSameOrigin(
+  request: PlatformRequest,
+  host: HostAndPort,
+  settings: DashboardSettings,
+  isDocument: boolean,
+): void {
   const origin = headerOf(request, 'origin');
-  if (origin === undefined) return;
-  const own = originOf(`${request.protocol}://${host.hostname}${host.port === undefined ? '' : `:${host.port}`}`);
-  const from = originOf(origin);
-  if (from === undefined || (from !== own && !settings.trustedOrigins.has(from))) {
-    throw new ForbiddenException(`A request from origin ${origin} is refused: not the page's own`);
+  if (origin !== undefined) {
+    const own = originOf(`${request.protocol}://${host.hostname}${host.port === undefined ? '' : `:${host.port}`}`);
+    const from = originOf(origin);
+    if (from === undefined || (from !== own && !settings.trustedOrigins.has(from))) {
+      throw new ForbiddenException(`A request from origin ${origin} is refused: not the page's own`);
+    }
+  }
+  const site = headerOf(request, 'sec-fetch-site');
+  const navigation = isDocument && headerOf(request, 'sec-fetch-mode') === 'navigate';
+  if ((site === 'cross-site' || site === 'same-site') && !navigation) {
+    throw new ForbiddenException('A request another site sent is refused');
   }
 }
 

@@ -7,29 +7,37 @@ export const SUBJECT = 'Status page';
 /** The default `path` of the page. */
 export const DEFAULT_DASHBOARD_PATH = '/scheduler-lock';
 
-/** The page's path: a plain URL path. */
+/** One segment of the page's path: URL-safe characters only, and not `.` or `..`, which a URL resolves away. */
+const PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+
+/** The page's path, `/` first: one or more plain segments, each but the first after one `/`. */
 export function checkedPath(path: unknown): string {
-  if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~\-/]*$/.test(path) || path.includes('//')) {
+  const segments = typeof path === 'string' ? path.replace(/^\//, '').split('/') : [''];
+  if (!segments.every((segment) => PATH_SEGMENT.test(segment) && segment !== '.' && segment !== '..')) {
     throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: path must be a plain URL path such as ${DEFAULT_DASHBOARD_PATH}, got ${quoted(path)}`,
+      `${SUBJECT}: path must be a plain URL path such as ${DEFAULT_DASHBOARD_PATH} (segments of letters, digits and ` +
+        `. _ ~ -, none of them . or ..), got ${quoted(path)}`,
     );
   }
-  return path;
+  return `/${segments.join('/')}`;
 }
 
-/** The trusted origins, each `http(s)://host[:port]` and nothing more; with its host, which an open page answers. */
+/**
+ * The trusted origins, each exactly as a browser sends it in `Origin`: `http(s)://host[:port]`, lower case,
+ * without its default port or a trailing `/`; with its host, which an open page answers.
+ */
 export function checkedOrigins(origins: unknown): { origin: string; host: HostAndPort }[] {
   return listOption(origins, 'trustedOrigins', "origins such as ['https://ops.example.com']").map((origin) => {
     const url = typeof origin === 'string' && URL.canParse(origin) ? new URL(origin) : undefined;
     const host = url && parseHost(url.host);
-    const plain = url && ['http:', 'https:'].includes(url.protocol) && !url.username && !url.password;
-    if (!url || !host || !plain || url.pathname !== '/' || url.search || url.hash) {
+    if (!url || !host || origin !== url.origin || !['http:', 'https:'].includes(url.protocol)) {
+      const hint = url && url.origin !== 'null' && origin !== url.origin ? `; did you mean ${url.origin}?` : '';
       throw new SchedulerLockConfigurationError(
         `${SUBJECT}: trustedOrigins must be origins such as https://ops.example.com, ` +
-          `got ${withoutCredentials(quoted(origin))}`,
+          `got ${withoutCredentials(quoted(origin))}${hint}`,
       );
     }
-    return { origin: url.origin, host };
+    return { origin, host };
   });
 }
 

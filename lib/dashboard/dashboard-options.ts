@@ -43,7 +43,10 @@ export type DashboardAuthorize<TRequest = unknown> = (
 
 /** `SchedulerLockDashboardModule.forRoot()` options. */
 export interface SchedulerLockDashboardOptions<TRequest = unknown> {
-  /** Where the page is served; its JSON endpoints are under `<path>/api/`. Default `/scheduler-lock`. */
+  /**
+   * Where the page is served; its JSON endpoints are under `<path>/api/`. Default `/scheduler-lock`. One or more
+   * segments of letters, digits and `. _ ~ -`, none of them `.` or `..`, each after one `/`.
+   */
   readonly path?: string;
   /** Who may use the page; required unless {@link dangerouslyAllowEveryone}. */
   readonly authorize?: DashboardAuthorize<TRequest>;
@@ -63,7 +66,8 @@ export interface SchedulerLockDashboardOptions<TRequest = unknown> {
   readonly readOnly?: boolean;
   /**
    * Origins (`https://ops.example.com`: scheme, host and port) besides the page's own whose pages may POST the
-   * steering actions: for a reverse proxy that rewrites the `Host` header or ends TLS. Default none.
+   * steering actions: for a reverse proxy that rewrites the `Host` header or ends TLS. Written as a browser sends
+   * them: lower case, without a default port or a trailing `/`. Default none.
    */
   readonly trustedOrigins?: readonly string[];
   /**
@@ -139,7 +143,7 @@ export function createDashboardSettings<TRequest>(
   const trustedOrigins = checkedOrigins(options.trustedOrigins);
   const allowedHosts = checkedHosts(options.allowedHosts);
   return {
-    path: checkedPath(options.path ?? DEFAULT_DASHBOARD_PATH),
+    path: checkedPath(options.path === undefined ? DEFAULT_DASHBOARD_PATH : options.path),
     authorize: (authorize as DashboardAuthorize | undefined) ?? (() => ({ actor: ANONYMOUS_ACTOR })),
     open: !authorize,
     readOnly: booleanOption(options.readOnly, false, 'readOnly', SUBJECT),

@@ -23,8 +23,8 @@ export class SchedulerLockDashboardModule implements OnApplicationBootstrap {
 
   /**
    * The page at `options.path` (default `/scheduler-lock`). Throws a `SchedulerLockConfigurationError` without
-   * `authorize` (or `dangerouslyAllowEveryone: true` outside production), with a path that is not plain, and
-   * with an unknown or wrongly typed option (`readOnly: 'true'` included).
+   * `authorize` (or `dangerouslyAllowEveryone: true` outside production), with a path that is not plain, a host
+   * or origin that is not one, and with an unknown or wrongly typed option (`readOnly: 'true'` included).
    */
   static forRoot<TRequest = unknown>(options: SchedulerLockDashboardOptions<TRequest>): DynamicModule {
     const settings = createDashboardSettings(options);

@@ -5,6 +5,33 @@ import { createDashboardSettings } from '../../lib/dashboard/dashboard-options.j
 const alice = { authorize: () => ({ actor: 'alice@example.com' }) };
 
 describe('SchedulerLockDashboardModule.forRoot: the options of the page, checked at startup', () => {
+  it('refuses an empty path, the root, a . or .. segment and any other path a URL would rewrite', () => {
+    for (const path of ['', '/', '.', '..', '/..', '/ops/../admin', '/ops/./locks', '/ops/', '//ops', 'ops//locks']) {
+      expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, path })).toThrow(
+        new SchedulerLockConfigurationError(
+          'Status page: path must be a plain URL path such as /scheduler-lock (segments of letters, digits and ' +
+            `. _ ~ -, none of them . or ..), got ${JSON.stringify(path)}`,
+        ),
+      );
+    }
+    for (const path of ['/ops/%2e%2e', '/ops?x=1', '/ops#top', '/ops locks', '/öps', '\\ops', 42, null]) {
+      expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, path: path as string })).toThrow(
+        `path must be a plain URL path such as /scheduler-lock (segments of letters, digits and . _ ~ -, none of ` +
+          `them . or ..), got ${JSON.stringify(path)}`,
+      );
+    }
+  });
+
+  it('mounts a plain path with one leading /, written with it or not', () => {
+    for (const [path, mounted] of [
+      ['/ops/locks', '/ops/locks'],
+      ['ops/locks', '/ops/locks'],
+      ['/a.b/~c_d-e/...', '/a.b/~c_d-e/...'],
+    ]) {
+      expect(createDashboardSettings({ ...alice, path }).path).toBe(mounted);
+    }
+  });
+
   it('refuses an allowedHosts that is not a list of host names, with or without a port, naming the value', () => {
     expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, allowedHosts: 'devbox.lan' as never })).toThrow(
       new SchedulerLockConfigurationError(
@@ -55,5 +82,27 @@ describe('SchedulerLockDashboardModule.forRoot: the options of the page, checked
       { hostname: '[fd00::5]', port: 3000 },
       { hostname: 'my_app', port: undefined },
     ]);
+  });
+
+  it('refuses a trusted origin not written as a browser sends it, and says how it would be', () => {
+    for (const [origin, canonical] of [
+      ['https://ops.example.com/', 'https://ops.example.com'],
+      ['HTTPS://Ops.Example.com', 'https://ops.example.com'],
+      ['https://ops.example.com:443', 'https://ops.example.com'],
+      ['https:ops.example.com', 'https://ops.example.com'],
+      [' https://ops.example.com', 'https://ops.example.com'],
+    ]) {
+      expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, trustedOrigins: [origin] })).toThrow(
+        new SchedulerLockConfigurationError(
+          'Status page: trustedOrigins must be origins such as https://ops.example.com, ' +
+            `got ${JSON.stringify(origin)}; did you mean ${canonical}?`,
+        ),
+      );
+    }
+    for (const origin of ['https://ops..example.com', 'ftp://ops.example.com', 'https://ops:s3cret@example.com']) {
+      expect(() => SchedulerLockDashboardModule.forRoot({ ...alice, trustedOrigins: [origin] })).toThrow(
+        'trustedOrigins must be origins such as https://ops.example.com, got',
+      );
+    }
   });
 });

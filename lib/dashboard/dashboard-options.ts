@@ -3,7 +3,16 @@ import {
   assertKnownOptions,
   booleanOption,
 } from '../core/provider/lock-configuration.js';
-import { quoted, withoutCredentials } from '../core/provider/message-text.js';
+import { quoted } from '../core/provider/message-text.js';
+import {
+  DEFAULT_DASHBOARD_PATH,
+  SUBJECT,
+  checkedHosts,
+  checkedOrigins,
+  checkedPath,
+} from './dashboard-option-checks.js';
+import type { HostAndPort } from './host-header.js';
+import { productionNodeEnv } from './open-page-environment.js';
 
 /** Who is looking at the status page, as `authorize` says. */
 export interface DashboardAccess {
@@ -34,16 +43,20 @@ export type DashboardAuthorize<TRequest = unknown> = (
 
 /** `SchedulerLockDashboardModule.forRoot()` options. */
 export interface SchedulerLockDashboardOptions<TRequest = unknown> {
-  /** Where the page is served; its JSON endpoints are under `<path>/api/`. Default `/scheduler-lock`. */
+  /**
+   * Where the page is served; its JSON endpoints are under `<path>/api/`. Default `/scheduler-lock`. One or more
+   * segments of letters, digits and `. _ ~ -`, none of them `.` or `..`, each after one `/`.
+   */
   readonly path?: string;
   /** Who may use the page; required unless {@link dangerouslyAllowEveryone}. */
   readonly authorize?: DashboardAuthorize<TRequest>;
   /**
    * `true`: everyone who reaches the app's port may see **and steer** every locked job, as actor
    * `anonymous`. For a developer's machine only: refused unless `NODE_ENV` is `development`, `test` or unset
-   * (any other value counts as production), logged as a warning at startup, and answered only to requests
-   * whose `Host` is a loopback name (`localhost`, `127.0.0.1`, `[::1]`) or a {@link trustedOrigins} host, which
-   * closes DNS rebinding. Cannot be combined with `authorize`.
+   * (any other value counts as production) when `forRoot()` runs, when the app starts and at each request;
+   * logged as a warning at startup. Answered only to requests whose `Host` is a loopback name (`localhost`,
+   * `127.0.0.1`, `[::1]`), which closes DNS rebinding, and that no proxy forwarded, or to a host of
+   * {@link allowedHosts} or {@link trustedOrigins}. Cannot be combined with `authorize`.
    */
   readonly dangerouslyAllowEveryone?: boolean;
   /**
@@ -53,13 +66,18 @@ export interface SchedulerLockDashboardOptions<TRequest = unknown> {
   readonly readOnly?: boolean;
   /**
    * Origins (`https://ops.example.com`: scheme, host and port) besides the page's own whose pages may POST the
-   * steering actions: for a reverse proxy that rewrites the `Host` header or ends TLS. Default none.
+   * steering actions: for a reverse proxy that rewrites the `Host` header or ends TLS. Written as a browser sends
+   * them: lower case, without a default port or a trailing `/`. Default none.
    */
   readonly trustedOrigins?: readonly string[];
+  /**
+   * The `Host` names the page answers besides loopback names (`localhost`, `127.0.0.1`, `[::1]`) and the hosts of
+   * {@link trustedOrigins}: `devbox.lan` (any port), `devbox.lan:8080` (that port only), `10.0.0.5`, `[fd00::5]`.
+   * Default: any host, or loopback names only under {@link dangerouslyAllowEveryone}. Under it, a request a proxy
+   * forwarded (`Forwarded`, `X-Forwarded-*`, `X-Real-IP`, `Via`) is answered only at a host listed here.
+   */
+  readonly allowedHosts?: readonly string[];
 }
-
-/** The default {@link SchedulerLockDashboardOptions.path}. */
-export const DEFAULT_DASHBOARD_PATH = '/scheduler-lock';
 
 /** The actor of every request under {@link SchedulerLockDashboardOptions.dangerouslyAllowEveryone}. */
 export const ANONYMOUS_ACTOR = 'anonymous';
@@ -71,13 +89,16 @@ export interface DashboardSettings {
   /** The opt-out is on: the page is open to everyone. */
   readonly open: boolean;
   readonly readOnly: boolean;
-  /** Origins (`scheme://host[:port]`, as `URL.origin` writes them) other than the request's own that may steer. */
+  /** Origins (`scheme://host[:port]`, as `URL.origin` writes them) besides the request's own that may use the page. */
   readonly trustedOrigins: ReadonlySet<string>;
-  /** The hosts (`host[:port]`) of {@link trustedOrigins}: besides loopback names, what an open page answers. */
-  readonly trustedHosts: ReadonlySet<string>;
+  /** The hosts the page answers besides loopback names: `allowedHosts` and the trusted origins' hosts. */
+  readonly listedHosts: readonly HostAndPort[];
+  /** It answers any `Host` too: a page behind `authorize` without `allowedHosts`. */
+  readonly answersAnyHost: boolean;
+  /** Where `NODE_ENV` is read, again at startup and at each request of an open page. */
+  readonly environment: NodeJS.ProcessEnv;
 }
 
-const SUBJECT = 'Status page';
 /** Every option of {@link SchedulerLockDashboardOptions}: any other key is a typo that would be ignored. */
 const DASHBOARD_OPTIONS: readonly (keyof SchedulerLockDashboardOptions)[] = [
   'path',
@@ -85,6 +106,7 @@ const DASHBOARD_OPTIONS: readonly (keyof SchedulerLockDashboardOptions)[] = [
   'dangerouslyAllowEveryone',
   'readOnly',
   'trustedOrigins',
+  'allowedHosts',
 ];
 
 /** Checks the options; a {@link SchedulerLockConfigurationError} when the page would be open by mistake. */
@@ -117,51 +139,27 @@ export function createDashboardSettings<TRequest>(
         '(or dangerouslyAllowEveryone: true, on a developer machine only)',
     );
   }
-  const nodeEnv = (environment.NODE_ENV ?? '').trim();
-  if (dangerouslyAllowEveryone && !['', 'development', 'test'].includes(nodeEnv.toLowerCase())) {
-    throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: dangerouslyAllowEveryone is refused when NODE_ENV is ${quoted(nodeEnv)} (anything but ` +
-        'development, test or unset counts as production); give an authorize(request) callback',
-    );
-  }
+  if (dangerouslyAllowEveryone) assertNotProduction(environment);
   const trustedOrigins = checkedOrigins(options.trustedOrigins);
+  const allowedHosts = checkedHosts(options.allowedHosts);
   return {
-    path: checkedPath(options.path ?? DEFAULT_DASHBOARD_PATH),
+    path: checkedPath(options.path === undefined ? DEFAULT_DASHBOARD_PATH : options.path),
     authorize: (authorize as DashboardAuthorize | undefined) ?? (() => ({ actor: ANONYMOUS_ACTOR })),
     open: !authorize,
     readOnly: booleanOption(options.readOnly, false, 'readOnly', SUBJECT),
     trustedOrigins: new Set(trustedOrigins.map((origin) => origin.origin)),
-    trustedHosts: new Set(trustedOrigins.map((origin) => origin.host)),
+    listedHosts: [...(allowedHosts ?? []), ...trustedOrigins.map((trusted) => trusted.host)],
+    answersAnyHost: !!authorize && allowedHosts === undefined,
+    environment,
   };
 }
 
-function checkedPath(path: string): string {
-  if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~\-/]*$/.test(path) || path.includes('//')) {
-    throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: path must be a plain URL path such as ${DEFAULT_DASHBOARD_PATH}, got ${quoted(path)}`,
-    );
-  }
-  return path;
-}
-
-/** The trusted origins, parsed: each an `http(s)://host[:port]` origin, nothing more. */
-function checkedOrigins(origins: unknown): URL[] {
-  if (origins === undefined) return [];
-  if (!Array.isArray(origins)) {
-    throw new SchedulerLockConfigurationError(
-      `${SUBJECT}: trustedOrigins must be an array of origins such as ['https://ops.example.com'], ` +
-        `got ${quoted(typeof origins === 'string' ? withoutCredentials(origins) : origins)}`,
-    );
-  }
-  return origins.map((origin: unknown) => {
-    const url = typeof origin === 'string' && URL.canParse(origin) ? new URL(origin) : undefined;
-    const plain = url && ['http:', 'https:'].includes(url.protocol) && !url.username && !url.password;
-    if (!url || !plain || url.pathname !== '/' || url.search || url.hash) {
-      throw new SchedulerLockConfigurationError(
-        `${SUBJECT}: trustedOrigins must be origins such as https://ops.example.com, ` +
-          `got ${quoted(typeof origin === 'string' ? withoutCredentials(origin) : origin)}`,
-      );
-    }
-    return url;
-  });
+/** Throws when `NODE_ENV` counts as production: the open page is for a developer machine only. */
+export function assertNotProduction(environment: NodeJS.ProcessEnv): void {
+  const nodeEnv = productionNodeEnv(environment);
+  if (nodeEnv === undefined) return;
+  throw new SchedulerLockConfigurationError(
+    `${SUBJECT}: dangerouslyAllowEveryone is refused when NODE_ENV is ${quoted(nodeEnv)} (anything but ` +
+      'development, test or unset counts as production); give an authorize(request) callback',
+  );
 }

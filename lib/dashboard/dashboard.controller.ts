@@ -19,7 +19,7 @@ import type { JobOverview } from '../operators/job-overview.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { UnknownJobError } from '../operators/cluster-admin.js';
 import { InvalidSteeringNoteError } from '../operators/steering-note.js';
-import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard } from './dashboard-access.guard.js';
+import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard, DashboardDocument } from './dashboard-access.guard.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
 import { DASHBOARD_PAGE } from './dashboard-page.js';
 
@@ -56,6 +56,7 @@ export class DashboardController {
 
   /** The page: one HTML document, its script and style inline, allowed to load nothing from elsewhere. */
   @Get()
+  @DashboardDocument(true)
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Content-Security-Policy', DASHBOARD_PAGE.contentSecurityPolicy)
   @Header('X-Frame-Options', 'DENY')

@@ -5,12 +5,12 @@
  */
 
 export { SchedulerLockDashboardModule } from './scheduler-lock-dashboard.module.js';
+export { DEFAULT_DASHBOARD_PATH } from './dashboard-option-checks.js';
 export {
   ANONYMOUS_ACTOR,
-  DEFAULT_DASHBOARD_PATH,
   type DashboardAccess,
   type DashboardAuthorize,
   type SchedulerLockDashboardOptions,
 } from './dashboard-options.js';
-export { STEERING_HEADER } from './dashboard-access.guard.js';
+export { STEERING_HEADER } from './dashboard-request.js';
 export type { DashboardJob, DashboardRun } from './dashboard.controller.js';

@@ -1,6 +1,7 @@
-import { Controller, Inject, Logger, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { Controller, Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
 import { DashboardAccessGuard, DASHBOARD_SETTINGS } from './dashboard-access.guard.js';
 import {
+  assertNotProduction,
   createDashboardSettings,
   type DashboardSettings,
   type SchedulerLockDashboardOptions,
@@ -17,13 +18,13 @@ import { DashboardController } from './dashboard.controller.js';
  * Closed by default: `forRoot` throws without an `authorize(request)` callback.
  */
 @Module({})
-export class SchedulerLockDashboardModule implements OnModuleInit {
+export class SchedulerLockDashboardModule implements OnApplicationBootstrap {
   constructor(@Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings) {}
 
   /**
    * The page at `options.path` (default `/scheduler-lock`). Throws a `SchedulerLockConfigurationError` without
-   * `authorize` (or `dangerouslyAllowEveryone: true` outside production), with a path that is not plain, and
-   * with an unknown or wrongly typed option (`readOnly: 'true'` included).
+   * `authorize` (or `dangerouslyAllowEveryone: true` outside production), with a path that is not plain, a host
+   * or origin that is not one, and with an unknown or wrongly typed option (`readOnly: 'true'` included).
    */
   static forRoot<TRequest = unknown>(options: SchedulerLockDashboardOptions<TRequest>): DynamicModule {
     const settings = createDashboardSettings(options);
@@ -37,8 +38,10 @@ export class SchedulerLockDashboardModule implements OnModuleInit {
     };
   }
 
-  onModuleInit(): void {
+  /** `NODE_ENV` read again: an app may set it after `forRoot()` ran (`dotenv` in `bootstrap()`). */
+  onApplicationBootstrap(): void {
     if (!this.settings.open) return;
+    assertNotProduction(this.settings.environment);
     new Logger('SchedulerLockDashboard').warn(
       `The status page at ${this.settings.path} lets everyone see and steer the locked jobs ` +
         '(dangerouslyAllowEveryone): for a developer machine only',

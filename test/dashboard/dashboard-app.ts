@@ -45,7 +45,7 @@ export class TickingJob {
 export const PLATFORMS = ['express', 'fastify'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-function adapterOf(platform: Platform): AbstractHttpAdapter {
+export function adapterOf(platform: Platform): AbstractHttpAdapter {
   return platform === 'express' ? new ExpressAdapter() : new FastifyAdapter();
 }
 

@@ -33,8 +33,7 @@ export function checkedOrigins(origins: unknown): { origin: string; host: HostAn
     if (!url || !host || origin !== url.origin || !['http:', 'https:'].includes(url.protocol)) {
       const hint = url && url.origin !== 'null' && origin !== url.origin ? `; did you mean ${url.origin}?` : '';
       throw new SchedulerLockConfigurationError(
-        `${SUBJECT}: trustedOrigins must be origins such as https://ops.example.com, ` +
-          `got ${quoted(origin)}${hint}`,
+        `${SUBJECT}: trustedOrigins must be origins such as https://ops.example.com, ` + `got ${quoted(origin)}${hint}`,
       );
     }
     return { origin, host };

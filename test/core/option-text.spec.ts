@@ -1,5 +1,5 @@
 import { closestOption } from '../../lib/core/provider/closest-option.js';
-import { quoted, withoutUrlPassword } from '../../lib/core/provider/message-text.js';
+import { quoted, withoutCredentials } from '../../lib/core/provider/message-text.js';
 
 describe('quoted', () => {
   it.each<[string, unknown, string]>([
@@ -21,15 +21,16 @@ describe('quoted', () => {
   });
 });
 
-describe('withoutUrlPassword', () => {
+describe('withoutCredentials', () => {
   it.each<[string, string]>([
     ['redis://app:s3cret@cache:6379', 'redis://app:***@cache:6379'],
     ['rediss://:s3cret@cache', 'rediss://:***@cache'],
     ['postgres://app:p%40ss@db/jobs', 'postgres://app:***@db/jobs'],
     ['redis://cache:6379', 'redis://cache:6379'],
-    ['not a url: s3cret@x', 'not a url: s3cret@x'],
+    ['not a url: s3cret@x', 'not%20a%20url:***@x'],
+    ['ops:s3cret@devbox', 'ops:***@devbox'],
   ])('masks %s as %s', (text, masked) => {
-    expect(withoutUrlPassword(text)).toBe(masked);
+    expect(withoutCredentials(text)).toBe(masked);
   });
 });
 

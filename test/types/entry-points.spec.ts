@@ -151,9 +151,7 @@ describe('the package entry points, as an installed package', () => {
     expect(main).toEqual(
       expect.arrayContaining(['SchedulerLockModule', 'SchedulerLock', 'SchedulerLockAdmin', 'RedisLockProvider']),
     );
-    expect(main).toEqual(
-      expect.arrayContaining(['LockProvider', 'SimpleLock', 'LockConfiguration']),
-    );
+    expect(main).toEqual(expect.arrayContaining(['LockProvider', 'SimpleLock', 'LockConfiguration']));
     const pluginContract = [
       'OperatorStore',
       'OperatorLockProvider',

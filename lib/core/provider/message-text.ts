@@ -35,7 +35,7 @@ export function withoutCredentials(value: string): string {
 }
 
 /**
- * A value as a message quotes it: JSON (a URL's password masked, see {@link withoutUrlPassword}), a number as
+ * A value as a message quotes it: JSON (a URL's password masked, see {@link withoutCredentials}), a number as
  * written (`NaN`, `Infinity`, which JSON prints as null), or its type when JSON has none (`undefined`, a function).
  */
 export function quoted(value: unknown): string {
@@ -50,24 +50,5 @@ export function quoted(value: unknown): string {
 
 function quotedMember(_key: string, member: unknown): unknown {
   if (typeof member === 'bigint') return `${member}n`;
-  return typeof member === 'string' ? withoutUrlPassword(member) : member;
-}
-
-/**
- * `text` with its password masked when it is a URL that has one (`postgres://app:s3cret@db` →
- * `postgres://app:***@db`): the URL is parsed to find the password, so only a real one is masked.
- */
-export function withoutUrlPassword(text: string): string {
-  let password: string;
-  try {
-    password = new URL(text).password;
-  } catch {
-    return text;
-  }
-  if (password === '') return text;
-  const written = text.lastIndexOf(`:${password}@`);
-  if (written >= 0) return `${text.slice(0, written)}:***${text.slice(written + password.length + 1)}`;
-  const masked = new URL(text);
-  masked.password = '***';
-  return masked.href;
+  return typeof member === 'string' ? withoutCredentials(member) : member;
 }

@@ -85,8 +85,10 @@ export class PostgresSession {
       // pg's query_timeout: undefined waits as long as the server takes (a pool whose timeouts are the app's).
       const query_timeout = this.statementTimeout === false ? undefined : this.statementTimeout + ANSWER_GRACE_MS;
       if (this.statementTimeout !== false && !this.timed.has(client)) {
+        // A parameter, not SQL text: no option value is ever part of a statement.
         const setStatementTimeout: TimedQuery = {
-          text: `SET statement_timeout = ${this.statementTimeout}`,
+          text: "SELECT set_config('statement_timeout', $1, false)",
+          values: [String(this.statementTimeout)],
           query_timeout,
         };
         await client.query(setStatementTimeout);

@@ -46,15 +46,18 @@ import {
 import { PostgresOperatorStore } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { checkPostgresStore } from './postgres-startup-check.js';
-import { postgresStatements } from './postgres-statements.js';
+import { claimRefusal, postgresStatements, type Refusal } from './postgres-statements.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
 
 interface JobLockRow {
   readonly name: string;
   readonly fencing_token: string | null;
-  readonly held: boolean | null;
+  readonly refusal: 'locked' | 'paused' | null;
 }
-interface ClaimRow extends JobLockRow {
+interface ClaimRow {
+  readonly name: string;
+  readonly fencing_token: string | null;
+  readonly refusal: Refusal | null;
   readonly occurrence: string | null;
   readonly run_state: JobRunState | null;
 }
@@ -175,7 +178,7 @@ export class PostgresLockProvider
     const request = { ...this.newHolder(configuration), manual };
     return this.jobLocks.call(request).then((row): JobLockClaim => {
       if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, JOB_LOCK) };
-      return { refused: row?.held === false ? 'paused' : 'locked' };
+      return { refused: claimRefusal(row) };
     });
   }
 
@@ -183,12 +186,9 @@ export class PostgresLockProvider
     const request = { ...this.newHolder(configuration), occurrence };
     return this.claims.call(request).then((row): OccurrenceClaim => {
       if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, OCCURRENCE_LOCK) };
-      const last = row?.occurrence == null ? undefined : Number(row.occurrence);
-      if (last !== undefined && last >= occurrence) {
-        return { refused: 'already-ran', running: last === occurrence && row?.run_state === 'running' };
-      }
-      // A row another node created meanwhile is not seen by this statement: it counts as held.
-      return { refused: row?.held === false ? 'paused' : 'locked' };
+      const refused = claimRefusal(row);
+      if (refused !== 'already-ran') return { refused };
+      return { refused, running: Number(row?.occurrence) === occurrence && row?.run_state === 'running' };
     });
   }
 

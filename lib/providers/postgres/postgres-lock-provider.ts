@@ -25,6 +25,7 @@ import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../
 import { statementBatch } from './postgres-batches.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { postgresTables, type PostgresTables } from './postgres-schema.js';
+import { AbandonedLocks } from './postgres-abandoned-locks.js';
 import { assertPool, PostgresSession } from './postgres-session.js';
 import {
   JOB_LOCK,
@@ -46,26 +47,9 @@ import {
 import { PostgresOperatorStore } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { checkPostgresStore } from './postgres-startup-check.js';
-import { claimRefusal, postgresStatements, type Refusal } from './postgres-statements.js';
+import { claimRefusal, postgresStatements } from './postgres-statements.js';
+import { claimBatches, unusedLock, type ClaimRow, type JobLockRow, type NewHolder } from './postgres-claim-batches.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
-
-interface JobLockRow {
-  readonly name: string;
-  readonly fencing_token: string | null;
-  readonly refusal: 'locked' | 'paused' | null;
-}
-interface ClaimRow {
-  readonly name: string;
-  readonly fencing_token: string | null;
-  readonly refusal: Refusal | null;
-  readonly occurrence: string | null;
-  readonly run_state: JobRunState | null;
-}
-interface NewHolder {
-  readonly name: string;
-  readonly owner: string;
-  readonly ttl: number;
-}
 
 /**
  * Locks in PostgreSQL (`pg` ^8 `Pool`), ShedLock's JDBC design: one row per lock name in
@@ -115,25 +99,11 @@ export class PostgresLockProvider
     const finishes = statementBatch<ReleaseRequest, OwnerCheckRow>(session, statements.release, (requests) =>
       releaseParameters(requests, historyLimit),
     );
-    this.context = { session, statements, finishes, lockedBy: this.lockedBy, historyLimit };
+    const abandoned = new AbandonedLocks(session, this.tables.locks);
+    this.context = { session, abandoned, statements, finishes, lockedBy: this.lockedBy, historyLimit };
     this.recover = recoveryStatement(this.tables);
     this.operators = new PostgresOperatorStore(session, this.tables, historyLimit);
-    const holders = <T extends NewHolder>(requests: readonly T[]) => [
-      requests.map((request) => request.name),
-      requests.map((request) => request.owner),
-      requests.map(() => this.lockedBy),
-      requests.map((request) => request.ttl),
-    ];
-    this.claims = statementBatch<NewHolder & { occurrence: number }, ClaimRow>(
-      session,
-      statements.claimOccurrences,
-      (requests) => [...holders(requests), requests.map((request) => request.occurrence)],
-    );
-    this.jobLocks = statementBatch<NewHolder & { manual: boolean }, JobLockRow>(
-      session,
-      statements.lockJobs,
-      (requests) => [...holders(requests), requests.map((request) => request.manual)],
-    );
+    ({ claims: this.claims, jobLocks: this.jobLocks } = claimBatches(session, statements, abandoned, this.lockedBy));
   }
 
   /** `host:port/database` of the pool, for messages (never a user name or password). */
@@ -169,8 +139,10 @@ export class PostgresLockProvider
     const { session, statements } = this.context;
     const owner = this.ownerValue();
     const values = [configuration.name, owner, this.lockedBy, ttlMillis(configuration.lockAtMostFor)];
+    const unused = (backend: number) =>
+      this.context.abandoned.add(backend, [unusedLock({ name: configuration.name, owner })]);
     return session
-      .run<{ fencing_token: string }>(statements.lock, values)
+      .run<{ fencing_token: string }>(statements.lock, values, unused)
       .then(([row]) => row && this.lockOf(configuration, owner, row, PLAIN_LOCK));
   }
 
@@ -201,7 +173,8 @@ export class PostgresLockProvider
     const { owner, ttl, name } = this.newHolder(configuration);
     const { historyLimit } = this.context;
     const values = [name, owner, this.lockedBy, ttl, occurrence, maxAttempts, Math.ceil(grace), historyLimit];
-    const [row] = await this.context.session.run<RecoveryRow>(this.recover, values);
+    const unused = (backend: number) => this.context.abandoned.add(backend, [unusedLock({ name, owner })]);
+    const [row] = await this.context.session.run<RecoveryRow>(this.recover, values, unused);
     return recoveryClaim(row, (fence) => this.lockOf(configuration, owner, { fencing_token: fence }, OCCURRENCE_LOCK));
   }
 

@@ -228,10 +228,12 @@ describe('chaos analysis', () => {
       spec.flatMap(([from, token]) => run({ job: 'sweep', from, to: from + 0.1, token }));
     // Token 3 (a claim given up during the pause) was taken and never run; 7 s (> 3 + 1) passed before token 4.
     const held = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2], [20, 4], [21, 5])];
-    // The same gap, taken again 1.5 s after the pause; and a gap-free lock that did not run for long.
+    // The same gap, taken again 1.5 s after the pause; and a lock that skipped no token but ran late.
     const released = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2], [14.5, 4])];
-    const noGap = [...cleanSoak(), pause, ...run({ job: 'report', from: 9, to: 9.1, token: 7 })];
-    noGap.push(...run({ job: 'report', from: 25, to: 25.1, token: 8 }));
+    const noGap = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2], [25, 3])];
+    // A job due every 10 s: its next try, not its lock, sets when it runs again.
+    const report = [...cleanSoak(), pause, ...run({ job: 'report', from: 10, to: 10.1, token: 7 })];
+    report.push(...run({ job: 'report', from: 20, to: 20.1, token: 9 }));
     // A job due every 700 ms whose lock was never taken again before the soak's end.
     const never = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2])];
 
@@ -243,6 +245,7 @@ describe('chaos analysis', () => {
     expect(findings.violationsPerGuarantee['held-unused']).toBe(1);
     expect(analyze(released).heldUnused).toEqual([]);
     expect(analyze(noGap).heldUnused).toEqual([]);
+    expect(analyze(report).heldUnused).toEqual([]);
     expect(analyze(never).heldUnused).toEqual([expect.objectContaining({ lock: 'sweep', next: undefined })]);
   });
 

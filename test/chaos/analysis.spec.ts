@@ -222,6 +222,33 @@ describe('chaos analysis', () => {
     expect(findings.fencingViolations[0]).toMatchObject({ lock: 'ledger', highestBefore: 50 });
   });
 
+  it('finds a lock held unused after a store pause for longer than the pause plus one renewal interval', () => {
+    const pause: RunLogLine = { type: 'fault', kind: 'store-pause', target: 'postgres', start: at(10), end: at(13) };
+    const sweeps = (...spec: [from: number, token: number][]) =>
+      spec.flatMap(([from, token]) => run({ job: 'sweep', from, to: from + 0.1, token }));
+    // Token 3 (a claim given up during the pause) was taken and never run; 7 s (> 3 + 1) passed before token 4.
+    const held = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2], [20, 4], [21, 5])];
+    // The same gap, taken again 1.5 s after the pause; and a lock that skipped no token but ran late.
+    const released = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2], [14.5, 4])];
+    const noGap = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2], [25, 3])];
+    // A job due every 10 s: its next try, not its lock, sets when it runs again.
+    const report = [...cleanSoak(), pause, ...run({ job: 'report', from: 10, to: 10.1, token: 7 })];
+    report.push(...run({ job: 'report', from: 20, to: 20.1, token: 9 }));
+    // A job due every 700 ms whose lock was never taken again before the soak's end.
+    const never = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2])];
+
+    const findings = analyze(held);
+
+    expect(findings.heldUnused).toEqual([
+      expect.objectContaining({ lock: 'sweep', lastTokenBefore: 2, heldMs: 7_000, next: expect.anything() }),
+    ]);
+    expect(findings.violationsPerGuarantee['held-unused']).toBe(1);
+    expect(analyze(released).heldUnused).toEqual([]);
+    expect(analyze(noGap).heldUnused).toEqual([]);
+    expect(analyze(report).heldUnused).toEqual([]);
+    expect(analyze(never).heldUnused).toEqual([expect.objectContaining({ lock: 'sweep', next: undefined })]);
+  });
+
   it('finds a run of a locked job without its lock', () => {
     const lines = [...cleanSoak(), ...run({ job: 'sweep', node: 'app-2', from: 0.2, to: 0.3, locked: false })];
 

@@ -7,6 +7,7 @@ import {
   type RunLogLine,
   type RunOutcome,
 } from './journal.js';
+import { findLocksHeldUnused, type HeldUnused } from './held-unused.js';
 
 /**
  * The chaos soak's verdict, computed from its run log alone (pure functions: the unit test feeds it
@@ -112,7 +113,8 @@ export type Guarantee =
   | 'unexpected-exits'
   | 'quiet-misses'
   | 'quiet-errors'
-  | 'skew-failures';
+  | 'skew-failures'
+  | 'held-unused';
 
 /** What a soak's run log shows: the counts of its report, and the findings that break a guarantee. */
 export interface ChaosFindings extends CronMisses, QuietErrors {
@@ -132,6 +134,8 @@ export interface ChaosFindings extends CronMisses, QuietErrors {
   readonly unhandled: readonly Line<'unhandled'>[];
   readonly unexpectedExits: ReadonlyArray<Line<'app-exit'> | Line<'store-exit'>>;
   readonly skewChecks: readonly SkewCheck[];
+  /** Locks held unused after a store pause for longer than the pause plus one renewal interval. */
+  readonly heldUnused: readonly HeldUnused[];
   readonly faultsPerKind: Record<FaultKind, number>;
   readonly cpu: { readonly averagePercent: number; readonly maxPercent: number } | undefined;
   /** How many findings break each guarantee. */
@@ -177,6 +181,7 @@ export function analyze(lines: readonly RunLogLine[]): ChaosFindings {
     ...misses,
     ...findQuietErrors(lines, excused),
     skewChecks: checkSkews(lines, soak),
+    heldUnused: findLocksHeldUnused(runs, faults, end),
     faultsPerKind: countBy(FAULT_KINDS, faults, (fault) => fault.kind),
     cpu: cpuLines.length
       ? {
@@ -195,6 +200,7 @@ export function analyze(lines: readonly RunLogLine[]): ChaosFindings {
     'quiet-misses': findings.quietMisses.length,
     'quiet-errors': findings.quietErrors.length,
     'skew-failures': findings.skewChecks.filter((check) => !check.ok).length,
+    'held-unused': findings.heldUnused.length,
   };
   const violations = Object.values(violationsPerGuarantee).reduce((sum, n) => sum + n, 0);
   return { ...findings, violationsPerGuarantee, violations };

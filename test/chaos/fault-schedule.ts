@@ -33,7 +33,8 @@ export interface FaultPlan {
 const DURATION_MS: Record<FaultKind, readonly [number, number]> = {
   'app-kill': [2_000, 5_000],
   'store-kill': [1_000, 3_000],
-  'store-pause': [1_000, 4_000],
+  // Longer than the PostgreSQL app's statement deadline (1 s statement_timeout + 1 s): claims are given up.
+  'store-pause': [2_500, 4_500],
   stall: [1_500, 5_000],
   'black-hole': [1_500, 5_000],
   reset: [1_500, 5_000],

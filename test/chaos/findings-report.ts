@@ -12,6 +12,7 @@ const GUARANTEE_ROWS: Record<Guarantee, string> = {
   'quiet-misses': 'quiet-period misses',
   'quiet-errors': 'errors outside fault windows (+ margin)',
   'skew-failures': 'app starts whose clock skew was not applied',
+  'held-unused': 'locks held unused past a store pause + one renewal interval',
 };
 
 /** How many examples of each violation the report lists under the table. */
@@ -71,6 +72,7 @@ function renderTable(findings: ChaosFindings): string {
   for (const c of findings.skewChecks) if (!firstStart.has(c.node)) firstStart.set(c.node, c.measuredMs);
   const skews = [...firstStart].sort(([a], [b]) => a.localeCompare(b)).map(([node, ms]) => `${node} ${signed(ms)}`);
   check('skew-failures', ` (measured: ${skews.join(', ')} ms)`);
+  check('held-unused');
   for (const [kind, count] of Object.entries(findings.faultsPerKind)) info(`faults: ${kind}`, count);
   if (findings.cpu)
     info('machine CPU busy, average / max', `${findings.cpu.averagePercent}% / ${findings.cpu.maxPercent}%`);
@@ -100,6 +102,14 @@ function renderExamples(findings: ChaosFindings): string[] {
     [
       'Fencing-order violations',
       findings.fencingViolations.map((v) => `${v.lock}: ${run(v.run)} after token ${v.highestBefore}`),
+    ],
+    [
+      'Locks held unused after a store pause',
+      findings.heldUnused.map(
+        (h) =>
+          `${h.lock}: pause ${at(h.pause.start)}–${at(h.pause.end)}, tokens after ${h.lastTokenBefore} unused ` +
+          `${(h.heldMs / 1000).toFixed(1)} s; next: ${h.next ? run(h.next) : 'none before the end'}`,
+      ),
     ],
     ['Unhandled', findings.unhandled.map((u) => `${u.node} pid ${u.pid} ${at(u.mono)} ${u.kind}: ${u.error}`)],
     [

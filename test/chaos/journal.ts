@@ -11,7 +11,7 @@ export const CHAOS_JOBS = {
   tick: { cronGapMs: 1_000 },
   /** `@Cron('*\/10 * * * * *')` with `keepAlive` (3 s lease) and `onCrash: 'rerun'`. */
   report: { cronGapMs: 10_000 },
-  /** `@Interval(700)` with `lockAtLeastFor`. */
+  /** `@Interval(700)` with `lockAtLeastFor` and a 60 s `lockAtMostFor`. */
   sweep: {},
   /** A loop of `executeWithLock` calls. */
   ledger: {},

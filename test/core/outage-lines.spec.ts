@@ -1,5 +1,5 @@
-import { describe, expect, it } from '@jest/globals';
-import { OutageLines } from '../../lib/core/provider/outage-lines.js';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { OUTAGE_MS, OutageLines } from '../../lib/core/provider/outage-lines.js';
 
 /** The lines of a store's outages, as the node's logger would print them. */
 function linesOf(): { lines: OutageLines; printed: string[] } {
@@ -99,5 +99,78 @@ describe('OutageLines', () => {
     lines.unanswered('no answer within 300ms', performance.now() + 1);
 
     expect(printed).toEqual([]);
+  });
+});
+
+describe('OutageLines, the rule for a store that fails calls without saying why (fake time)', () => {
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  /** Moves the clock to `ms` after the start. */
+  const at = (ms: number) => jest.advanceTimersByTime(ms - performance.now());
+  const DEADLINE = 'no answer within 2s';
+  const ERROR_LINE =
+    'ERROR Store 10.0.0.5:1 is unreachable (no answer within 2s): locked ticks are skipped until it is back; 2 locked jobs affected';
+
+  it('reports 30 calls sent over 1.6 s, each unanswered at its 2 s deadline, once one fails 3 s in', () => {
+    const { lines, printed } = linesOf();
+    const sent = Array.from({ length: 30 }, (_, i) => 1_000 + i * 55); // all before the first failure is seen
+    for (const sentAt of sent) {
+      at(sentAt + 2_000);
+      lines.unanswered(DEADLINE, sentAt);
+      if (sentAt + 2_000 - sent[0] < OUTAGE_MS) expect(printed).toEqual([]);
+    }
+    at(4_700);
+    lines.back();
+
+    expect(printed).toEqual([ERROR_LINE, 'LOG Store 10.0.0.5:1 is reachable again after 3.7s; locked ticks run again']);
+  });
+
+  it('gives a warning, no error line, for calls of one slow moment that fail just short of 3 s in', () => {
+    const { lines, printed } = linesOf();
+    for (const sentAt of [1_000, 1_400, 1_999]) {
+      at(sentAt + 2_000);
+      lines.unanswered(DEADLINE, sentAt);
+    }
+    at(4_200);
+    lines.back();
+
+    expect(printed).toEqual([
+      'WARN Store 10.0.0.5:1: unreachable for 3.2s, now back; 3 calls to it failed meanwhile (skipped)',
+    ]);
+  });
+
+  it('reports a lost connection whose calls fail at once, no reconnection failing, once it has lasted 3 s', () => {
+    const { lines, printed } = linesOf();
+    at(500);
+    lines.began(); // the connection closed
+    for (const failedAt of [600, 1_500, 3_499]) {
+      at(failedAt);
+      lines.failedFor('not connected');
+    }
+    expect(printed).toEqual([]);
+
+    at(3_500);
+    lines.failedFor('not connected');
+
+    expect(printed).toEqual([
+      'ERROR Store 10.0.0.5:1 is unreachable (not connected): locked ticks are skipped until it is back; 2 locked jobs affected',
+    ]);
+  });
+
+  it("names the cause a failed reconnection gave, not the calls' reason, however long the calls failed", () => {
+    const { lines, printed } = linesOf();
+    lines.began();
+    at(1_000);
+    lines.failedFor('not connected');
+    lines.cause ??= 'connection refused';
+    at(4_000);
+    lines.failedFor('not connected');
+
+    expect(printed).toEqual([expect.stringContaining('is unreachable (connection refused)')]);
   });
 });

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { LockStoreUnavailableError } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
@@ -71,6 +72,28 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
     }
     const lock = await mustLock(provider, lockConfig(name));
     await lock.unlock();
+  });
+
+  it('sends statementTimeout as a parameter: no option value is part of the SQL text it runs', async () => {
+    const pool = postgresPool({ max: 1 });
+    const texts: string[] = [];
+    pool.on('connect', (client: pg.PoolClient) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+        texts.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text));
+        return query(config, ...rest);
+      };
+    });
+    try {
+      const provider = new PostgresLockProvider(pool, { schema: fixture.schema, statementTimeout: 4_321 });
+      await (await mustLock(provider, lockConfig(uniqueLockName()))).unlock();
+      const [{ statement_timeout }] = (await pool.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows;
+
+      expect(statement_timeout).toBe('4321ms');
+      expect(texts.filter((text) => text.includes('4321'))).toEqual([]);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('creates its tables once when nodes start together, and uses tables a DBA created with createTables: false', async () => {

@@ -9,7 +9,7 @@ export function countStatements(pool: pg.Pool): { renewals(): number; take(): nu
     client.counted = true;
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-      // The provider's own statements are named (prepared); a connection's setup (SET statement_timeout) is not.
+      // The provider's own statements are named (prepared); a connection's setup (its statement_timeout) is not.
       if (typeof config === 'object' && (config as { name?: unknown }).name) {
         texts.push(String((config as { text?: unknown }).text));
       }

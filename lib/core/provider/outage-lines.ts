@@ -2,10 +2,22 @@ import { describeOutage } from './duration.js';
 import type { OutageLog } from './store-outage-report.js';
 
 /**
+ * A store that has failed every call for this long is out, whatever the calls said (no answer in time, no
+ * connection): longer than one call's default deadline (`acquireTimeout`, 2 s), so one slow answer is not.
+ */
+export const OUTAGE_MS = 3_000;
+
+/**
  * The lines one store's outages give on a node, whatever the store: one error line once the store is known
  * to be unreachable — its name and endpoint, the cause, that locked ticks are skipped and how many locked jobs
  * the app has — and one line when it is back, with how long it was out. A store's `StoreOutageMonitor` says
  * when an outage begins, why and when it ends; this keeps the count and writes the lines.
+ *
+ * The rule: an outage gets its error line as soon as its cause is known (the store refused or dropped the
+ * connection, or answered that it cannot serve), or a call fails {@link OUTAGE_MS} or more after the outage
+ * began (its first failed call's send, or the connection's loss) with no answer since, or a call sent after
+ * an earlier unanswered call was seen failing goes unanswered too. Any shorter outage gives one warning once
+ * the store answers, with the number of calls that failed.
  */
 export class OutageLines {
   /** When the outage began (`performance.now()`), while there is one. */
@@ -68,6 +80,16 @@ export class OutageLines {
     this.began(sentAt);
     if (this.silenceSeenAt === undefined) this.silenceSeenAt = performance.now();
     else if (sentAt !== undefined && sentAt >= this.silenceSeenAt) this.cause ??= reason;
+    this.failedFor(reason);
+  }
+
+  /**
+   * A call failed, for `reason`, during the outage (it logs nothing of its own); with no cause known yet,
+   * `reason` becomes the cause once the outage has lasted {@link OUTAGE_MS}.
+   */
+  failedFor(reason: string): void {
+    this.began();
+    if (performance.now() - this.downSince! >= OUTAGE_MS) this.cause ??= reason;
     this.failed();
     this.report();
   }

@@ -23,6 +23,7 @@ import type {
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { statementBatch } from './postgres-batches.js';
 import { postgresTables, type PostgresTables } from './postgres-schema.js';
+import { AbandonedLocks } from './postgres-abandoned-locks.js';
 import { assertPool, PostgresSession } from './postgres-session.js';
 import {
   JOB_LOCK,
@@ -41,23 +42,9 @@ import { PostgresOperatorStore } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { postgresUser } from './postgres-failures.js';
 import { checkPostgresStore } from './postgres-startup-check.js';
-import { postgresStatements } from './postgres-statements.js';
+import { claimRefusal, postgresStatements } from './postgres-statements.js';
+import { claimBatches, unusedLock, type ClaimRow, type JobLockRow, type NewHolder } from './postgres-claim-batches.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
-
-interface JobLockRow {
-  readonly name: string;
-  readonly fencing_token: string | null;
-  readonly held: boolean | null;
-}
-interface ClaimRow extends JobLockRow {
-  readonly occurrence: string | null;
-  readonly run_state: JobRunState | null;
-}
-interface NewHolder {
-  readonly name: string;
-  readonly owner: string;
-  readonly ttl: number;
-}
 
 /**
  * Locks in PostgreSQL (`pg` ^8 `Pool`), ShedLock's JDBC design: one row per lock name in
@@ -104,25 +91,11 @@ export class PostgresLockProvider
     const finishes = statementBatch<ReleaseRequest, OwnerCheckRow>(session, statements.release, (requests) =>
       releaseParameters(requests, historyLimit),
     );
-    this.context = { session, statements, finishes, lockedBy: this.lockedBy, historyLimit };
+    const abandoned = new AbandonedLocks(session, this.tables.locks);
+    this.context = { session, abandoned, statements, finishes, lockedBy: this.lockedBy, historyLimit };
     this.recover = recoveryStatement(this.tables);
     this.operators = new PostgresOperatorStore(session, this.tables, historyLimit);
-    const holders = <T extends NewHolder>(requests: readonly T[]) => [
-      requests.map((request) => request.name),
-      requests.map((request) => request.owner),
-      requests.map(() => this.lockedBy),
-      requests.map((request) => request.ttl),
-    ];
-    this.claims = statementBatch<NewHolder & { occurrence: number }, ClaimRow>(
-      session,
-      statements.claimOccurrences,
-      (requests) => [...holders(requests), requests.map((request) => request.occurrence)],
-    );
-    this.jobLocks = statementBatch<NewHolder & { manual: boolean }, JobLockRow>(
-      session,
-      statements.lockJobs,
-      (requests) => [...holders(requests), requests.map((request) => request.manual)],
-    );
+    ({ claims: this.claims, jobLocks: this.jobLocks } = claimBatches(session, statements, abandoned, this.lockedBy));
   }
 
   /** `host:port/database` of the pool, for messages (never a user name or password). */
@@ -157,8 +130,10 @@ export class PostgresLockProvider
     const { session, statements } = this.context;
     const owner = this.ownerValue();
     const values = [configuration.name, owner, this.lockedBy, ttlMillis(configuration.lockAtMostFor)];
+    const unused = (backend: number) =>
+      this.context.abandoned.add(backend, [unusedLock({ name: configuration.name, owner })]);
     return session
-      .run<{ fencing_token: string }>(statements.lock, values)
+      .run<{ fencing_token: string }>(statements.lock, values, unused)
       .then(([row]) => row && this.lockOf(configuration, owner, row, PLAIN_LOCK));
   }
 
@@ -166,7 +141,7 @@ export class PostgresLockProvider
     const request = { ...this.newHolder(configuration), manual };
     return this.jobLocks.call(request).then((row): JobLockClaim => {
       if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, JOB_LOCK) };
-      return { refused: row?.held === false ? 'paused' : 'locked' };
+      return { refused: claimRefusal(row) };
     });
   }
 
@@ -174,12 +149,9 @@ export class PostgresLockProvider
     const request = { ...this.newHolder(configuration), occurrence };
     return this.claims.call(request).then((row): OccurrenceClaim => {
       if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, OCCURRENCE_LOCK) };
-      const last = row?.occurrence == null ? undefined : Number(row.occurrence);
-      if (last !== undefined && last >= occurrence) {
-        return { refused: 'already-ran', running: last === occurrence && row?.run_state === 'running' };
-      }
-      // A row another node created meanwhile is not seen by this statement: it counts as held.
-      return { refused: row?.held === false ? 'paused' : 'locked' };
+      const refused = claimRefusal(row);
+      if (refused !== 'already-ran') return { refused };
+      return { refused, running: Number(row?.occurrence) === occurrence && row?.run_state === 'running' };
     });
   }
 
@@ -192,7 +164,8 @@ export class PostgresLockProvider
     const { owner, ttl, name } = this.newHolder(configuration);
     const { historyLimit } = this.context;
     const values = [name, owner, this.lockedBy, ttl, occurrence, maxAttempts, Math.ceil(grace), historyLimit];
-    const [row] = await this.context.session.run<RecoveryRow>(this.recover, values);
+    const unused = (backend: number) => this.context.abandoned.add(backend, [unusedLock({ name, owner })]);
+    const [row] = await this.context.session.run<RecoveryRow>(this.recover, values, unused);
     return recoveryClaim(row, (fence) => this.lockOf(configuration, owner, { fencing_token: fence }, OCCURRENCE_LOCK));
   }
 

@@ -10,7 +10,8 @@ import { postgresFailure } from './postgres-failures.js';
  * are skipped and how many locked jobs the app has — and one line when it is back, with how long it was
  * out. The statements that fail meanwhile log nothing of their own. The outage is learnt from the
  * provider's failed statements (a refused or lost connection; a `statement_timeout` or an attempt past
- * `acquireTimeout`, once a second statement sent after the first timed out goes unanswered too) and from
+ * `acquireTimeout`, once a second statement sent after the first timed out goes unanswered too, or once
+ * statements have failed for `OUTAGE_MS`; the rule: `OutageLines`) and from
  * the pool's idle connections that break (a server restart); it ends with the first statement answered.
  */
 export class PostgresOutageReport implements StoreOutageMonitor {

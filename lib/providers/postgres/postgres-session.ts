@@ -32,6 +32,8 @@ export class PostgresSession {
   private readonly timed = new WeakSet<PoolClient>();
   /** The tables' creation, once; `true` once they are known to exist. */
   private tables: Promise<void> | true | undefined;
+  /** Called each time a statement is answered: the server serves again. */
+  whenAnswered: (() => void) | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -43,10 +45,18 @@ export class PostgresSession {
     if (!createTables) this.tables = true;
   }
 
-  /** Runs `statement` with `values`; rejects with what the failure says about the server (see `postgresFailure`). */
-  run<Row extends QueryResultRow>(statement: Statement, values: readonly unknown[]): Promise<Row[]> {
-    if (this.tables === true) return this.query<Row>(statement.text, values, statement.name);
-    return this.createTables().then(() => this.query<Row>(statement.text, values, statement.name));
+  /**
+   * Runs `statement` with `values`; rejects with what the failure says about the server (see `postgresFailure`).
+   * `abandoned` hears of a statement sent whose answer never came (the connection was given up or lost): it may
+   * still run, or have run, on the server backend given (its PID).
+   */
+  run<Row extends QueryResultRow>(
+    statement: Statement,
+    values: readonly unknown[],
+    abandoned?: (backend: number) => void,
+  ): Promise<Row[]> {
+    if (this.tables === true) return this.query<Row>(statement.text, values, statement.name, abandoned);
+    return this.createTables().then(() => this.query<Row>(statement.text, values, statement.name, abandoned));
   }
 
   /** Creates the tables unless they exist; concurrent first uses on several nodes are safe. */
@@ -76,26 +86,36 @@ export class PostgresSession {
     }
   }
 
-  private async query<Row extends QueryResultRow>(text: string, values: readonly unknown[], name?: string) {
+  private async query<Row extends QueryResultRow>(
+    text: string,
+    values: readonly unknown[],
+    name?: string,
+    abandoned?: (backend: number) => void,
+  ) {
     const client = await this.pool.connect().catch((error: unknown) => Promise.reject(this.failure(error)));
     // The pool listens to a client's errors only while it is idle. A connection reset during a statement also
     // rejects the statement, which reports it; unheard, the client's 'error' event would crash the app.
     client.on('error', ignoreClientError);
+    let sent = false;
     try {
       // pg's query_timeout: undefined waits as long as the server takes (a pool whose timeouts are the app's).
       const query_timeout = this.statementTimeout === false ? undefined : this.statementTimeout + ANSWER_GRACE_MS;
       if (this.statementTimeout !== false && !this.timed.has(client)) {
+        // A parameter, not SQL text: no option value is ever part of a statement.
         const setStatementTimeout: TimedQuery = {
-          text: `SET statement_timeout = ${this.statementTimeout}`,
+          text: "SELECT set_config('statement_timeout', $1, false)",
+          values: [String(this.statementTimeout)],
           query_timeout,
         };
         await client.query(setStatementTimeout);
         this.timed.add(client);
       }
       const statement: TimedQuery = { text, values: values as unknown[], name, query_timeout };
+      sent = true;
       const { rows } = await client.query<Row>(statement);
       client.off('error', ignoreClientError);
       client.release();
+      this.whenAnswered?.();
       return rows;
     } catch (error) {
       const failure = this.failure(error);
@@ -103,6 +123,8 @@ export class PostgresSession {
       const broken = failure instanceof LockStoreUnavailableError && (error as { code?: string }).code !== '57014';
       client.off('error', ignoreClientError);
       client.release(broken ? (error as Error) : undefined);
+      // A statement the server refused or rolled back did nothing; one on a connection given up may yet run.
+      if (broken && sent) abandoned?.((client as PoolClient & { processID: number }).processID);
       throw failure;
     }
   }

@@ -9,6 +9,7 @@ import {
   type RunReport,
   type SimpleLock,
 } from '../../core/provider/lock-provider.js';
+import type { AbandonedLocks } from './postgres-abandoned-locks.js';
 import type { PostgresSession } from './postgres-session.js';
 import type { PostgresStatements } from './postgres-statements.js';
 
@@ -34,6 +35,8 @@ export interface ReleaseRequest {
 /** What the provider's locks share: the session, the statements, and the batch of run ends. */
 export interface PostgresLockContext {
   readonly session: PostgresSession;
+  /** Locks that statements the node gave up on may have taken or renewed, released once the store answers. */
+  readonly abandoned: AbandonedLocks;
   readonly statements: PostgresStatements;
   readonly finishes: CallBatch<ReleaseRequest, OwnerCheckRow | undefined>;
   /** This node, in history entries. */
@@ -70,6 +73,9 @@ export function releaseParameters(requests: readonly ReleaseRequest[], historyLi
 
 /** A lock in PostgreSQL: the row `configuration.name`, held by `owner` until its `lock_until`. */
 export class PostgresSimpleLock extends AbstractSimpleLock {
+  /** The server backend of a renewal the node gave up on: it may extend the lock after the run released it. */
+  renewalAbandonedOn: number | undefined;
+
   constructor(
     private readonly context: PostgresLockContext,
     readonly owner: string,
@@ -83,6 +89,17 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
 
   /** `outcome` is `undefined` for `unlock()`: nothing is recorded, so an occurrence's record still reads running. */
   protected release(_keepFor: number, outcome?: RunOutcome, report?: RunReport): Promise<void> {
+    const released = this.releaseRow(outcome, report);
+    const backend = this.renewalAbandonedOn;
+    if (backend === undefined) return released;
+    // Handed over only now: released before its release statement, the lock would read lost to the run.
+    const { name, lockAtLeastFor } = this.configuration;
+    const atLeast = Math.ceil(lockAtLeastFor);
+    const handOver = () => this.context.abandoned.add(backend, [{ name, owner: this.owner, atLeast }]);
+    return released.finally(handOver);
+  }
+
+  private releaseRow(outcome?: RunOutcome, report?: RunReport): Promise<void> {
     const { name, lockAtLeastFor } = this.configuration;
     const { recorded } = this.use;
     const request = {
@@ -146,12 +163,14 @@ export async function renewLocks(
   restart = false,
 ): Promise<LeaseRenewalOutcome[]> {
   const locks = renewals.map(({ lock }) => lock as PostgresSimpleLock);
-  const rows = await session.run<OwnerCheckRow>(statements.renew, [
+  const parameters = [
     locks.map((lock) => lock.configuration.name),
     locks.map((lock) => lock.owner),
     renewals.map(({ ttl }) => ttlMillis(ttl)),
     renewals.map(() => restart),
-  ]);
+  ];
+  const abandoned = (backend: number) => locks.forEach((lock) => (lock.renewalAbandonedOn = backend));
+  const rows = await session.run<OwnerCheckRow>(statements.renew, parameters, abandoned);
   const byName = new Map(rows.map((row) => [row.name, row]));
   return locks.map((lock) => {
     const row = byName.get(lock.configuration.name);

@@ -23,8 +23,24 @@ export const ms = (value: string) => `${value}::bigint * interval '1 millisecond
  * have expired, so that its holder learns it lost it): the lock is free. Told by the marker's fixed tag.
  */
 export const forceUnlocked = (row: string) => `starts_with(${row}.owner, '${FORCE_UNLOCK_TAG}')`;
-/** Whether the lock of row `l` is held right now. */
-export const HELD = `(l.lock_until > ${NOW} AND NOT ${forceUnlocked('l')})`;
+/** Whether the lock of row `l` is held at instant `at`. */
+export const held = (at: string) => `(l.lock_until > ${at} AND NOT ${forceUnlocked('l')})`;
+/** {@link held} now. */
+export const HELD = held(NOW);
+/**
+ * Why a claim statement refused a lock, decoded by {@link claimRefusal} alone: held by a run (or by a row another
+ * node created during the statement, which it cannot see), paused by an operator, or an occurrence as late
+ * already claimed.
+ */
+export type Refusal = typeof LOCKED | typeof PAUSED | typeof ALREADY_RAN;
+const LOCKED = 'locked';
+const PAUSED = 'paused';
+const ALREADY_RAN = 'already-ran';
+
+/** A claim statement's refusal of `row`: its named code; no row is one another node created meanwhile: held. */
+export function claimRefusal<R extends Refusal>(row: { readonly refusal: R | null } | undefined): R | typeof LOCKED {
+  return row?.refusal ?? LOCKED;
+}
 /** A lock's columns set to a new holder, from the row an INSERT proposes (`excluded`). */
 const TAKE_OVER = `owner = excluded.owner, locked_by = excluded.locked_by, locked_at = excluded.locked_at,
   lock_until = excluded.lock_until, fencing_token = l.fencing_token + 1`;
@@ -56,53 +72,63 @@ export function postgresStatements({ locks, history }: PostgresTables) {
       RETURNING l.fencing_token`),
 
     /**
-     * Job locks (arrays: name, owner, lockedBy, ms, manual): per name `fencing_token` when taken, else
-     * `held` (false: refused because paused). The refused rows are read `FOR SHARE`, which returns their
-     * latest version: the one the INSERT found.
+     * Job locks (arrays: name, owner, lockedBy, ms, manual): per name `fencing_token` when taken, else the
+     * `refusal` ({@link Refusal}). Each name's take and refusal are judged at one instant (`input.at`, the new
+     * lock's `locked_at`), so a lock expiring during the statement reads `locked`, not `paused`. The refused
+     * rows are read `FOR SHARE`, which returns their latest version: the one the INSERT found and locked.
      */
     lockJobs: statement(`
       WITH input AS (
-        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[])
+        SELECT i.*, ${NOW} AS at FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[])
           AS i(name, owner, locked_by, ttl, manual)
       ), taken AS (
         INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token)
-        SELECT name, owner, locked_by, ${NOW}, ${NOW} + ${ms('ttl')}, 1 FROM input ORDER BY name
+        SELECT name, owner, locked_by, at, at + ${ms('ttl')}, 1 FROM input ORDER BY name
         ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}
-        WHERE NOT ${HELD} AND (l.paused IS NULL OR (SELECT manual FROM input WHERE input.name = l.name))
+        WHERE NOT ${held('excluded.locked_at')}
+          AND (l.paused IS NULL OR (SELECT manual FROM input WHERE input.name = l.name))
         RETURNING l.name, l.fencing_token
       ), refused AS (
-        SELECT l.name, ${HELD} AS held FROM ${locks} l
-        WHERE l.name IN (SELECT name FROM input) AND l.name NOT IN (SELECT name FROM taken)
-        ORDER BY l.name FOR SHARE
+        SELECT l.name, CASE WHEN NOT ${held('input.at')} AND l.paused IS NOT NULL AND NOT input.manual
+          THEN '${PAUSED}' ELSE '${LOCKED}' END AS refusal
+        FROM ${locks} l JOIN input USING (name)
+        WHERE l.name NOT IN (SELECT name FROM taken)
+        ORDER BY l.name FOR SHARE OF l
       )
-      SELECT input.name, taken.fencing_token, refused.held
+      SELECT input.name, taken.fencing_token, refused.refusal
       FROM input LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
 
     /**
      * Occurrence claims (arrays: name, owner, lockedBy, ms, occurrence) with the job record, graphile-worker's
      * `known_crontabs` rule: taken only if no occurrence as late was claimed. Per name `fencing_token`, or the
-     * refused row as it stands: its `occurrence`, `run_state` and whether it is `held`.
+     * `refusal` ({@link Refusal}, judged at one instant as in `lockJobs`) with the refused row's `occurrence`
+     * and `run_state`.
      */
     claimOccurrences: statement(`
       WITH input AS (
-        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+        SELECT i.*, ${NOW} AS at FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
           AS i(name, owner, locked_by, ttl, occurrence)
       ), taken AS (
         INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token, occurrence,
           run_state, run_owner, run_by, run_started_at, run_attempt)
-        SELECT name, owner, locked_by, ${NOW}, ${NOW} + ${ms('ttl')}, 1, occurrence,
-          'running', owner, locked_by, ${NOW}, 1 FROM input ORDER BY name
+        SELECT name, owner, locked_by, at, at + ${ms('ttl')}, 1, occurrence,
+          'running', owner, locked_by, at, 1 FROM input ORDER BY name
         ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}, occurrence = excluded.occurrence, run_state = 'running',
           run_owner = excluded.owner, run_by = excluded.locked_by, run_started_at = excluded.locked_at,
           run_finished_at = NULL, run_attempt = 1, run_previous_holder = NULL, run_orphaned_at = NULL
-        WHERE (l.occurrence IS NULL OR l.occurrence < excluded.occurrence) AND NOT ${HELD} AND l.paused IS NULL
+        WHERE (l.occurrence IS NULL OR l.occurrence < excluded.occurrence) AND NOT ${held('excluded.locked_at')}
+          AND l.paused IS NULL
         RETURNING l.name, l.fencing_token
       ), refused AS (
-        SELECT l.name, l.occurrence, l.run_state, ${HELD} AS held FROM ${locks} l
-        WHERE l.name IN (SELECT name FROM input) AND l.name NOT IN (SELECT name FROM taken)
-        ORDER BY l.name FOR SHARE
+        SELECT l.name, l.occurrence, l.run_state, CASE
+          WHEN l.occurrence >= input.occurrence THEN '${ALREADY_RAN}'
+          WHEN NOT ${held('input.at')} AND l.paused IS NOT NULL THEN '${PAUSED}'
+          ELSE '${LOCKED}' END AS refusal
+        FROM ${locks} l JOIN input USING (name)
+        WHERE l.name NOT IN (SELECT name FROM taken)
+        ORDER BY l.name FOR SHARE OF l
       )
-      SELECT input.name, taken.fencing_token, refused.occurrence, refused.run_state, refused.held
+      SELECT input.name, taken.fencing_token, refused.occurrence, refused.run_state, refused.refusal
       FROM input LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
 
     /**

@@ -21,7 +21,7 @@ import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
 import { RedisOperatorStore } from './redis-operator-store.js';
-import { RedisScripts, type LockOwner } from './redis-scripts.js';
+import { claimRefusal, RedisScripts, type LockOwner } from './redis-scripts.js';
 import { acquiredAt, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
 import { checkRedisStore } from './redis-startup-check.js';
 import { ReplicaAck } from './replica-ack.js';
@@ -93,8 +93,8 @@ export class RedisLockProvider
     const keys = this.keys.job(configuration.name);
     const token = this.ownerValue();
     const fence = await this.scripts.acquireJobLock(keys, token, ttlMillis(configuration.lockAtMostFor), manual);
-    if (fence === 0) return { refused: 'locked' };
-    if (fence < 0) return { refused: 'paused' };
+    const refused = claimRefusal(fence);
+    if (refused === 'locked' || refused === 'paused') return { refused };
     return { lock: await this.replicated(this.jobLock(configuration, keys, token, fence, false)) };
   }
 
@@ -131,9 +131,9 @@ export class RedisLockProvider
     return this.scripts
       .claimOccurrence(keys, owner, occurrence)
       .then(([fence, state]): OccurrenceClaim | Promise<OccurrenceClaim> => {
-        if (fence === 0) return { refused: 'locked' };
-        if (fence === -2) return { refused: 'paused' };
-        if (fence < 0) return { refused: 'already-ran', running: state === 'running' };
+        const refused = claimRefusal(fence);
+        if (refused === 'already-ran') return { refused, running: state === 'running' };
+        if (refused !== 'taken') return { refused };
         const lock = this.replicated(this.jobLock(configuration, keys, owner.owner, fence, true));
         return lock instanceof RedisJobLock ? { lock } : lock.then((confirmed) => ({ lock: confirmed }));
       });
@@ -150,9 +150,10 @@ export class RedisLockProvider
     const limit = this.historyLimit;
     const recovering = this.scripts.recover(keys, owner, occurrence, maxAttempts, Math.ceil(grace), limit);
     const [fence, attemptOrState, previousHolder] = await recovering;
-    if (fence === 0) return { refused: 'running' };
-    if (fence === -2) return { refused: 'paused' };
-    if (fence < 0) return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
+    const refused = claimRefusal(fence);
+    if (refused === 'locked') return { refused: 'running' };
+    if (refused === 'paused') return { refused };
+    if (refused === 'already-ran') return { refused: 'settled', state: (attemptOrState ?? '') as JobRunState | '' };
     return {
       lock: await this.replicated(this.jobLock(configuration, keys, owner.owner, fence, true)),
       attempt: Number(attemptOrState),

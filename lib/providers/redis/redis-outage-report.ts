@@ -6,12 +6,6 @@ import { describeRedisEndpoint } from './redis-endpoint.js';
 import { connectionFailure, failedForNoConnection, RedisCommandRefusedError } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
 
-/**
- * With the connection lost and no reconnection failed yet (a reconnection that neither fails nor
- * succeeds), the lock attempts' own failure is reported as the cause after this long.
- */
-const CAUSE_GRACE_MS = 5_000;
-
 /** A listener of the client's `ready`, `close` and `error` events (only `error` passes an argument). */
 type Listener = (error: Error) => void;
 
@@ -25,7 +19,8 @@ type Listener = (error: Error) => void;
  * reconnection: refused, timed out, authentication, TLS) and from calls that fail while the
  * connection looks fine: a Redis that answers it cannot serve (`LOADING`), or one that stopped
  * answering, whose cause is the call's timeout once a second call, sent after the first timed out,
- * goes unanswered too (one slow answer is no outage).
+ * goes unanswered too, or once calls have failed for `OUTAGE_MS` (one slow answer is no outage;
+ * the rule: `OutageLines`).
  *
  * A command Redis refuses to the client's user (its ACL) is no outage: Redis answers, and the jobs
  * whose locks need other commands go on. Each refusal gets one error line — the endpoint, the refused
@@ -80,15 +75,13 @@ export class RedisOutageReport implements StoreOutageMonitor {
       this.lines.unanswered(error.reason, sentAt);
       return true;
     }
-    this.lines.began();
     // With the connection lost, the next failed reconnection names the cause (an attempt would only
-    // say "not connected"); with the connection up, Redis answered that it cannot serve now (`LOADING`…)
-    // and the call says so. A call failed for want of a connection says only that, even before the
-    // client's `close` event came.
-    const refusedNow = this.connected && !failedForNoConnection(error);
-    if (refusedNow || performance.now() - this.lines.downSince! >= CAUSE_GRACE_MS) this.lines.cause ??= error.reason;
-    this.lines.failed();
-    this.lines.report();
+    // say "not connected"; it is the cause once the outage has lasted OUTAGE_MS); with the connection up,
+    // Redis answered that it cannot serve now (`LOADING`…) and the call says so. A call failed for want
+    // of a connection says only that, even before the client's `close` event came.
+    this.lines.began();
+    if (this.connected && !failedForNoConnection(error)) this.lines.cause ??= error.reason;
+    this.lines.failedFor(error.reason);
     return true;
   }
 

@@ -10,6 +10,20 @@ export const enum OwnerCheck {
   NotOwner = -1,
 }
 
+/** The scripts' named replies for a refused claim (job-lock.include.lua); a fence taken is positive. */
+const enum Refused {
+  Held = 0,
+  AlreadyRan = -1,
+  Paused = -2,
+}
+
+/** What a claim script's reply `code` says, decoded here alone: a fence (positive) is `taken`. */
+export function claimRefusal(code: number): 'taken' | 'locked' | 'already-ran' | 'paused' {
+  if (code > 0) return 'taken';
+  if (code === Refused.Paused) return 'paused';
+  return code === Refused.AlreadyRan ? 'already-ran' : 'locked';
+}
+
 /** A new owner of a job's lock: its owner value, TTL (ms) and node. */
 export interface LockOwner {
   readonly owner: string;
@@ -86,8 +100,9 @@ export class RedisScripts {
   }
 
   /**
-   * recover.lua: `[fence, attempt, previousHolder]`, `[0]` held or within `grace` ms of a watcher first finding
-   * the lock gone, `[-1, state]` nothing to recover, `[-2]` paused. The crashed attempt goes into the history.
+   * recover.lua: `[fence, attempt, previousHolder]`, or a refusal (see {@link claimRefusal}): locked (held, or
+   * within `grace` ms of a watcher first finding the lock gone), `[already-ran, state]` (nothing to recover),
+   * paused. The crashed attempt goes into the history.
    */
   recover(
     keys: JobKeys,
@@ -128,12 +143,12 @@ export class RedisScripts {
     return CHECK_ACL.call(this.client, 0, args);
   }
 
-  /** claim-occurrence.lua: `[fence]`, `[0]` held, `[-1, state]` occurrence already claimed, `[-2]` paused. */
+  /** claim-occurrence.lua: `[fence]`, or a refusal (see {@link claimRefusal}), `[already-ran, state]` with a state. */
   claimOccurrence(keys: JobKeys, { owner, ttl, lockedBy }: LockOwner, occurrence: number): Promise<[number, string?]> {
     return this.claims.call([keys.lock, keys.fence, keys.record, keys.paused], [owner, ttl, lockedBy, occurrence]);
   }
 
-  /** acquire-job.lua: the fencing token, 0 held, -1 paused (a `manual` run ignores the pause). */
+  /** acquire-job.lua: the fencing token, or a refusal (see {@link claimRefusal}; a `manual` run ignores a pause). */
   acquireJobLock(keys: JobKeys, owner: string, ttl: number, manual: boolean): Promise<number> {
     return this.acquisitions.call([keys.lock, keys.fence, keys.paused], [owner, ttl, manual ? 1 : 0]);
   }

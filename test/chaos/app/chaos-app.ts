@@ -26,6 +26,9 @@ export interface ChaosAppEnv {
   CHAOS_KEY_PREFIX: string;
 }
 
+/** PostgreSQL's `statementTimeout` in the soak: the pauses (fault-schedule.ts) outlast it and its 1 s grace. */
+const STATEMENT_TIMEOUT_MS = 1_000;
+
 /** The same jobs and settings on either store: only where the locks live differs. */
 async function storeOptions(env: ChaosAppEnv): Promise<SchedulerLockModuleOptions> {
   const common = { lockedBy: env.CHAOS_NODE, defaultLockAtMostFor: '10s' } as const;
@@ -37,7 +40,9 @@ async function storeOptions(env: ChaosAppEnv): Promise<SchedulerLockModuleOption
   ]);
   const pool = new pg.Pool({ connectionString: env.CHAOS_STORE_URL, max: 3, connectionTimeoutMillis: 2_000 });
   const tablePrefix = `${env.CHAOS_KEY_PREFIX}_`;
-  return { ...common, provider: new PostgresLockProvider(pool, { lockedBy: env.CHAOS_NODE, tablePrefix }) };
+  // Gives a silent statement up after 2 s (statement_timeout + 1 s), shorter than every store pause.
+  const options = { lockedBy: env.CHAOS_NODE, tablePrefix, statementTimeout: STATEMENT_TIMEOUT_MS };
+  return { ...common, provider: new PostgresLockProvider(pool, options) };
 }
 
 function readEnv(): ChaosAppEnv {

@@ -54,8 +54,9 @@ export class ChaosJobs implements OnModuleInit, OnApplicationBootstrap, OnApplic
     return this.journaledRun('report');
   }
 
+  // A long lockAtMostFor: a lock a given-up claim took during a store pause would block it for a minute.
   @Interval('sweep', 700)
-  @SchedulerLock({ lockAtMostFor: '3s', lockAtLeastFor: '500ms' })
+  @SchedulerLock({ lockAtMostFor: '60s', lockAtLeastFor: '500ms' })
   sweep(): Promise<void> {
     return this.journaledRun('sweep');
   }

@@ -5,8 +5,8 @@
 -- Per job i (0-based), KEYS[4i+1..4i+4] and ARGV[4i+1..4i+4]:
 --   lock, fencing counter, job record hash (no TTL), pause marker;
 --   owner value, TTL in ms, lockedBy, occurrence (epoch ms).
--- Returns, per job: {fence}, {0} when the lock is held, {-1, state} when the occurrence was already claimed
--- (state: the record's state if it is that very occurrence, else ''), or {-2} while the job is paused.
+-- Returns, per job: {fence}, {HELD} when the lock is held, {ALREADY_RAN, state} when the occurrence was already
+-- claimed (state: the record's state if it is that very occurrence, else ''), or {PAUSED} while paused.
 -- A lock an operator force-released counts as free.
 -- @include owner-value.include.lua
 -- @include job-lock.include.lua
@@ -19,7 +19,7 @@ local function claim(lockKey, fenceKey, recordKey, pausedKey, owner, ttl, locked
   local record = redis.call('HMGET', recordKey, 'occurrence', 'state')
   local last = tonumber(record[1])
   if last and last >= occurrence then
-    return {-1, last == occurrence and record[2] or ''}
+    return {ALREADY_RAN, last == occurrence and record[2] or ''}
   end
   local refusal = occurrenceRefusal(lockKey, pausedKey)
   if refusal then

@@ -14,19 +14,19 @@ local occurrence = tonumber(ARGV[4])
 local maxAttempts = tonumber(ARGV[5])
 local grace = tonumber(ARGV[6])  -- ms
 local historyLimit = tonumber(ARGV[7])
--- Returns {fence, attempt, previousHolder} when taken over; {0} while the run still holds its lock or
--- within the grace; {-1, state} when there is nothing to recover (finished, moved on, or out of
--- attempts: 'crashed'); {-2} while the job is paused. The crashed attempt goes into the run history.
+-- Returns {fence, attempt, previousHolder} when taken over; {HELD} while the run still holds its lock or
+-- within the grace; {ALREADY_RAN, state} when there is nothing to recover (finished, moved on, or out of
+-- attempts: 'crashed'); {PAUSED} while the job is paused. The crashed attempt goes into the run history.
 
 -- @include owner-value.include.lua
 -- @include job-lock.include.lua
 
 if tonumber(redis.call('HGET', recordKey, 'occurrence')) ~= occurrence then
-  return {-1, ''}
+  return {ALREADY_RAN, ''}
 end
 local state = redis.call('HGET', recordKey, 'state')
 if state ~= 'running' then
-  return {-1, state or ''}
+  return {ALREADY_RAN, state or ''}
 end
 local refusal = occurrenceRefusal(lockKey, pausedKey)
 if refusal then
@@ -40,7 +40,7 @@ if not orphanedAt then
   redis.call('HSET', recordKey, 'orphanedAt', now)
 end
 if now - orphanedAt < grace then
-  return {0}
+  return {HELD}
 end
 local crashed = redis.call('HMGET', recordKey, 'runBy', 'startedAt', 'attempt')
 redis.call('LPUSH', historyKey, cjson.encode({type = 'run', occurrence = occurrence, node = crashed[1],
@@ -49,7 +49,7 @@ redis.call('LTRIM', historyKey, 0, historyLimit - 1)
 local attempt = tonumber(crashed[3]) + 1
 if attempt > maxAttempts then
   redis.call('HSET', recordKey, 'state', 'crashed')
-  return {-1, 'crashed'}
+  return {ALREADY_RAN, 'crashed'}
 end
 redis.call('SET', lockKey, owner, 'PX', ttl)
 local fence = redis.call('INCR', fenceKey)

@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
  * The three tiers of the suite, by spec path: each spec is in exactly one. A spec listed in FILE_TIERS is in its
  * listed tier; any other is in its folder's tier, and specs of folders not listed (new ones too) are integration.
  * - unit: no server, no build, no child process; fake time. Runs in a fresh clone with no Redis or PostgreSQL.
- * - integration: the shared Redis and PostgreSQL, one process.
+ * - integration: the shared Redis and PostgreSQL, or real time (leases that expire), in one process.
  * - system: private servers, several processes, a browser, or the built package (dist/, .build/).
  */
 const FOLDER_TIERS = {
@@ -43,7 +43,6 @@ const FILE_TIERS = {
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
   'postgres/postgres-outages.spec.ts': 'system',
   'providers/batched-job-scripts.spec.ts': 'system',
-  'providers/in-memory-lock-provider.spec.ts': 'unit',
   'providers/redis-endpoint.spec.ts': 'unit',
   'providers/redis-lock-provider.spec.ts': 'system',
   'providers/startup-check.spec.ts': 'system',

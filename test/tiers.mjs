@@ -1,0 +1,66 @@
+import { readdirSync } from 'node:fs';
+
+/**
+ * The three tiers of the suite, by spec path: each spec is in exactly one. A spec listed in FILE_TIERS is in its
+ * listed tier; any other is in its folder's tier, and specs of folders not listed (new ones too) are integration.
+ * - unit: no server, no build, no child process; fake time. Runs in a fresh clone with no Redis or PostgreSQL.
+ * - integration: the shared Redis and PostgreSQL, or real time (leases that expire), in one process.
+ * - system: private servers, several processes, a browser, or the built package (dist/, .build/).
+ */
+const FOLDER_TIERS = {
+  chaos: 'unit',
+  core: 'unit',
+  lint: 'unit',
+  testing: 'unit',
+  types: 'unit',
+  cli: 'system',
+  cluster: 'system',
+  dashboard: 'system',
+  integrations: 'system',
+  'locked-down': 'system',
+  readme: 'system',
+  'run-setup': 'system',
+  terminus: 'system',
+  topologies: 'system',
+};
+
+/** The specs not in their folder's tier. */
+const FILE_TIERS = {
+  'core/attempt-deadlines.spec.ts': 'integration',
+  'core/locking-task-executor.spec.ts': 'integration',
+  'dashboard/dashboard-http.spec.ts': 'integration',
+  'lease/events.spec.ts': 'system',
+  'lease/fencing.spec.ts': 'system',
+  'lease/keep-alive.spec.ts': 'system',
+  'lease/renewal-without-lease.spec.ts': 'system',
+  'lease/timers.spec.ts': 'system',
+  'module/configuration-errors.spec.ts': 'unit',
+  'module/foreign-wrappers.spec.ts': 'unit',
+  'module/redis-faults.spec.ts': 'system',
+  'module/skip-logging.spec.ts': 'unit',
+  'occurrence/cron-schedule.spec.ts': 'unit',
+  'occurrence/finished-run-not-rerun.spec.ts': 'system',
+  'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
+  'postgres/postgres-outages.spec.ts': 'system',
+  'providers/batched-job-scripts.spec.ts': 'system',
+  'providers/redis-endpoint.spec.ts': 'unit',
+  'providers/redis-lock-provider.spec.ts': 'system',
+  'providers/startup-check.spec.ts': 'system',
+  'types/entry-points.spec.ts': 'system',
+};
+
+export const TIERS = ['unit', 'integration', 'system'];
+
+/** The tier of `spec`, a path under test/ (`core/duration.spec.ts`). */
+export function tierOf(spec) {
+  return FILE_TIERS[spec] ?? FOLDER_TIERS[spec.split('/')[0]] ?? 'integration';
+}
+
+/** The specs of `tier`, as paths under test/. The apps of test/package/fixtures carry their own specs. */
+export function specsOf(tier, testDir) {
+  return readdirSync(testDir, { recursive: true })
+    .map((path) => path.split('\\').join('/'))
+    .filter((path) => path.endsWith('.spec.ts') && !path.startsWith('package/fixtures/'))
+    .filter((spec) => tierOf(spec) === tier)
+    .sort();
+}

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { AssertionError } from 'node:assert';
 import { Injectable } from '@nestjs/common';
 import { Cron, ScheduleModule } from '@nestjs/schedule';
@@ -11,6 +12,7 @@ const store = new TestLockStore();
 afterEach(async () => {
   await closeNodes();
   store.reset();
+  jest.useRealTimers();
 });
 
 describe('tick(): a locked job run now, as the scheduler runs it', () => {
@@ -153,14 +155,18 @@ describe('the other side of a lock', () => {
   });
 
   it('a run whose lock another node takes sees it lost: its signal aborts (not-owner)', async () => {
+    // On a fake clock, the renewal (every 100 ms of the 300 ms lease) finds the loss before the lease ends.
+    jest.useFakeTimers();
     const [node] = await startNodes(store, 1);
-    const running = node.tick('leased');
-    await new Promise<void>((resolve) => {
+    const started = new Promise<void>((resolve) => {
       const subscription = node.events.events$.subscribe((event) => {
         if (event.type === 'started') resolve(subscription.unsubscribe());
       });
     });
+    const running = node.tick('leased');
+    await started;
     await store.lose('leased', { as: 'node-2' });
+    await jest.advanceTimersByTimeAsync(100);
     const outcome = await running;
     expect(outcome).toMatchObject({ status: 'ran', lost: 'not-owner' });
     expect(handled).toEqual([`leased lost: ${String(new LockLostError('leased', 'not-owner'))}`]);

@@ -45,6 +45,7 @@ const FILE_TIERS = {
   'module/skip-logging.spec.ts': 'unit',
   'occurrence/cron-schedule.spec.ts': 'unit',
   'occurrence/finished-run-not-rerun.spec.ts': 'system',
+  'operators/operator-note-fuzz.spec.ts': 'unit',
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
   'postgres/postgres-frozen-claims.spec.ts': 'system',
   'postgres/postgres-outages.spec.ts': 'system',

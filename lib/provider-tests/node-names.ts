@@ -1,4 +1,5 @@
 import { FORCE_UNLOCK_TAG, OWNER_TAG } from '../core/provider/owner-value.js';
+import { seededRandom } from './seeded-random.js';
 
 /**
  * Node names (`lockedBy`) that look like what a store writes itself: the markers and tags of the stores that
@@ -64,13 +65,7 @@ const PIECES = [
  * so a failure names a node that the next run draws again.
  */
 export function generatedNodeNames(count: number, seed = 0x5eed): string[] {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const random = seededRandom(seed);
   return Array.from({ length: count }, () =>
     Array.from({ length: Math.floor(random() * 9) }, () => PIECES[Math.floor(random() * PIECES.length)]).join(''),
   );

@@ -1,4 +1,5 @@
 import { FAULT_KINDS, type FaultKind } from './journal.js';
+import { seededRandom } from '../../lib/provider-tests/seeded-random.js';
 
 /** A fault to inject: `atMs` after the soak began (all apps ready), for `durationMs`. */
 export interface PlannedFault {
@@ -114,14 +115,4 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return copy;
 }
 
-/** mulberry32: a small, fast PRNG whose whole state is one 32-bit integer, so a seed replays exactly. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom };

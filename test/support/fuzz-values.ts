@@ -9,19 +9,9 @@ export const PASSWORD = 's3cret';
 /** 2^31-1: the largest count, and the longest Node.js timer in ms. */
 export const MAX_INT = 2 ** 31 - 1;
 
-/** A generator of numbers in [0, 1), the same sequence for the same seed. */
-export type Random = () => number;
+import type { Random } from '../../lib/provider-tests/seeded-random.js';
 
-export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom, type Random } from '../../lib/provider-tests/seeded-random.js';
 
 export function pick<T>(random: Random, values: readonly T[]): T {
   return values[Math.floor(random() * values.length)];

@@ -26,19 +26,22 @@ export async function throughPooler(client: PoolClient, query_timeout: number | 
 
 /**
  * Runs `statement` in a transaction of its own with `statement_timeout` set for that transaction alone
- * (`set_config(…, true)`, SET LOCAL): a transaction pooler keeps no session state for its client.
+ * (`set_config(…, true)`, SET LOCAL): a transaction pooler keeps no session state for its client. `onBackend`
+ * hears the PID of the server backend that runs it, which the pooler's own PID is not.
  */
 export async function inOwnTransaction<Row extends QueryResultRow>(
   client: PoolClient,
   statementTimeout: number,
   statement: TimedQuery,
+  onBackend: (pid: number) => void,
 ): Promise<Row[]> {
   const { query_timeout } = statement;
   await client.query({ text: 'BEGIN', query_timeout } as TimedQuery);
   try {
     // A parameter, not SQL text: no option value is ever part of a statement.
-    const setTimeout = "SELECT set_config('statement_timeout', $1, true)";
-    await client.query({ text: setTimeout, values: [String(statementTimeout)], query_timeout } as TimedQuery);
+    const setTimeout = "SELECT set_config('statement_timeout', $1, true), pg_backend_pid() AS pid";
+    const set = { text: setTimeout, values: [String(statementTimeout)], query_timeout } as TimedQuery;
+    onBackend((await client.query<{ pid: number }>(set)).rows[0].pid);
     const { rows } = await client.query<Row>(statement);
     await client.query({ text: 'COMMIT', query_timeout } as TimedQuery);
     return rows;

@@ -112,6 +112,7 @@ export class PostgresSession {
     const query_timeout = timeout === false ? undefined : timeout + ANSWER_GRACE_MS;
     const prepared = this.namedStatements ? name : undefined;
     let sent = false;
+    let backend = (client as PoolClient & { processID: number }).processID;
     try {
       this.pooled ??= throughPooler(client, query_timeout).catch((error: unknown) => {
         this.pooled = undefined;
@@ -122,7 +123,7 @@ export class PostgresSession {
       let rows: Row[];
       if (pooled && timeout !== false) {
         sent = true;
-        rows = await inOwnTransaction<Row>(client, timeout, statement);
+        rows = await inOwnTransaction<Row>(client, timeout, statement, (pid) => (backend = pid));
       } else {
         if (!pooled && timeout !== false && this.timeouts.get(client) !== timeout) {
           // A parameter, not SQL text: no option value is ever part of a statement.
@@ -149,7 +150,7 @@ export class PostgresSession {
         return this.query<Row>(text, values, undefined, abandoned, calls);
       }
       // A statement the server refused or rolled back did nothing; one on a connection given up may yet run.
-      if (broken && sent) abandoned?.((client as PoolClient & { processID: number }).processID);
+      if (broken && sent) abandoned?.(backend);
       throw failure;
     }
   }

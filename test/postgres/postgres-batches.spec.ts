@@ -81,4 +81,24 @@ describe('PostgreSQL statements batched per burst', () => {
     );
     expect(rows).toEqual([{ rows: 3 }]);
   });
+
+  it("gives a burst's statement a statement_timeout grown with its size: 500 claims get twice one claim's", async () => {
+    const node = fixture.connect({ lockedBy: 'node-b', statementTimeout: 300 });
+    await node.lockJob(job(0), false);
+    const holder = await fixture.admin.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM "${fixture.schema}".scheduler_lock_locks WHERE name = 'tenant-0' FOR UPDATE`);
+      // The burst's statement waits on that row until the server cancels it; load only makes the wait longer.
+      const startedAt = performance.now();
+      const failure = await Promise.all(Array.from({ length: 500 }, (_, i) => node.lockJob(job(i), false))).catch(
+        (error: Error) => error,
+      );
+      expect(performance.now() - startedAt).toBeGreaterThanOrEqual(600);
+      expect(String(failure)).toContain('no answer within 600ms (statement_timeout)');
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+  });
 });

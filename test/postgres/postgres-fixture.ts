@@ -19,10 +19,10 @@ export interface PostgresFixture {
 }
 
 /**
- * Nodes on the shared PostgreSQL in a fresh schema, each a provider on a pool of its own (`node-<n>`).
- * Closing ends the pools and drops the schema.
+ * Nodes on the shared PostgreSQL in a fresh schema, each a provider on a pool of its own (`node-<n>`, with
+ * `poolOptions`: another `port`, say, a pooler's). Closing ends the pools and drops the schema.
  */
-export async function postgresFixture(label: string): Promise<PostgresFixture> {
+export async function postgresFixture(label: string, poolOptions: pg.PoolConfig = {}): Promise<PostgresFixture> {
   const admin = postgresPool();
   const schema = uniqueSchema(label);
   await createSchema(admin, schema);
@@ -32,7 +32,7 @@ export async function postgresFixture(label: string): Promise<PostgresFixture> {
     schema,
     admin,
     connect(options = {}) {
-      const pool = postgresPool();
+      const pool = postgresPool(poolOptions);
       made += 1;
       const provider = new PostgresLockProvider(pool, { schema, lockedBy: `node-${made}`, ...options });
       poolsByProvider.set(provider, pool);
@@ -53,12 +53,16 @@ export async function postgresFixture(label: string): Promise<PostgresFixture> {
 }
 
 /**
- * The conformance kit's subject: nodes on one fresh schema (made on the first node), each on a pool of its own,
+ * The conformance kit's subject: nodes on one fresh schema (made on the first node), each on a pool of its own
+ * (with `poolOptions`, read on the first node),
  * warmed up (table, connection, prepared statements) before a check times its 50 ms locks; `close()` drops it.
  */
-export function postgresSubject(label: string): LockProviderSubject<PostgresLockProvider> & { close(): Promise<void> } {
+export function postgresSubject(
+  label: string,
+  poolOptions: () => pg.PoolConfig = () => ({}),
+): LockProviderSubject<PostgresLockProvider> & { close(): Promise<void> } {
   let fixture: Promise<PostgresFixture> | undefined;
-  const open = () => (fixture ??= postgresFixture(label));
+  const open = () => (fixture ??= postgresFixture(label, poolOptions()));
   return {
     name: 'PostgresLockProvider',
     provider: PostgresLockProvider,

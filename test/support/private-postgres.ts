@@ -85,7 +85,7 @@ export async function startPrivatePostgres(options: { password?: string } = {}):
 }
 
 /** Sends `signal` to `pid`; a process that exited since it was listed (a backend whose client left) is none. */
-function signalIfAlive(pid: number, signal: NodeJS.Signals): void {
+export function signalIfAlive(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
   } catch (error) {
@@ -93,7 +93,7 @@ function signalIfAlive(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,16 +1,21 @@
+import { burstDeadline } from '../provider/burst-deadline.js';
 import { formatDuration } from '../provider/duration.js';
 import { LockStoreUnavailableError } from '../provider/errors.js';
 
 interface PendingAttempt {
-  readonly deadline: number;
-  readonly expire: () => void;
+  readonly startedAt: number;
+  /** The most attempts seen in flight with this one: its burst. */
+  burst: number;
+  readonly expire: (timeoutMs: number) => void;
   settled: boolean;
 }
 
 /**
  * Times out lock attempts with one shared timer instead of one per attempt: an attempt that has not
  * answered by its deadline is failed at the next sweep (at most a quarter of the timeout late). The
- * timer runs only while attempts are pending and never keeps the process alive.
+ * deadline is the timeout, grown for an attempt in flight with many others (a burst, whose claims the store
+ * answers together; see `burstDeadline`). The timer runs only while attempts are pending and never keeps
+ * the process alive.
  */
 export class AttemptDeadlines {
   private readonly pending = new Set<PendingAttempt>();
@@ -25,8 +30,9 @@ export class AttemptDeadlines {
   within<T>(attempt: Promise<T>, late: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const entry: PendingAttempt = {
-        deadline: performance.now() + this.timeoutMs,
-        expire: () => reject(this.timedOut()),
+        startedAt: performance.now(),
+        burst: 1,
+        expire: (timeoutMs) => reject(this.timedOut(timeoutMs)),
         settled: false,
       };
       this.pending.add(entry);
@@ -38,10 +44,10 @@ export class AttemptDeadlines {
     });
   }
 
-  private timedOut(): LockStoreUnavailableError {
+  private timedOut(timeoutMs: number): LockStoreUnavailableError {
     return new LockStoreUnavailableError(
-      `the lock store did not answer within ${this.timeoutMs} ms`,
-      `no answer within ${formatDuration(this.timeoutMs)}`,
+      `the lock store did not answer within ${timeoutMs} ms`,
+      `no answer within ${formatDuration(timeoutMs)}`,
       { unanswered: true },
     );
   }
@@ -56,11 +62,17 @@ export class AttemptDeadlines {
 
   private sweep(): void {
     const now = performance.now();
-    const overdue = [...this.pending].filter((entry) => now >= entry.deadline);
+    const inFlight = this.pending.size;
+    const timeoutOf = (entry: PendingAttempt) => burstDeadline(this.timeoutMs, entry.burst);
+    const overdue = [...this.pending].filter((entry) => {
+      entry.burst = Math.max(entry.burst, inFlight);
+      return now >= entry.startedAt + timeoutOf(entry);
+    });
     // Timers run before Node reads its sockets: after the event loop was blocked past a deadline, the
     // answer may be waiting unread. It is read before setImmediate's callback runs, so only an attempt
     // Redis really left unanswered times out, not one the node was too busy to look at.
-    if (overdue.length > 0) setImmediate(() => overdue.forEach((entry) => this.settle(entry) && entry.expire()));
+    if (overdue.length > 0)
+      setImmediate(() => overdue.forEach((entry) => this.settle(entry) && entry.expire(timeoutOf(entry))));
     if (this.pending.size === overdue.length) {
       clearInterval(this.timer);
       this.timer = undefined;

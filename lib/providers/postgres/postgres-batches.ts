@@ -11,7 +11,8 @@ export interface NamedRequest {
 /**
  * A {@link CallBatch} of `statement`: a burst's requests go as one statement whose parameters are the
  * `parameters` of the requests (arrays, one element per request), and each request gets the row of its
- * name (`abandoned` hears of a round sent whose answer never came; see `PostgresSession.run`). A statement
+ * name (`abandoned` hears of a round sent whose answer never came; see `PostgresSession.run`); its deadline
+ * grows with the number of requests (`burstDeadline`). A statement
  * cannot touch a row twice, so a batch that names a lock twice (a lost run's release and its successor's)
  * goes in rounds of distinct names, one after the other.
  */
@@ -23,7 +24,7 @@ export function statementBatch<Request extends NamedRequest, Row extends QueryRe
 ): CallBatch<Request, Row | undefined> {
   const sendRound = async (requests: readonly Request[]) => {
     const onAbandoned = abandoned && ((backend: number) => abandoned(requests, backend));
-    const rows = await session.run<Row>(statement, parameters(requests), onAbandoned);
+    const rows = await session.run<Row>(statement, parameters(requests), onAbandoned, requests.length);
     const byName = new Map(rows.map((row) => [row.name, row]));
     return requests.map((request) => byName.get(request.name));
   };

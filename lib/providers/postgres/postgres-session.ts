@@ -1,8 +1,10 @@
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { burstDeadline } from '../../core/provider/burst-deadline.js';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
 import { tablesDdl, type PostgresTables } from './postgres-schema.js';
 import type { Statement } from './postgres-statements.js';
+import { foreignPreparedStatement, inOwnTransaction, throughPooler, type TimedQuery } from './postgres-pooler.js';
 
 /**
  * SQLSTATEs of a `CREATE TABLE IF NOT EXISTS` that lost a race with another node's (its row type or its
@@ -20,16 +22,22 @@ const ANSWER_GRACE_MS = 1_000;
 /**
  * Runs the provider's statements on the app's pool: each on a connection of its own, checked out for that
  * statement alone (never a client the app holds, so never inside the app's transaction), in autocommit,
- * as a named prepared statement (parsed once per connection). Each connection gets the provider's
- * `statement_timeout` the first time the provider uses it, so a statement that cannot finish in time is
- * rolled back by the server instead of taking a lock late. The tables are created before the first statement,
- * unless they exist or `createTables` is off.
+ * as a named prepared statement (parsed once per connection; unnamed once a pooler refuses them). A statement
+ * runs under the provider's `statement_timeout` (grown for a burst, see `burstDeadline`), so one that cannot
+ * finish in time is rolled back by the server instead of taking a lock late: set on the connection when the
+ * provider reaches PostgreSQL directly, and in a transaction of the statement's own through a pooler, which
+ * keeps no session state. The tables are created before the first statement, unless they exist or
+ * `createTables` is off.
  */
 export class PostgresSession {
   /** `host:port/database`, for messages. */
   readonly endpoint: string;
-  /** Connections whose `statement_timeout` the provider has set. */
-  private readonly timed = new WeakSet<PoolClient>();
+  /** The `statement_timeout` the provider last set on each connection (reached directly). */
+  private readonly timeouts = new WeakMap<PoolClient, number>();
+  /** Whether the pool's connections go through a pooler: asked once, on the first connection. */
+  private pooled: Promise<boolean> | undefined;
+  /** Whether statements go as named prepared statements: until a pooler shows it does not keep them. */
+  private namedStatements = true;
   /** The tables' creation, once; `true` once they are known to exist. */
   private tables: Promise<void> | true | undefined;
   /** Called each time a statement is answered: the server serves again. */
@@ -48,15 +56,17 @@ export class PostgresSession {
   /**
    * Runs `statement` with `values`; rejects with what the failure says about the server (see `postgresFailure`).
    * `abandoned` hears of a statement sent whose answer never came (the connection was given up or lost): it may
-   * still run, or have run, on the server backend given (its PID).
+   * still run, or have run, on the server backend given (its PID). `calls`: how many calls of a burst the
+   * statement answers, which grows its deadline.
    */
   run<Row extends QueryResultRow>(
     statement: Statement,
     values: readonly unknown[],
     abandoned?: (backend: number) => void,
+    calls = 1,
   ): Promise<Row[]> {
-    if (this.tables === true) return this.query<Row>(statement.text, values, statement.name, abandoned);
-    return this.createTables().then(() => this.query<Row>(statement.text, values, statement.name, abandoned));
+    const query = () => this.query<Row>(statement.text, values, statement.name, abandoned, calls);
+    return this.tables === true ? query() : this.createTables().then(query);
   }
 
   /** Creates the tables unless they exist; concurrent first uses on several nodes are safe. */
@@ -91,51 +101,64 @@ export class PostgresSession {
     values: readonly unknown[],
     name?: string,
     abandoned?: (backend: number) => void,
-  ) {
+    calls = 1,
+  ): Promise<Row[]> {
     const client = await this.pool.connect().catch((error: unknown) => Promise.reject(this.failure(error)));
     // The pool listens to a client's errors only while it is idle. A connection reset during a statement also
     // rejects the statement, which reports it; unheard, the client's 'error' event would crash the app.
     client.on('error', ignoreClientError);
+    const timeout = this.statementTimeout === false ? false : burstDeadline(this.statementTimeout, calls);
+    // pg's query_timeout: undefined waits as long as the server takes (a pool whose timeouts are the app's).
+    const query_timeout = timeout === false ? undefined : timeout + ANSWER_GRACE_MS;
+    const prepared = this.namedStatements ? name : undefined;
     let sent = false;
+    let backend = (client as PoolClient & { processID: number }).processID;
     try {
-      // pg's query_timeout: undefined waits as long as the server takes (a pool whose timeouts are the app's).
-      const query_timeout = this.statementTimeout === false ? undefined : this.statementTimeout + ANSWER_GRACE_MS;
-      if (this.statementTimeout !== false && !this.timed.has(client)) {
-        // A parameter, not SQL text: no option value is ever part of a statement.
-        const setStatementTimeout: TimedQuery = {
-          text: "SELECT set_config('statement_timeout', $1, false)",
-          values: [String(this.statementTimeout)],
-          query_timeout,
-        };
-        await client.query(setStatementTimeout);
-        this.timed.add(client);
+      this.pooled ??= throughPooler(client, query_timeout).catch((error: unknown) => {
+        this.pooled = undefined;
+        throw error;
+      });
+      const pooled = await this.pooled;
+      const statement: TimedQuery = { text, values: values as unknown[], name: prepared, query_timeout };
+      let rows: Row[];
+      if (pooled && timeout !== false) {
+        sent = true;
+        rows = await inOwnTransaction<Row>(client, timeout, statement, (pid) => (backend = pid));
+      } else {
+        if (!pooled && timeout !== false && this.timeouts.get(client) !== timeout) {
+          // A parameter, not SQL text: no option value is ever part of a statement.
+          const setTimeout = "SELECT set_config('statement_timeout', $1, false)";
+          await client.query({ text: setTimeout, values: [String(timeout)], query_timeout } as TimedQuery);
+          this.timeouts.set(client, timeout);
+        }
+        sent = true;
+        rows = (await client.query<Row>(statement)).rows;
       }
-      const statement: TimedQuery = { text, values: values as unknown[], name, query_timeout };
-      sent = true;
-      const { rows } = await client.query<Row>(statement);
       client.off('error', ignoreClientError);
       client.release();
       this.whenAnswered?.();
       return rows;
     } catch (error) {
-      const failure = this.failure(error);
+      const failure = this.failure(error, timeout);
       // A broken connection goes back destroyed; one whose statement was refused or timed out is fine.
       const broken = failure instanceof LockStoreUnavailableError && (error as { code?: string }).code !== '57014';
       client.off('error', ignoreClientError);
       client.release(broken ? (error as Error) : undefined);
+      if (prepared !== undefined && foreignPreparedStatement(error)) {
+        // Behind a pooler without prepared statements: nothing ran; from now on every statement is unnamed.
+        this.namedStatements = false;
+        return this.query<Row>(text, values, undefined, abandoned, calls);
+      }
       // A statement the server refused or rolled back did nothing; one on a connection given up may yet run.
-      if (broken && sent) abandoned?.((client as PoolClient & { processID: number }).processID);
+      if (broken && sent) abandoned?.(backend);
       throw failure;
     }
   }
 
-  private failure(error: unknown): unknown {
-    return postgresFailure(this.endpoint, error, this.statementTimeout);
+  private failure(error: unknown, timeout: number | false = this.statementTimeout): unknown {
+    return postgresFailure(this.endpoint, error, timeout);
   }
 }
-
-/** A statement with pg's own answer deadline (`query_timeout`, which @types/pg leaves out of QueryConfig). */
-type TimedQuery = QueryConfig & { query_timeout?: number };
 
 /** A checked-out client's error: its statement rejects with it too, and that failure is reported. */
 function ignoreClientError(): void {}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { Cron } from '@nestjs/schedule';
+import pg from 'pg';
+import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { describeLockProvider } from '../../lib/provider-tests/index.js';
+import { events } from '../support/lock-events.js';
+import { startPrivatePgBouncer, type PrivatePgBouncer } from '../support/private-pgbouncer.js';
+import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+import { postgresPool } from '../support/shared-postgres.js';
+import { postgresFixture, postgresSubject, type PostgresFixture } from './postgres-fixture.js';
+
+// Debian 12's PgBouncer is 1.18: transaction mode without prepared statements (`max_prepared_statements` came
+// in 1.21), so this is the mode tested; the provider's named statements must fall back to unnamed ones.
+const SERVER_CONNECTIONS = 2;
+let bouncer: PrivatePgBouncer;
+beforeAll(async () => {
+  bouncer = await startPrivatePgBouncer(SERVER_CONNECTIONS);
+});
+afterAll(() => bouncer.remove());
+
+describe('PostgresLockProvider through PgBouncer in transaction mode: the conformance kit', () => {
+  const subject = postgresSubject('pgbouncer', () => ({ port: bouncer.port }));
+  afterAll(() => subject.close());
+  describeLockProvider(subject, { describe, it });
+});
+
+@Injectable()
+class EverySecond {
+  readonly occurrences: number[] = [];
+  @Cron('* * * * * *')
+  @SchedulerLock({ name: 'every-second' })
+  tick() {
+    this.occurrences.push(currentLock()!.occurrence!.getTime());
+  }
+}
+
+describe('PostgresLockProvider through PgBouncer in transaction mode', () => {
+  let fixture: PostgresFixture;
+  beforeEach(async () => {
+    fixture = await postgresFixture('pgbouncer', { port: bouncer.port });
+  });
+  afterEach(async () => {
+    await closeSchedulerApps();
+    await fixture.close();
+  });
+
+  it('runs each occurrence of a cron job once across two apps, with no store error', async () => {
+    const start = (node: string) =>
+      startSchedulerApp({
+        lock: { provider: fixture.connect({ lockedBy: node }), defaultLockAtMostFor: '10s', lockedBy: node },
+        providers: [EverySecond],
+      });
+    const [a, b] = await Promise.all([start('node-a'), start('node-b')]);
+    await events(a.history$, (event) => event.jobName === 'EverySecond.tick' && event.type !== 'attempt', 12);
+
+    const occurrences = [a, b].flatMap((app) => app.get(EverySecond).occurrences);
+    expect(occurrences.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(occurrences).size).toBe(occurrences.length);
+    const skipped = [...a.recorded, ...b.recorded].filter((event) => event.type === 'skipped');
+    expect(skipped.map((event) => (event as LockEvent & { reason: string }).reason)).not.toContain('store-error');
+    expect([...a.logs.texts('error'), ...b.logs.texts('error')]).toEqual([]);
+  });
+
+  it("leaves no statement_timeout on the pooler's server connections, which other clients get next", async () => {
+    const node = fixture.connect({ statementTimeout: 1_500 });
+    for (let i = 0; i < 5; i++) await node.lock({ name: `leak-${i}`, lockAtMostFor: 1_000, lockAtLeastFor: 0 });
+
+    // Another app's clients, each in a transaction, so that together they hold every server connection.
+    const other = postgresPool({ port: bouncer.port, max: SERVER_CONNECTIONS });
+    const clients = await Promise.all(Array.from({ length: SERVER_CONNECTIONS }, () => other.connect()));
+    const timeouts = await Promise.all(
+      clients.map(async (client) => {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ statement_timeout: string }>('SHOW statement_timeout');
+        return rows[0].statement_timeout;
+      }),
+    );
+    await Promise.all(clients.map((client) => client.query('COMMIT').then(() => client.release())));
+    await other.end();
+    expect(timeouts).toEqual(Array.from({ length: SERVER_CONNECTIONS }, () => '0'));
+  });
+
+  it('rolls back at statementTimeout a statement that waits on a row lock', async () => {
+    const node = fixture.connect({ statementTimeout: 300 });
+    await node.lock({ name: 'held-row', lockAtMostFor: 1, lockAtLeastFor: 0 });
+    const holder = new pg.Client({ ...postgresPool().options });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM "${fixture.schema}".scheduler_lock_locks WHERE name = 'held-row' FOR UPDATE`);
+      const attempt = node.lock({ name: 'held-row', lockAtMostFor: 1_000, lockAtLeastFor: 0 });
+      await expect(attempt).rejects.toThrow(LockStoreUnavailableError);
+      await expect(attempt).rejects.toThrow('statement_timeout');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+  });
+});

@@ -49,6 +49,7 @@ const FILE_TIERS = {
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
   'postgres/postgres-frozen-claims.spec.ts': 'system',
   'postgres/postgres-outages.spec.ts': 'system',
+  'postgres/postgres-pgbouncer.spec.ts': 'system',
   'providers/batched-job-scripts.spec.ts': 'system',
   'providers/provider-options.spec.ts': 'unit',
   'providers/redis-endpoint.spec.ts': 'unit',

@@ -1,6 +1,3 @@
-import { jest } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { Pool } from 'pg';
 import { InMemoryLockProvider, RedisLockProvider, SchedulerLockConfigurationError } from '../../lib/index.js';
 import { createSchedulerLockSettings } from '../../lib/nest/scheduler-lock.settings.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
@@ -20,18 +17,12 @@ import {
   seededRandom,
   type Random,
 } from '../support/fuzz-values.js';
+import { unconnectedClients } from '../support/unconnected-clients.js';
 
 const SEED = 20_261_127;
 const CASES_PER_SUBJECT = 800;
 
-// Constructed only: a lazy client and an unconnected pool, so no case reaches a server.
-const client = new Redis({ lazyConnect: true });
-const pool = new Pool({ host: '127.0.0.1', port: 1, database: 'never' });
-const connect = jest.spyOn(pool, 'connect');
-afterAll(async () => {
-  client.disconnect();
-  await pool.end();
-});
+const { client, pool, connect } = unconnectedClients();
 
 /** Whether the docs (TSDoc of the option) allow `value`. */
 type Allowed = (value: unknown) => boolean;

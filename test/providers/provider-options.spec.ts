@@ -1,18 +1,8 @@
-import { jest } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { Pool } from 'pg';
 import { InMemoryLockProvider, RedisLockProvider, SchedulerLockConfigurationError } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
+import { unconnectedClients } from '../support/unconnected-clients.js';
 
-// Constructed only: a lazy client and an unconnected pool, so every check here runs without a server.
-const client = new Redis({ lazyConnect: true });
-const pool = new Pool({ host: '127.0.0.1', port: 1, database: 'never' });
-const connect = jest.spyOn(pool, 'connect');
-
-afterAll(async () => {
-  client.disconnect();
-  await pool.end();
-});
+const { client, pool, connect } = unconnectedClients();
 
 type Construct = (options: object) => unknown;
 const STORES: [string, Construct][] = [

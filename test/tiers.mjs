@@ -36,6 +36,7 @@ const FILE_TIERS = {
   'lease/events.spec.ts': 'system',
   'lease/fencing.spec.ts': 'system',
   'lease/keep-alive.spec.ts': 'system',
+  'lease/keep-alive-short-cap.spec.ts': 'unit',
   'lease/renewal-without-lease.spec.ts': 'system',
   'lease/timers.spec.ts': 'system',
   'module/configuration-errors.spec.ts': 'unit',

@@ -11,6 +11,9 @@ const project = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   modulePathIgnorePatterns: ['<rootDir>/.build/', '<rootDir>/dist/'],
+  // Once per run, whichever tiers run: the run's dir, and the servers made once for the run stopped at its end.
+  globalSetup: '<rootDir>/test/support/run-dir-setup.cjs',
+  globalTeardown: '<rootDir>/test/support/run-dir-teardown.cjs',
 };
 
 /** One Jest project per tier (test/tiers.mjs); `npm test` runs them all, `--selectProjects <tier>` one. */

@@ -4,8 +4,9 @@ import { readdirSync } from 'node:fs';
  * The three tiers of the suite, by spec path: each spec is in exactly one. A spec listed in FILE_TIERS is in its
  * listed tier; any other is in its folder's tier, and specs of folders not listed (new ones too) are integration.
  * - unit: no server, no build, no child process; fake time. Runs in a fresh clone with no Redis or PostgreSQL.
- * - integration: the shared Redis and PostgreSQL, or real time (leases that expire), in one process.
- * - system: private servers, several processes, a browser, or the built package (dist/, .build/).
+ * - integration: the shared Redis and PostgreSQL, in one process; waits on events or conditions, never a fixed one.
+ * - system: private servers, several processes, a browser, the built package (dist/, .build/), or a fixed wait for
+ *   real time to pass (a lease that must expire in the store, a run that must not come).
  */
 const FOLDER_TIERS = {
   chaos: 'unit',
@@ -26,6 +27,7 @@ const FOLDER_TIERS = {
 
 /** The specs not in their folder's tier. */
 const FILE_TIERS = {
+  'chaos/fault-proxy.spec.ts': 'system',
   'core/attempt-deadlines.spec.ts': 'integration',
   'core/locking-task-executor.spec.ts': 'integration',
   'dashboard/dashboard-cross-origin.spec.ts': 'unit',
@@ -36,7 +38,9 @@ const FILE_TIERS = {
   'lease/events.spec.ts': 'system',
   'lease/fencing.spec.ts': 'system',
   'lease/keep-alive.spec.ts': 'system',
+  'lease/keep-alive-short-cap.spec.ts': 'unit',
   'lease/renewal-without-lease.spec.ts': 'system',
+  'lease/shutdown.spec.ts': 'system',
   'lease/timers.spec.ts': 'system',
   'module/configuration-errors.spec.ts': 'unit',
   'module/foreign-wrappers.spec.ts': 'unit',
@@ -45,9 +49,11 @@ const FILE_TIERS = {
   'module/skip-logging.spec.ts': 'unit',
   'occurrence/cron-schedule.spec.ts': 'unit',
   'occurrence/finished-run-not-rerun.spec.ts': 'system',
+  'occurrence/occurrence-module.spec.ts': 'system',
   'operators/operator-note-fuzz.spec.ts': 'unit',
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
   'postgres/postgres-frozen-claims.spec.ts': 'system',
+  'postgres/postgres-module-jobs.spec.ts': 'system',
   'postgres/postgres-outages.spec.ts': 'system',
   'postgres/postgres-pgbouncer.spec.ts': 'system',
   'providers/batched-job-scripts.spec.ts': 'system',

@@ -2,8 +2,9 @@ import type { Cluster } from 'ioredis';
 import type { ClusterNode, HistoryEntry, JobOverview } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { deleteClusterKeys, startPrivateRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';
+import { deleteClusterKeys } from '../support/redis-cluster.js';
 import { closeSchedulerApps } from '../support/scheduler-app.js';
+import { sharedRedisCluster, type SharedRedisCluster } from '../support/shared-redis-cluster.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import {
   HEARTBEAT,
@@ -16,13 +17,13 @@ import {
 import { placementOf } from '../topologies/cluster-placement.js';
 import { Operator, runCli } from './support/run-cli.js';
 
-let redisCluster: PrivateRedisCluster;
+let redisCluster: SharedRedisCluster;
 let client: Cluster;
 const gate = new RunGate();
 const keyPrefix = uniquePrefix('cli-cluster');
 
 beforeAll(async () => {
-  redisCluster = await startPrivateRedisCluster();
+  redisCluster = await sharedRedisCluster();
   client = redisCluster.connect();
 });
 afterAll(async () => {
@@ -31,7 +32,6 @@ afterAll(async () => {
   // The app was handed the client, so it never closes it.
   await deleteClusterKeys(client, keyPrefix);
   await client.quit();
-  await redisCluster.stop();
 });
 
 describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {

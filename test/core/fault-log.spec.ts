@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { FaultLog } from '../../lib/core/executor/fault-log.js';
 import type { SchedulerLockLogger } from '../../lib/core/executor/logger.js';
 
@@ -14,15 +15,21 @@ function errorLines(): SchedulerLockLogger & { lines: string[] } {
 }
 
 describe('FaultLog', () => {
-  it('logs a recurring fault once per interval per key, then says how many were held back', async () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('logs a recurring fault once per interval per key, then says how many were held back', () => {
+    jest.useFakeTimers();
     const logger = errorLines();
     const faults = new FaultLog(logger, undefined, 50);
     for (let i = 0; i < 10; i++) faults.error('report', 'Redis is down');
     faults.error('billing', 'Redis is down');
     expect(logger.lines).toEqual(['Redis is down', 'Redis is down']);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    jest.advanceTimersByTime(49);
     faults.error('report', 'Redis is down');
-    expect(logger.lines.at(-1)).toBe('Redis is down (9 more since the last report)');
+    expect(logger.lines).toHaveLength(2); // still within the interval
+    jest.advanceTimersByTime(1);
+    faults.error('report', 'Redis is down');
+    expect(logger.lines.at(-1)).toBe('Redis is down (10 more since the last report)');
   });
 
   it('reports a fault again at once after it was cleared', () => {

@@ -1,5 +1,6 @@
 import { config } from 'rxjs';
 import { InMemoryLockProvider, LockEvents, LockingTaskExecutor } from '../../lib/index.js';
+import { waitUntil } from '../support/wait-until.js';
 
 describe('LockEvents subscribers', () => {
   const reported: unknown[] = [];
@@ -27,12 +28,12 @@ describe('LockEvents subscribers', () => {
     });
 
     const result = await executor.executeWithLock(() => 'report', { name: 'report' });
-    await new Promise((resolve) => setTimeout(resolve, 10)); // rxjs reports on a later turn
+    const sequence = ['attempt', 'acquired', 'started', 'finished', 'released'];
+    await waitUntil(() => reported.length === sequence.length, 'rxjs reported each exception (on a later turn)');
 
     expect(result).toEqual({ executed: true, result: 'report' });
     expect((await provider.operatorStore().lockState('report')).holder).toBeUndefined(); // released
     // The subscriber stays subscribed and sees every event; rxjs reports each of its exceptions.
-    const sequence = ['attempt', 'acquired', 'started', 'finished', 'released'];
     expect(seen).toEqual(sequence);
     expect(reported).toEqual(
       sequence.map((type) => expect.objectContaining({ message: `subscriber failed on ${type}` })),

@@ -1,22 +1,26 @@
-import { currentLock, type LockEvent } from '../../lib/index.js';
-import { useRedisExecutor } from '../support/redis-executor.js';
+import { jest } from '@jest/globals';
+import { currentLock, InMemoryLockProvider, LockEvents, LockingTaskExecutor, type LockEvent } from '../../lib/index.js';
 
 /**
  * With `keepAlive: true` (30 s lease, for instance set module-wide) a job whose `lockAtMostFor` is below
  * the lease is taken for `lockAtMostFor`. Its signal must abort shortly before that cap ("just before",
- * README), not when the run starts.
+ * README), not when the run starts. On fake time: the lease keeper's timers, not a store, are the subject.
  */
 describe('keepAlive with a lease longer than lockAtMostFor', () => {
-  const node = useRedisExecutor('short-cap');
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
 
   it('does not report a healthy lock as lost at the start of its run', async () => {
+    const provider = new InMemoryLockProvider();
+    const events = new LockEvents();
+    const executor = new LockingTaskExecutor(provider, { lockedBy: 'node-a', events });
     const lost: LockEvent[] = [];
-    const subscription = node.events.events$.subscribe((event) => event.type === 'lost' && lost.push(event));
-    const result = await node.executor.executeWithLock(
+    const subscription = events.events$.subscribe((event) => event.type === 'lost' && lost.push(event));
+    const result = await executor.executeWithLock(
       async () => {
-        // Long enough for the lease keeper's first wake-up, far from the 800 ms cap.
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const held = (await node.client.get(node.provider.lockKey('short-cap'))) !== null;
+        // Past the lease keeper's first wake-up, far from the 800 ms cap.
+        await jest.advanceTimersByTimeAsync(100);
+        const held = (await provider.operatorStore().lockState('short-cap')).holder !== undefined;
         return { aborted: currentLock()!.signal.aborted, held };
       },
       { name: 'short-cap', lockAtMostFor: 800, keepAlive: true },
@@ -25,5 +29,6 @@ describe('keepAlive with a lease longer than lockAtMostFor', () => {
 
     expect(result).toEqual({ executed: true, result: { aborted: false, held: true } });
     expect(lost).toEqual([]);
+    await executor.shutdown(0);
   });
 });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import { context, type Attributes, type Tracer } from '@opentelemetry/api';
@@ -21,6 +20,7 @@ import {
 } from '../../lib/index.js';
 import { SchedulerLockTelemetry } from '../../lib/opentelemetry/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
+import { aborted } from '../support/redis-executor.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
@@ -90,7 +90,7 @@ class TracedJobs {
   @SchedulerLock()
   async report() {
     await telemetry.appTracer.startActiveSpan('render report', async (span) => {
-      await sleep(5); // an await between: the run's span must still be the parent after it
+      await new Promise(setImmediate); // an await between: the run's span must still be the parent after it
       seen = { lock: currentLock()!, spanId: span.spanContext().spanId };
       span.end();
     });
@@ -111,7 +111,8 @@ class OverrunJob {
   @Timeout('overrun', 10)
   @SchedulerLock({ lockAtMostFor: '2s', keepAlive: { lease: '1s' } })
   async overrun() {
-    await sleep(2_500); // ignores its signal: the lock reaches lockAtMostFor while it runs
+    // Runs until its signal aborts: the lock, renewed until lockAtMostFor, is lost mid-run.
+    await aborted(currentLock()!.signal);
   }
 }
 

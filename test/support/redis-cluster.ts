@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Cluster, Redis, type ClusterOptions } from 'ioredis';
 import { freePort } from './redis-server.js';
-import { ephemeralServerArgs, spawnRedisProcessInTempDir, type RedisProcess } from './redis-process.js';
+import { ephemeralServerArgs, spawnRedisProcessInTempDir, type RedisProcessInTempDir } from './redis-process.js';
 import { waitUntil } from './wait-until.js';
 
 /** The number of hash slots of a Redis Cluster. */
@@ -20,6 +20,8 @@ export interface PrivateRedisCluster {
   kill(port: number): Promise<void>;
   /** SIGKILLs every node by PID and removes their temp dirs. */
   stop(): Promise<void>;
+  /** Hands the nodes to the run's teardown: this process no longer waits for them; their PIDs and temp dirs. */
+  handOver(): { pids: number[]; dirs: string[] };
 }
 
 /** Options of {@link startPrivateRedisCluster}. */
@@ -85,6 +87,10 @@ export async function startPrivateRedisCluster({
     connect: (options) => new Cluster(startupNodes, options),
     kill,
     stop,
+    handOver() {
+      nodes.forEach((node) => node.unref());
+      return { pids: [...nodes.values()].map(({ pid }) => pid), dirs: [...nodes.values()].map(({ dir }) => dir) };
+    },
   };
 }
 
@@ -102,7 +108,7 @@ export async function deleteClusterKeys(cluster: Cluster, prefix: string): Promi
   );
 }
 
-function startNode({ port, busPort }: NodeAddress, nodeTimeoutMs: number | undefined): Promise<RedisProcess> {
+function startNode({ port, busPort }: NodeAddress, nodeTimeoutMs: number | undefined): Promise<RedisProcessInTempDir> {
   const clusterArgs = (dir: string) => ({
     '--cluster-enabled': 'yes',
     '--cluster-config-file': join(dir, `nodes-${port}.conf`),

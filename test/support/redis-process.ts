@@ -11,6 +11,8 @@ export interface RedisProcess {
   readonly exited: Promise<void>;
   /** SIGKILLs the process by PID and waits for it to exit; later calls do nothing. */
   kill(): Promise<void>;
+  /** Lets this Node process exit while the server runs on: for a server the run's teardown stops by PID. */
+  unref(): void;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function spawnRedisProcess(
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
+    unref: () => child.unref(),
   };
   try {
     await waitUntilReady(port, probe);
@@ -84,6 +87,7 @@ export async function spawnRedisProcessInTempDir(
   return {
     pid: running.pid,
     exited: running.exited,
+    unref: () => running.unref(),
     dir,
     async kill() {
       await running.kill();

@@ -7,27 +7,39 @@ import { describeLockProvider, isLocked, lockConfig, mustLock } from '../../lib/
 import { redisLockProviderSubject } from '../providers/redis-subject.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
-import { deleteClusterKeys, startPrivateRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';
+import { deleteClusterKeys } from '../support/redis-cluster.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+import { sharedRedisCluster, type SharedRedisCluster } from '../support/shared-redis-cluster.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil } from '../support/timing.js';
 import { masterConnection, mastersInSlotOrder, namesAcrossMasters, placementOf } from './cluster-placement.js';
 
-let redisCluster: PrivateRedisCluster;
+/** The run's Cluster: this file kills no node, and deletes the keys of its prefixes. */
+let redisCluster: SharedRedisCluster;
 
 beforeAll(async () => {
-  redisCluster = await startPrivateRedisCluster();
+  redisCluster = await sharedRedisCluster();
 });
-afterAll(() => redisCluster?.stop());
 
+/**
+ * The kit's clients, disconnected after it: some keep node connections open after quit(), which kept this
+ * file's worker from exiting once the Cluster outlived the file.
+ */
+const kitClients: Cluster[] = [];
 const subject = redisLockProviderSubject('RedisLockProvider on a 3-master Redis Cluster', {
   label: 'cluster',
-  openClient: () => redisCluster.connect(),
+  openClient: () => {
+    const client = redisCluster.connect();
+    kitClients.push(client);
+    return client;
+  },
   deleteKeys: deleteClusterKeys,
 });
 describe('the conformance kit', () => {
-  // Inside this block, so the keys are deleted before the file's own afterAll stops the servers.
-  afterAll(() => subject.close());
+  afterAll(async () => {
+    await subject.close(); // deletes the kit's keys from the run's Cluster
+    kitClients.forEach((client) => client.disconnect());
+  });
   describeLockProvider(subject, { describe, it });
 });
 

@@ -39,9 +39,15 @@ export function redisNodes<C extends RedisClient, P extends LockProvider>(
     create(lockedBy) {
       const client = topology.openClient();
       made += 1;
-      const node = make(client, keyPrefix, made, lockedBy);
-      clients.set(node, client);
-      return node;
+      try {
+        const node = make(client, keyPrefix, made, lockedBy);
+        clients.set(node, client);
+        return node;
+      } catch (refused) {
+        // A provider that refuses the name (an empty lockedBy) leaves no client open to keep Jest alive.
+        client.disconnect();
+        throw refused;
+      }
     },
     async cleanup(node) {
       const client = clients.get(node);

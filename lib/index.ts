@@ -47,6 +47,5 @@ export {
   type LockLostReason,
 } from './core/provider/errors.js';
 
-// The providers.
-export { RedisLockProvider, type RedisLockProviderOptions } from './providers/redis/redis-lock-provider.js';
+// The in-memory provider; each store has its own entry point (`nest-scheduler-lock/redis`, `/postgres`).
 export { InMemoryLockProvider } from './providers/in-memory/in-memory-lock-provider.js';

@@ -11,7 +11,7 @@ import {
   type LockDefaults,
 } from '../core/provider/lock-configuration.js';
 import { defaultLockedBy } from '../core/provider/default-locked-by.js';
-import type { Duration } from '../core/provider/duration.js';
+import type { DurationInput } from '../core/provider/duration.js';
 import { nonEmptyStringOption, wholeNumberOption } from '../core/provider/option-values.js';
 import { quoted } from '../core/provider/message-text.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
@@ -163,7 +163,7 @@ function refuseRedisOnlyOptions(options: SchedulerLockModuleOptions): void {
 }
 
 /** A duration the module waits on a timer: at most {@link MAX_TIMER_MS}, and greater than `min` (0) unless 0. */
-function timerOption(value: Duration | undefined, fallback: number, option: string, min?: 0): number {
+function timerOption(value: DurationInput | undefined, fallback: number, option: string, min?: 0): number {
   if (min === 0) return durationOption(value, fallback, option, SUBJECT, MAX_TIMER_MS);
   return positiveDurationOption(value, fallback, option, SUBJECT, MAX_TIMER_MS);
 }

@@ -100,6 +100,18 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules, on lib/ only (the published code): a promise nobody awaits or catches, a promise where a
+    // callback's result is ignored, a switch that misses a member of its union.
+    files: ['lib/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      // A `default:` is a choice made for the other members; a switch without one must name them all.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
     // Prettier wraps code at 120 columns but leaves strings and comments as they are; a file does one thing:
     // none of lib/ grows past 250 lines.
     files: ['lib/**/*.ts'],

@@ -89,6 +89,15 @@ describe('optional peers', () => {
     });
   });
 
+  it('the CLI starts without ioredis: an app on PostgreSQL runs it with --postgres', async () => {
+    const cli = fileURLToPath(new URL('../../dist/cjs/cli/main.js', import.meta.url));
+    const { stdout } = await run(process.execPath, ['--import', WITHOUT_PACKAGES, cli, '--help'], {
+      cwd: REPO,
+      env: { ...process.env, NSL_HIDDEN_PACKAGES: 'ioredis' },
+    });
+    expect(stdout).toContain('--postgres');
+  });
+
   it.each([
     ['nest-scheduler-lock/redis', 'ioredis'],
     ['nest-scheduler-lock/terminus', '@nestjs/terminus'],

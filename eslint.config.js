@@ -27,9 +27,12 @@ const NEST = '^@nestjs/';
 const ours = (folder) => `^\\.\\.?/(\\.\\./)*${folder}/`;
 /** The PostgreSQL provider (its own entry point, nest-scheduler-lock/postgres) and `pg`, the peer only it loads. */
 const POSTGRES = ['^pg$', ours('providers/postgres'), ours('postgres')];
-/** Only the wiring of the default Redis provider (the `redis:` option) and the options type name a store. */
+/**
+ * Only the wiring of the default Redis provider (the `redis:` option, loaded by import() when it is given) and the
+ * options type name a store.
+ */
 const STORE_WIRING = [
-  'lib/nest/scheduler-lock.settings.ts',
+  'lib/nest/redis-option.ts',
   'lib/nest/replica-ack-options.ts',
   'lib/nest/scheduler-lock-module-options.interface.ts',
 ];
@@ -97,6 +100,18 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules, on lib/ only (the published code): a promise nobody awaits or catches, a promise where a
+    // callback's result is ignored, a switch that misses a member of its union.
+    files: ['lib/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      // A `default:` is a choice made for the other members; a switch without one must name them all.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
     // Prettier wraps code at 120 columns but leaves strings and comments as they are; a file does one thing:
     // none of lib/ grows past 250 lines.
     files: ['lib/**/*.ts'],
@@ -106,6 +121,11 @@ export default tseslint.config(
     ['lib/nest/**', 'lib/index.ts'],
     INTEGRATIONS,
     'the module never loads an optional entry point (terminus, opentelemetry, dashboard, postgres): apps without its peer import the main entry',
+  ),
+  layer(
+    ['lib/index.ts', 'lib/provider/**'],
+    ['^ioredis$', ours('providers/redis')],
+    'the main and plug-in entries load no store client: Redis is nest-scheduler-lock/redis, as PostgreSQL is /postgres',
   ),
   {
     ...layer(

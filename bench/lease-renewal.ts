@@ -7,11 +7,12 @@
  * Run: `npm run bench:renewal` (env RENEWAL_COUNTS=1,100,10000, RENEWAL_HOLD_SECONDS=4).
  */
 import { Redis } from 'ioredis';
-import { LockingTaskExecutor, RedisLockProvider } from 'nest-scheduler-lock';
+import { LockingTaskExecutor } from 'nest-scheduler-lock';
 import { Mutex } from 'redis-semaphore';
 import { startPrivateRedisServer } from '../test/support/redis-server.js';
 import { describeEnvironment, numberFromEnv } from './support/environment.js';
 import { markdownTable } from './support/table.js';
+import { RedisLockProvider } from 'nest-scheduler-lock/redis';
 
 const LEASE_MS = 3_000;
 const INTERVAL_MS = LEASE_MS / 3;

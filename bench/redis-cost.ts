@@ -12,12 +12,12 @@ import { Redis } from 'ioredis';
 import type { Contender } from './contenders/contender.js';
 import { fencedFloorContender } from './contenders/fenced-floor.js';
 import { oursContender } from './contenders/ours.js';
-import { RedisLockProvider } from 'nest-scheduler-lock';
 import { peerContender } from './contenders/peer.js';
 import { rawContender } from './contenders/raw.js';
 import { startCallgrindRedis, type CallgrindRedis } from './support/callgrind-redis.js';
 import { describeEnvironment, numberFromEnv } from './support/environment.js';
 import { markdownTable } from './support/table.js';
+import { RedisLockProvider } from 'nest-scheduler-lock/redis';
 
 const OPS = numberFromEnv('REDIS_COST_OPS', 2_000);
 const WARMUP_OPS = 50;

@@ -16,7 +16,7 @@ export type {
 } from './nest/scheduler-lock.module-definition.js';
 export type { SchedulerLockOptions } from './nest/scheduler-lock-options.interface.js';
 export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
-export { parseDuration, type Duration } from './core/provider/duration.js';
+export { parseDuration, type Duration, type DurationInput } from './core/provider/duration.js';
 
 // What a task sees, and programmatic locking.
 export { LockingTaskExecutor } from './core/executor/locking-task-executor.js';
@@ -47,6 +47,5 @@ export {
   type LockLostReason,
 } from './core/provider/errors.js';
 
-// The providers.
-export { RedisLockProvider, type RedisLockProviderOptions } from './providers/redis/redis-lock-provider.js';
+// The in-memory provider; each store has its own entry point (`nest-scheduler-lock/redis`, `/postgres`).
 export { InMemoryLockProvider } from './providers/in-memory/in-memory-lock-provider.js';

@@ -7,7 +7,8 @@
  * repository's Jest runs lib/ as ES modules, and bundlers (`nest build --webpack`) copy no side files.
  *
  * The .lua and .html files stay the source of truth; the outputs are git-ignored `*.generated.ts` files,
- * written by `npm ci` / `npm install` (the `prepare` script) and again before each build, lint and test.
+ * written before each build, lint, test and docs build (their npm scripts run this first); an install runs
+ * no script, so the published package runs nothing in an app.
  * Run: `node scripts/embed-assets.mjs`.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';

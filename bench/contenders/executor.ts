@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
-import { LockingTaskExecutor, RedisLockProvider } from 'nest-scheduler-lock';
+import { LockingTaskExecutor } from 'nest-scheduler-lock';
 import { holdWithProvider } from './ours.js';
 import { freeLockName, heldLockName, unexpected, type Contender, type ContenderSettings } from './contender.js';
+import { RedisLockProvider } from 'nest-scheduler-lock/redis';
 
 const LABEL = 'ours executeWithLock';
 

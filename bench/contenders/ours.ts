@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RedisLockProvider, type LockConfiguration, type RedisLockProviderOptions } from 'nest-scheduler-lock';
+import { type LockConfiguration } from 'nest-scheduler-lock';
 import {
   freeLockName,
   heldLockName,
@@ -8,6 +8,7 @@ import {
   type Contender,
   type ContenderSettings,
 } from './contender.js';
+import { RedisLockProvider, type RedisLockProviderOptions } from 'nest-scheduler-lock/redis';
 
 const LABEL = 'ours RedisLockProvider';
 

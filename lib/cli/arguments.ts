@@ -9,7 +9,7 @@ import {
   REASON_MAX_LENGTH,
 } from '../operators/steering-note.js';
 import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
-import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
+import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-options.js';
 import { storeTarget, UsageError, type StoreTarget } from './store-target.js';
 
 /** The CLI's help text, printed by `--help` and after a usage error. */

@@ -1,5 +1,5 @@
 import { DEFAULT_TABLE_PREFIX, identifierProblem } from '../providers/postgres/postgres-options.js';
-import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
+import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-options.js';
 
 /** Where the CLI connects: one Redis, or a Redis Cluster through its startup nodes. */
 export interface RedisTarget {

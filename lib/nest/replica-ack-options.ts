@@ -5,15 +5,15 @@ import { replicaAckSettings } from '../providers/redis/replica-ack.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
 
+/** The replica acknowledgement options of the module's `redis` store, checked. */
+export type ReplicaAckOptions = Pick<RedisLockProviderOptions, 'minReplicasToAck' | 'replicaAckTimeout'>;
+
 /**
  * `minReplicasToAck` and `replicaAckTimeout`, checked ({@link replicaAckSettings}): only with `redis` (a provider of
  * one's own is built by the app), and a wait that ends before the attempt is given up (`acquireTimeout`),
  * or every lock would arrive too late and be released.
  */
-export function replicaAckOptions(
-  options: SchedulerLockModuleOptions,
-  acquireTimeout: number,
-): Pick<RedisLockProviderOptions, 'minReplicasToAck' | 'replicaAckTimeout'> {
+export function replicaAckOptions(options: SchedulerLockModuleOptions, acquireTimeout: number): ReplicaAckOptions {
   const replicaAck = replicaAckSettings(options, SUBJECT);
   if (replicaAck === undefined) return {};
   if (options.redis === undefined) {

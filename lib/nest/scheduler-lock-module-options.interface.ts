@@ -1,5 +1,5 @@
 import type { RedisOptions } from 'ioredis';
-import type { Duration } from '../core/provider/duration.js';
+import type { DurationInput } from '../core/provider/duration.js';
 import type { KeepAlive } from '../core/provider/lock-configuration.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
@@ -29,9 +29,9 @@ export interface SchedulerLockModuleOptions {
    * How long a lock is held at most when a job does not say: a node that dies holding it blocks the job
    * this long. Required.
    */
-  defaultLockAtMostFor: Duration;
+  defaultLockAtMostFor: DurationInput;
   /** How long a lock is held at least when a job does not say. Default 0. */
-  defaultLockAtLeastFor?: Duration;
+  defaultLockAtLeastFor?: DurationInput;
   /**
    * This node's name: stored with each lock the module's `redis` store takes, and the node in lock events, in
    * the console's node list and in operator actions. A non-empty string. Default `<hostname>:<pid>`.
@@ -45,12 +45,12 @@ export interface SchedulerLockModuleOptions {
    */
   keepAlive?: KeepAlive;
   /** On `app.close()`, how long runs in progress are awaited before their signal is aborted. Default 10 s. */
-  shutdownTimeout?: Duration;
+  shutdownTimeout?: DurationInput;
   /**
    * How long a lock attempt may wait for Redis before the tick is skipped (`store-error`). Default 2 s.
    * A lock that arrives later is released at once.
    */
-  acquireTimeout?: Duration;
+  acquireTimeout?: DurationInput;
   /**
    * With `redis`: how many runs (and operator actions) each job's history keeps, for `SchedulerLockAdmin`, the
    * CLI and the status page: a whole number from 1 to 2^31-1. Default 50. With `provider`, refused: pass it to
@@ -61,7 +61,7 @@ export interface SchedulerLockModuleOptions {
    * How often this node publishes itself and its locked jobs for operators (a node silent for 3 intervals is
    * shown as gone), and sends its skip counts. Default 5 s. Triggers are looked for every second.
    */
-  heartbeatInterval?: Duration;
+  heartbeatInterval?: DurationInput;
   /**
    * With `redis`: a lock counts as taken only once this many replicas acknowledged it (Redis `WAIT` after
    * each lock taken: one more round trip), so a failover right after it was taken does not lose it. While
@@ -73,7 +73,7 @@ export interface SchedulerLockModuleOptions {
    * How long a taken lock waits for `minReplicasToAck` replicas before it is released and the tick skipped.
    * Must be shorter than `acquireTimeout`. Default 500 ms.
    */
-  replicaAckTimeout?: Duration;
+  replicaAckTimeout?: DurationInput;
   /**
    * Wraps each locked run and watches the lock events: `new SchedulerLockTelemetry()` from
    * `nest-scheduler-lock/opentelemetry` for a span per run and lock metrics. Default: none.

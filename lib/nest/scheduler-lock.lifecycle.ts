@@ -60,6 +60,6 @@ export class SchedulerLockLifecycle
 
   async onApplicationShutdown(): Promise<void> {
     this.settings.outages?.close();
-    await this.settings.ownedClient?.quit().catch(() => this.settings.ownedClient?.disconnect());
+    await this.settings.closeStore?.();
   }
 }

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import {
   SchedulerLockConfigurationError,
   assertKnownOptions,
@@ -12,9 +11,9 @@ import {
   type LockDefaults,
 } from '../core/provider/lock-configuration.js';
 import { defaultLockedBy } from '../core/provider/default-locked-by.js';
-import type { Duration } from '../core/provider/duration.js';
+import type { DurationInput } from '../core/provider/duration.js';
 import { nonEmptyStringOption, wholeNumberOption } from '../core/provider/option-values.js';
-import { quoted, withoutCredentials } from '../core/provider/message-text.js';
+import { quoted } from '../core/provider/message-text.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider/provider-abilities.js';
 import type { StoreOutageMonitor } from '../core/provider/store-outage-report.js';
@@ -24,15 +23,7 @@ import type { RunInstrumentation } from '../core/executor/run-instrumentation.js
 import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
 import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
 import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
-import { DEFAULT_KEY_PREFIX, RedisLockProvider } from '../providers/redis/redis-lock-provider.js';
-import {
-  asRedisClient,
-  createLockClient,
-  isRedisClient,
-  type IoredisForkClient,
-  type RedisClient,
-} from '../providers/redis/redis-client.js';
-import { RedisOutageReport } from '../providers/redis/redis-outage-report.js';
+import { loadRedisOption } from './load-redis-option.js';
 import { replicaAckOptions } from './replica-ack-options.js';
 import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
 
@@ -47,8 +38,8 @@ export interface SchedulerLockSettings {
   readonly acquireTimeout: number;
   /** How often this node publishes itself and its jobs for operators, in ms. */
   readonly heartbeatInterval: number;
-  /** The Redis client the module created, and so must close; never one it was handed. */
-  readonly ownedClient?: Redis;
+  /** Closes the store client the module created (from `redis`); never one it was handed. */
+  readonly closeStore?: () => Promise<unknown>;
   /** Reports outages of the module's Redis (its own client or the app's), or of a provider that reports its own. */
   readonly outages?: StoreOutageMonitor;
   /** Wraps each locked run (tracing). */
@@ -87,14 +78,16 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
 ];
 
 /** Validates the module options and builds the lock provider they describe. */
-export function createSchedulerLockSettings(options: SchedulerLockModuleOptions): SchedulerLockSettings {
+export async function createSchedulerLockSettings(options: SchedulerLockModuleOptions): Promise<SchedulerLockSettings> {
   if (!options || typeof options !== 'object' || Array.isArray(options)) {
     throw new SchedulerLockConfigurationError(`${SUBJECT}: expected an object, got ${quoted(options)}`);
   }
   assertKnownOptions(options, MODULE_OPTIONS, SUBJECT, isGlobalHint);
-  const keyPrefix = nonEmptyStringOption(options.keyPrefix, DEFAULT_KEY_PREFIX, 'keyPrefix', SUBJECT);
+  const keyPrefix =
+    options.keyPrefix === undefined ? undefined : nonEmptyStringOption(options.keyPrefix, '', 'keyPrefix', SUBJECT);
   const lockedBy = nonEmptyStringOption(options.lockedBy, nodeNameOf(options.provider), 'lockedBy', SUBJECT);
-  if (options.redis !== undefined) assertRedisOption(options.redis);
+  const redisOption = options.redis === undefined ? undefined : await loadRedisOption();
+  redisOption?.assertRedisOption(options.redis);
   if ((options.redis === undefined) === (options.provider === undefined)) {
     const got = options.redis === undefined ? 'neither' : 'both';
     const unset = options.redis === undefined ? givenAsUndefined(options, 'redis', 'provider') : '';
@@ -148,12 +141,8 @@ export function createSchedulerLockSettings(options: SchedulerLockModuleOptions)
     const outages = canReportOutages(provider) ? provider.reportOutages(new Logger('SchedulerLock')) : undefined;
     return { provider, ...common, outages };
   }
-
-  const ownedClient = isRedisClient(options.redis) ? undefined : createLockClient(options.redis!);
-  const client = ownedClient ?? asRedisClient(options.redis as RedisClient | IoredisForkClient);
-  const outages = new RedisOutageReport(client, new Logger('SchedulerLock'));
-  const provider = new RedisLockProvider(client, { keyPrefix, lockedBy, historyLimit, ...replicaAck });
-  return { provider, ...common, ownedClient, outages };
+  const redisSettings = { keyPrefix, lockedBy, historyLimit, ...replicaAck };
+  return { ...common, ...redisOption!.redisOptionStore(options.redis!, redisSettings, new Logger('SchedulerLock')) };
 }
 
 /** A provider's own node name (`lockedBy`, when it has one), else `<hostname>:<pid>`: one name per node. */
@@ -174,7 +163,7 @@ function refuseRedisOnlyOptions(options: SchedulerLockModuleOptions): void {
 }
 
 /** A duration the module waits on a timer: at most {@link MAX_TIMER_MS}, and greater than `min` (0) unless 0. */
-function timerOption(value: Duration | undefined, fallback: number, option: string, min?: 0): number {
+function timerOption(value: DurationInput | undefined, fallback: number, option: string, min?: 0): number {
   if (min === 0) return durationOption(value, fallback, option, SUBJECT, MAX_TIMER_MS);
   return positiveDurationOption(value, fallback, option, SUBJECT, MAX_TIMER_MS);
 }
@@ -197,25 +186,4 @@ function isGlobalHint(key: string): string | undefined {
     '; isGlobal goes beside the options in forRoot(), or beside useFactory / useClass / useExisting in ' +
     'forRootAsync()'
   );
-}
-
-/**
- * `redis` is an ioredis client, an ioredis options object, or a connection string ioredis reads (a
- * `redis://` / `rediss://` URL, `host:port`, a socket path). The message quotes the value without a
- * password.
- */
-function assertRedisOption(redis: unknown): void {
-  const expected = 'an ioredis Redis or Cluster, ioredis options, or a redis:// URL';
-  if (isRedisClient(redis)) return;
-  if (typeof redis === 'string') {
-    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(redis)?.[1].toLowerCase();
-    if (redis.trim() !== '' && (scheme === undefined || scheme === 'redis' || scheme === 'rediss')) return;
-    const got = JSON.stringify(withoutCredentials(redis));
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
-  }
-  const prototype = typeof redis === 'object' && redis !== null ? Object.getPrototypeOf(redis) : undefined;
-  if (prototype === Object.prototype || prototype === null) return;
-  const className = String(prototype?.constructor?.name ?? 'an unnamed class');
-  const got = prototype ? `an instance of ${className}` : quoted(redis);
-  throw new SchedulerLockConfigurationError(`${SUBJECT}: redis must be ${expected} (got ${got})`);
 }

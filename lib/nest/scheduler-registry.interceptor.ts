@@ -54,13 +54,13 @@ export class SchedulerRegistryInterceptor {
       const cron = cronJobParts(job);
       refuseOnError(
         () => this.lockCronJob(locked, cron),
-        () => job.stop(),
+        () => void job.stop(),
       );
       const lockedTick = cron._callbacks![0];
       addCronJob.call(registry, name, job);
       refuseOnError(
         () => assertStillLocked(name, cron._callbacks?.length === 1 && cron._callbacks[0] === lockedTick),
-        () => job.stop(),
+        () => void job.stop(),
       );
       // A tick cron fired while @nestjs/schedule created the job: now it runs, under the lock.
       if (mounts.take(name)) void cron.fireOnTick();

@@ -1,4 +1,4 @@
-import type { Duration } from '../core/provider/duration.js';
+import type { DurationInput } from '../core/provider/duration.js';
 
 /** The kinds of `@nestjs/schedule` job, by their registry method. */
 export type JobKind = 'cron' | 'interval' | 'timeout';
@@ -16,7 +16,7 @@ export interface OccurrenceOptions {
    * occurrence stops this long before the next fire time. Default: the smaller of 5 s and a quarter of
    * the shortest gap between fire times; must be below half that gap (a startup error otherwise).
    */
-  maxClockSkew?: Duration;
+  maxClockSkew?: DurationInput;
   /**
    * Cron jobs: when the node running an occurrence dies (its lock expires before the run finished),
    * `'skip'` the occurrence (default) or `'rerun'` it on another node — at most `maxRecoveries` times,
@@ -33,11 +33,11 @@ export interface OccurrenceOptions {
    * occurrence runs twice only when its node was cut off from Redis for longer than its lease (or
    * `lockAtMostFor`) plus this grace. Default: the `keepAlive` lease, at least 5 s.
    */
-  recoveryGrace?: Duration;
+  recoveryGrace?: DurationInput;
   /**
    * Cron jobs: when no node ran the most recent fire time (the whole cluster was down), run it once at
    * start-up if it is at most `window` old (`true`: 1 hour). Never more than one catch-up run per job
    * per start-up, cluster-wide. Default off.
    */
-  catchUp?: boolean | { window: Duration };
+  catchUp?: boolean | { window: DurationInput };
 }

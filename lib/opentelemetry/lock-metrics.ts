@@ -74,6 +74,13 @@ export class LockMetrics {
       case 'lost':
         this.lost.add(1, { ...job, 'scheduler_lock.reason': event.reason });
         break;
+      // No metric of their own: a run is counted when it finishes, a renewal by renewalRoundTrip().
+      case 'started':
+      case 'released':
+      case 'extended':
+      case 'release-failed':
+      case 'operator':
+        break;
     }
   }
 

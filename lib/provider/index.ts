@@ -64,7 +64,5 @@ export type { LockingTaskExecutorSettings } from '../core/executor/executor-sett
 export type { SchedulerLockLogger } from '../core/executor/logger.js';
 export type { InstrumentedRun, RunInstrumentation } from '../core/executor/run-instrumentation.js';
 
-// The stores' own types.
-export { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-lock-provider.js';
-export type { IoredisForkClient, RedisClient } from '../providers/redis/redis-client.js';
+// The in-memory store's options; the other stores' types are in their own entry points.
 export type { InMemoryLockProviderOptions } from '../providers/in-memory/in-memory-lock-provider.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { parseDuration, type Duration } from '../core/provider/duration.js';
+import { parseDuration, type DurationInput } from '../core/provider/duration.js';
 import { LockEvents } from '../core/task/lock-events.js';
 import type { JobRecord, LockProvider } from '../core/provider/lock-provider.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
@@ -13,7 +13,7 @@ import { probeStore, type StoreProbe } from './store-probe.js';
 /** Options of {@link SchedulerLockHealthIndicator.isHealthy}. */
 export interface SchedulerLockHealthOptions {
   /** How long the lock store may take to answer before the check is down. Default 1 s. */
-  timeout?: Duration;
+  timeout?: DurationInput;
 }
 
 /** What the indicator reports of one locked job. */

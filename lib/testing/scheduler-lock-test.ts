@@ -47,7 +47,7 @@ export class SchedulerLockTest {
   static override<Builder>(builder: ProviderOverrides<Builder>, options: TestNodeOptions): Builder {
     const { store, lockedBy } = testNodeOptions(options);
     return builder.overrideProvider(SCHEDULER_LOCK_SETTINGS).useFactory({
-      factory: (options: SchedulerLockModuleOptions): SchedulerLockSettings => {
+      factory: (options: SchedulerLockModuleOptions): Promise<SchedulerLockSettings> => {
         const kept: SchedulerLockModuleOptions = { ...options };
         for (const option of STORE_ONLY_OPTIONS) delete kept[option];
         return createSchedulerLockSettings({

@@ -1,4 +1,4 @@
-import type { Duration } from '../core/provider/duration.js';
+import type { DurationInput } from '../core/provider/duration.js';
 import { createLockConfiguration, positiveDurationOption } from '../core/provider/lock-configuration.js';
 import { nonEmptyStringOption, optionsObject } from '../core/provider/option-values.js';
 import type { SimpleLock } from '../core/provider/lock-provider.js';
@@ -21,7 +21,7 @@ export interface HoldOptions {
    * How long it is held (its `lockAtMostFor`), as `'10m'`, an ISO-8601 duration or ms, greater than 0. Default:
    * until released.
    */
-  for?: Duration;
+  for?: DurationInput;
 }
 
 const HOLD_OPTIONS: readonly (keyof HoldOptions)[] = ['as', 'for'];

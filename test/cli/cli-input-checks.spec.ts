@@ -2,10 +2,10 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { runCli } from '../../lib/cli/cli.js';
 import { described } from '../../lib/cli/redis-connection.js';
-import { RedisLockProvider } from '../../lib/index.js';
 import { freePort } from '../support/redis-server.js';
 import { SHARED_POSTGRES } from '../support/shared-postgres.js';
 import { deleteKeys, sharedRedis, SHARED_REDIS_URL, uniquePrefix } from '../support/shared-redis.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /**
  * The CLI run in this process (lib/cli/cli.ts, as the built bin runs it), for what needs no app: the arguments

@@ -1,11 +1,12 @@
 import { userInfo } from 'node:os';
 import { filter, firstValueFrom, merge, take, timeout, toArray } from 'rxjs';
-import { LockLostError, RedisLockProvider, type HistoryEntry, type JobOverview } from '../../lib/index.js';
+import { LockLostError, type HistoryEntry, type JobOverview } from '../../lib/index.js';
 import { type OperatorStore, type SteeringEntry } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
 import { NOON, useOperatedCluster } from './support/operated-app.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const cluster = useOperatedCluster('cli-steering');
 const { startNodes } = cluster;

@@ -6,7 +6,6 @@ import {
   LockAssert,
   LockEvents,
   LockingTaskExecutor,
-  RedisLockProvider,
   SchedulerLockConfigurationError,
   currentLock,
   type ExecuteWithLockOptions,
@@ -25,6 +24,7 @@ import {
 } from '../support/lock-provider-doubles.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { deferred } from '../support/wait-until.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const LOCKED_BY = 'node-a';
 

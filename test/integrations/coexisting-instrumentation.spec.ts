@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { RedisLockProvider } from '../../lib/index.js';
 import { spawnJsonLinesProcess, type JsonLinesProcess } from '../support/json-lines-process.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { waitUntil } from '../support/wait-until.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 // @nestjs/observe wraps every @Cron, @Interval and @Timeout handler (it patches
 // ScheduleExplorer.prototype.wrapFunctionInTryCatchBlocks), and OpenTelemetry's ioredis instrumentation wraps

@@ -8,8 +8,8 @@ const WITHOUT_PACKAGES = fileURLToPath(
   new URL('../../.build/test/integrations/fixtures/without-packages.js', import.meta.url),
 );
 
-/** The optional peers, each loaded only by its own entry point. */
-const OPTIONAL_PEERS = ['@nestjs/terminus', '@opentelemetry/api', 'pg'];
+/** The optional peers, each loaded only by its own entry point (ioredis also by the module's `redis` option). */
+const OPTIONAL_PEERS = ['@nestjs/terminus', '@opentelemetry/api', 'ioredis', 'pg'];
 
 /**
  * Imports `entry` (a specifier of this package, resolved to the built dist/ by its `exports`) in a fresh
@@ -20,6 +20,14 @@ async function importWithoutOptionalPeers(
   hidden: readonly string[] = OPTIONAL_PEERS,
 ): Promise<{ exports: string[] } | { error: string }> {
   const script = `const entry = await import(${JSON.stringify(entry)}); console.log(JSON.stringify(Object.keys(entry)));`;
+  return runWithoutOptionalPeers(script, hidden);
+}
+
+/** Runs the ES module `script` as importWithoutOptionalPeers does; resolves to what it printed (JSON), or the error. */
+async function runWithoutOptionalPeers(
+  script: string,
+  hidden: readonly string[] = OPTIONAL_PEERS,
+): Promise<{ exports: string[] } | { error: string }> {
   try {
     const { stdout } = await run(
       process.execPath,
@@ -52,7 +60,46 @@ describe('optional peers', () => {
     });
   });
 
+  it('the main entry loads no store client, even where ioredis and pg are installed', async () => {
+    const script = [
+      "import { createRequire } from 'node:module';",
+      "await import('nest-scheduler-lock');",
+      "createRequire(process.cwd() + '/')('nest-scheduler-lock');",
+      'const loaded = Object.keys(createRequire(process.cwd() + "/").cache);',
+      'const clients = loaded.filter((path) => /[\\/]node_modules[\\/](ioredis|pg)[\\/]/.test(path));',
+      'console.log(JSON.stringify([loaded.length > 0, ...clients]));',
+    ].join('\n');
+    expect(await runWithoutOptionalPeers(script, [])).toEqual({ exports: [true] });
+  });
+
+  it("the module's redis option, in an app without ioredis, fails the startup naming the package", async () => {
+    const script = [
+      "import 'reflect-metadata';",
+      "import { NestFactory } from '@nestjs/core';",
+      "import { ScheduleModule } from '@nestjs/schedule';",
+      "import { SchedulerLockModule } from 'nest-scheduler-lock';",
+      "const lock = SchedulerLockModule.forRoot({ redis: 'redis://127.0.0.1:1', defaultLockAtMostFor: '1m' });",
+      'const app = { module: class App {}, imports: [ScheduleModule.forRoot(), lock] };',
+      'await NestFactory.createApplicationContext(app, { logger: false, abortOnError: false });',
+    ].join('\n');
+    expect(await runWithoutOptionalPeers(script)).toEqual({
+      error: expect.stringContaining(
+        'SchedulerLockModule options: "redis" needs the ioredis package, which is not installed: run `npm install ioredis`',
+      ),
+    });
+  });
+
+  it('the CLI starts without ioredis: an app on PostgreSQL runs it with --postgres', async () => {
+    const cli = fileURLToPath(new URL('../../dist/cjs/cli/main.js', import.meta.url));
+    const { stdout } = await run(process.execPath, ['--import', WITHOUT_PACKAGES, cli, '--help'], {
+      cwd: REPO,
+      env: { ...process.env, NSL_HIDDEN_PACKAGES: 'ioredis' },
+    });
+    expect(stdout).toContain('--postgres');
+  });
+
   it.each([
+    ['nest-scheduler-lock/redis', 'ioredis'],
     ['nest-scheduler-lock/terminus', '@nestjs/terminus'],
     ['nest-scheduler-lock/opentelemetry', '@opentelemetry/api'],
   ])('%s is the entry point that needs %s', async (entry, peer) => {

@@ -2,17 +2,11 @@ import { Injectable, type INestApplicationContext } from '@nestjs/common';
 import { Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import {
-  LockEvents,
-  RedisLockProvider,
-  SchedulerLock,
-  SchedulerLockModule,
-  currentLock,
-  type LockEvent,
-} from '../../lib/index.js';
+import { LockEvents, SchedulerLock, SchedulerLockModule, currentLock, type LockEvent } from '../../lib/index.js';
 import { events } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { startPrivateRedisServer } from '../support/redis-server.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /** What the job does on its next tick, set by each test. */
 const body: { run: () => Promise<void> } = { run: async () => undefined };

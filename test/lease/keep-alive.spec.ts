@@ -1,15 +1,9 @@
-import {
-  LockEvents,
-  LockingTaskExecutor,
-  LockLostError,
-  RedisLockProvider,
-  currentLock,
-  type LockEvent,
-} from '../../lib/index.js';
+import { LockEvents, LockingTaskExecutor, LockLostError, currentLock, type LockEvent } from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { openRedis } from '../support/redis-client-choice.js';
 import { useRedisExecutor } from '../support/redis-executor.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const LEASE = 300;
 /**

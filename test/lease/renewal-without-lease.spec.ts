@@ -1,7 +1,8 @@
-import { LockEvents, LockingTaskExecutor, RedisLockProvider, type LockEvent } from '../../lib/index.js';
+import { LockEvents, LockingTaskExecutor, type LockEvent } from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
 import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const LEASE = 300;
 

@@ -4,7 +4,6 @@ import { Test } from '@nestjs/testing';
 import {
   LockEvents,
   LockLostError,
-  RedisLockProvider,
   SchedulerLock,
   SchedulerLockModule,
   currentLock,
@@ -13,6 +12,7 @@ import {
 } from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /** How the long job behaves, set by each test before the app starts. */
 const body: { run: () => Promise<void> } = { run: async () => undefined };

@@ -9,7 +9,6 @@ import {
   LockedJobStatus,
   LockEvents,
   LockStoreUnavailableError,
-  RedisLockProvider,
   SchedulerLock,
   SchedulerLockAdmin,
   type LockConfiguration,
@@ -39,6 +38,7 @@ import {
   lockUserRules,
   setLockUser,
 } from './lock-user.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const ADMIN_PASSWORD = 'admin-secret';
 const LEASE = 300;

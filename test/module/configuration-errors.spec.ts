@@ -349,8 +349,8 @@ describe('LockedJobRegistry.declare', () => {
 });
 
 describe("a provider's node name", () => {
-  it("is the module's lockedBy when the module sets none", () => {
-    const settings = createSchedulerLockSettings({
+  it("is the module's lockedBy when the module sets none", async () => {
+    const settings = await createSchedulerLockSettings({
       provider: new InMemoryLockProvider({ lockedBy: 'web-7' }),
       defaultLockAtMostFor: '1m',
     });

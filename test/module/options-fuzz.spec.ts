@@ -1,4 +1,4 @@
-import { InMemoryLockProvider, RedisLockProvider, SchedulerLockConfigurationError } from '../../lib/index.js';
+import { InMemoryLockProvider, SchedulerLockConfigurationError } from '../../lib/index.js';
 import { createSchedulerLockSettings } from '../../lib/nest/scheduler-lock.settings.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { SchedulerLockTest, TestLockStore, type ProviderOverrides } from '../../lib/testing/index.js';
@@ -17,6 +17,7 @@ import {
   seededRandom,
   type Random,
 } from '../support/fuzz-values.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 import { unconnectedClients } from '../support/unconnected-clients.js';
 
 const SEED = 20_261_127;
@@ -80,8 +81,8 @@ const SUBJECTS: Subject[] = [
       return { provider: inMemory, defaultLockAtMostFor: '1m' };
     },
     optionsOptional: false,
-    construct: (options) => {
-      const settings = createSchedulerLockSettings(options as never);
+    construct: async (options) => {
+      const settings = await createSchedulerLockSettings(options as never);
       settings.outages?.close?.();
     },
     good: { provider: () => inMemory, instrumentation: () => ({ around: (run: () => unknown) => run() }) },

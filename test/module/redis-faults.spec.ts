@@ -2,7 +2,6 @@ import { Injectable, type Type } from '@nestjs/common';
 import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
 import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
-import { type RedisClient } from '../../lib/provider/index.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import {
@@ -13,6 +12,7 @@ import {
 import { freePort, startPrivateRedisServer, type PrivateRedisServer } from '../support/redis-server.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { uniquePrefix } from '../support/shared-redis.js';
+import { type RedisClient } from '../../lib/providers/redis/index.js';
 
 const JOB = 'OutageJob.tick';
 /** Enough 100 ms ticks to show that errors are not logged once per tick. */

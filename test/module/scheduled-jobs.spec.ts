@@ -2,13 +2,14 @@ import { Injectable, type Type } from '@nestjs/common';
 import { Cron, CronExpression, Interval, Timeout } from '@nestjs/schedule';
 import { CronJob } from 'cron';
 import { filter } from 'rxjs';
-import { currentLock, LockAssert, LockedJobRegistry, RedisLockProvider, SchedulerLock } from '../../lib/index.js';
+import { currentLock, LockAssert, LockedJobRegistry, SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { deferred, waitUntil } from '../support/wait-until.js';
 import { lockKey, RunRecorder } from './support/run-recorder.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const NODE = 'this-node';
 

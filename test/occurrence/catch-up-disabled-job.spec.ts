@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
-import { RedisLockProvider, SchedulerLock } from '../../lib/index.js';
+import { SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const MONTHLY = '0 0 0 1 * *'; // no regular tick comes during a test
 const CATCH_UP = { window: '40d' } as const; // always covers the latest monthly fire time

@@ -4,7 +4,6 @@ import {
   currentLock,
   InMemoryLockProvider,
   LockedJobStatus,
-  RedisLockProvider,
   SchedulerLock,
   SchedulerLockConfigurationError,
   type LockProvider,
@@ -14,6 +13,7 @@ import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerAppSetup } from '../support/scheduler-app.js';
 import { HOUR_MS, hourStartWithRoom } from '../support/timing.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 @Injectable()
 class EverySecond {

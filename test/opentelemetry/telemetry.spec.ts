@@ -11,19 +11,14 @@ import {
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import {
-  currentLock,
-  LockingTaskExecutor,
-  RedisLockProvider,
-  SchedulerLock,
-  type LockContext,
-} from '../../lib/index.js';
+import { currentLock, LockingTaskExecutor, SchedulerLock, type LockContext } from '../../lib/index.js';
 import { SchedulerLockTelemetry } from '../../lib/opentelemetry/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { aborted } from '../support/redis-executor.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /** The in-memory exporters of one test, and the instrumentation that writes to them. */
 interface Telemetry {

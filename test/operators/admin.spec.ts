@@ -1,6 +1,5 @@
 import {
   LockLostError,
-  RedisLockProvider,
   SchedulerLockAdmin,
   UnknownJobError,
   type HistoryEntry,
@@ -13,6 +12,7 @@ import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { pollUntil } from '../support/timing.js';
 import { LongRun, operatorJobs } from './operator-jobs.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const Jobs = operatorJobs(300);
 

@@ -12,14 +12,14 @@ import { checkTestedApp, TESTED_APPS } from './scaffold-apps.js';
 import { checkTarball } from './tarball-check.js';
 
 /**
- * `npm run test:package [-- --node 22,24]`: packs this package as `npm publish` would, checks the tarball's
+ * `npm run test:package [-- --node 22,24] [-- --only <check>,…]`: packs this package as `npm publish` would, checks the tarball's
  * contents, and installs it, all at once, into fresh apps of every shape of test/package/app-shapes.ts (compiled
  * and started) and into the scaffolded apps of test/package/scaffold-apps.ts (their own test scripts run).
  * The scaffolded apps' scripts run on this Node and on each Node major given with `--node`, and an app that needs
  * a newer Node than those gets it too; those come from the npm registry's `node` package (node-versions.ts),
  * kept in node_modules/.cache. Prints one PASS/FAIL line per check and ends with `N passed, N failed`; exits 1
- * on any failure, keeping the apps' directory for a look. Needs the registry (or npm's cache) and Redis at
- * REDIS_URL.
+ * on any failure, keeping the apps' directory for a look. Needs the registry (or npm's cache), Redis at
+ * REDIS_URL and the shared PostgreSQL. `--only` runs the named checks alone (`--only postgres-only`).
  */
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -35,14 +35,17 @@ interface CheckResult {
 async function main(): Promise<number> {
   const startedAt = performance.now();
   const workDir = await mkdtemp(join(tmpdir(), 'nsl-package-test-'));
-  const [tarball, runtimes] = await Promise.all([pack(workDir), nodeRuntimes(process.argv.slice(2))]);
-  const apps = APP_SHAPES.length + TESTED_APPS.length;
+  const only = chosenChecks(process.argv.slice(2));
+  const shapes = APP_SHAPES.filter((shape) => only(shape.name));
+  const testedApps = TESTED_APPS.filter((app) => only(app.name));
+  const [tarball, runtimes] = await Promise.all([pack(workDir), nodeRuntimes(process.argv.slice(2), testedApps)]);
+  const apps = shapes.length + testedApps.length;
   console.log(`Packed ${tarball}; installing it into ${apps} fresh apps under ${workDir}`);
   console.log(`Scaffolded apps' tests run on Node ${runtimes.map((runtime) => runtime.version).join(', ')}`);
 
   const checks: Array<{ name: string; run: () => Promise<string> }> = [
-    { name: 'tarball', run: () => checkTarball(tarball) },
-    ...APP_SHAPES.map((shape) => ({
+    ...(only('tarball') ? [{ name: 'tarball', run: () => checkTarball(tarball) }] : []),
+    ...shapes.map((shape) => ({
       name: shape.name,
       run: async () => {
         const log = (step: string) => console.log(`[${shape.name}] ${step}`);
@@ -50,7 +53,7 @@ async function main(): Promise<number> {
         return `${shape.description}: ${summary}`;
       },
     })),
-    ...TESTED_APPS.map((app) => ({
+    ...testedApps.map((app) => ({
       name: app.name,
       run: async () => {
         const log = (step: string) => console.log(`[${app.name}] ${step}`);
@@ -83,19 +86,30 @@ async function runCheck({ name, run }: { name: string; run: () => Promise<string
  * This Node, each major of `--node <majors>` (comma-separated), and the lowest major an app needs when none of
  * those is as new (installed from the registry).
  */
-async function nodeRuntimes(args: string[]): Promise<NodeRuntime[]> {
+async function nodeRuntimes(args: string[], testedApps: typeof TESTED_APPS): Promise<NodeRuntime[]> {
   const flag = args.indexOf('--node');
   const requested = flag === -1 ? [] : (args[flag + 1] ?? '').split(',').map(Number);
   if (requested.some((major) => !Number.isInteger(major) || major < 20)) {
     throw new Error(`--node takes Node majors, comma-separated (--node 22,24); got ${args[flag + 1]}`);
   }
   const majors = new Set(requested.filter((major) => major !== majorOf(MACHINE_NODE)));
-  for (const { minimumNode } of TESTED_APPS) {
+  for (const { minimumNode } of testedApps) {
     const newest = Math.max(majorOf(MACHINE_NODE), ...majors);
     if (minimumNode !== undefined && newest < minimumNode) majors.add(minimumNode);
   }
   const installed = await Promise.all([...majors].map((major) => installNode(major, NODE_CACHE)));
   return [MACHINE_NODE, ...installed];
+}
+
+/** Whether to run the check of that name: all of them, or those of `--only <names>` (comma-separated). */
+function chosenChecks(args: string[]): (name: string) => boolean {
+  const flag = args.indexOf('--only');
+  if (flag === -1) return () => true;
+  const names = (args[flag + 1] ?? '').split(',');
+  const known = ['tarball', ...APP_SHAPES.map((shape) => shape.name), ...TESTED_APPS.map((app) => app.name)];
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new Error(`--only takes checks of ${known.join(', ')}; got ${unknown.join(', ')}`);
+  return (name) => names.includes(name);
 }
 
 /**

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { countDuplicates, summarizeInstances } from '../../sample-app/demo/tick-table.js';
 import { spawnJsonLinesProcess, type JsonLinesProcess } from '../support/json-lines-process.js';
+import { createSchema, dropSchema, postgresPool, SHARED_POSTGRES, uniqueSchema } from '../support/shared-postgres.js';
 import { deleteKeys, SHARED_REDIS_URL, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 import type { AppShape } from './app-shapes.js';
@@ -32,7 +34,7 @@ interface InstalledApp {
 
 /**
  * Installs the tarball into a fresh app of `shape` under `workDir` with plain `npm install`, compiles it
- * with its own `tsc`, starts it several times on the shared Redis, and checks that each cron occurrence
+ * with its own `tsc`, starts it several times on the shared Redis (or PostgreSQL), and checks that each cron occurrence
  * ran on exactly one instance while all of them were up. Throws on any failure; returns a summary.
  */
 export async function checkFreshApp(
@@ -54,8 +56,8 @@ async function installApp(
 ): Promise<InstalledApp> {
   const dir = join(workDir, shape.name);
   await mkdir(dir);
-  await cp(join(fixtures, shape.name), dir, { recursive: true });
   await cp(join(fixtures, 'app', 'src'), join(dir, 'src'), { recursive: true });
+  await cp(join(fixtures, shape.name), dir, { recursive: true });
   if (shape.plainJavaScriptInstance) {
     await cp(join(fixtures, 'plain-js'), join(dir, 'plain-js'), { recursive: true });
   }
@@ -70,7 +72,12 @@ async function installApp(
   startedAt = performance.now();
   const tsc = join(dir, 'node_modules', '.bin', 'tsc');
   await step(`tsc in ${dir}`, () => run(tsc, ['-p', 'tsconfig.json'], { cwd: dir }));
-  const versions = await installedVersions(dir, ['@nestjs/core', '@nestjs/schedule', 'ioredis', 'typescript']);
+  const client = shape.store === 'redis' ? 'ioredis' : 'pg';
+  const versions = await installedVersions(dir, ['@nestjs/core', '@nestjs/schedule', client, 'typescript']);
+  // An optional peer the app did not ask for must not be installed for it (npm installs required peers).
+  if (shape.store !== 'redis' && existsSync(join(dir, 'node_modules', 'ioredis'))) {
+    throw new Error(`ioredis was installed in ${dir}, which depends on pg alone`);
+  }
   log(`tsc: ${seconds(startedAt)} (${versions})`);
   return { dir, versions };
 }
@@ -82,13 +89,13 @@ async function runInstances(shape: AppShape, dir: string): Promise<{ instances: 
     ...Array.from({ length: shape.typeScriptInstances }, (_, i) => ({ instance: `ts-${i + 1}`, script: compiled })),
     ...(shape.plainJavaScriptInstance ? [{ instance: 'js', script: join(dir, 'plain-js', 'main.js') }] : []),
   ];
-  const keyPrefix = uniquePrefix(`package-${shape.name}`);
+  const store = await appStore(shape);
   const messages: AppMessage[] = [];
   let death: string | undefined;
   const processes: JsonLinesProcess[] = launches.map(({ instance, script }) =>
     spawnJsonLinesProcess<AppMessage>({
       script,
-      env: { INSTANCE: instance, REDIS_URL: SHARED_REDIS_URL, LOCK_KEY_PREFIX: keyPrefix, NO_COLOR: '1' },
+      env: { INSTANCE: instance, NO_COLOR: '1', ...store.env },
       onMessage: (message) => messages.push(message),
       onUnexpectedExit: (description) => (death ??= `instance ${instance} died: ${description.split('\n')[0]}`),
     }),
@@ -125,10 +132,27 @@ async function runInstances(shape: AppShape, dir: string): Promise<{ instances: 
     throw new Error([(error as Error).message, lastReports, ...logs].join('\n'));
   } finally {
     await Promise.all(processes.map((process) => process.kill()));
-    const redis = sharedRedis();
-    await deleteKeys(redis, keyPrefix).finally(() => redis.quit());
+    await store.clean();
   }
   return { instances: launches.length, summary: judge(messages, allReadyAt, names) };
+}
+
+/** Where the instances of `shape` keep their locks (the environment that tells them), and how to remove it. */
+async function appStore(shape: AppShape): Promise<{ env: Record<string, string>; clean: () => Promise<unknown> }> {
+  if (shape.store === 'redis') {
+    const keyPrefix = uniquePrefix(`package-${shape.name}`);
+    const clean = () => {
+      const redis = sharedRedis();
+      return deleteKeys(redis, keyPrefix).finally(() => redis.quit());
+    };
+    return { env: { REDIS_URL: SHARED_REDIS_URL, LOCK_KEY_PREFIX: keyPrefix }, clean };
+  }
+  const schema = uniqueSchema(`package_${shape.name}`);
+  const pool = postgresPool();
+  await createSchema(pool, schema);
+  const { host, port, database, user } = SHARED_POSTGRES;
+  const env = { PGHOST: host, PGPORT: String(port), PGDATABASE: database, PGUSER: user, LOCK_SCHEMA: schema };
+  return { env, clean: () => dropSchema(pool, schema).finally(() => pool.end()) };
 }
 
 /** The verdict on the reports: throws unless every occurrence ran once and every instance took part. */

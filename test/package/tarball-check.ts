@@ -12,6 +12,9 @@ const TOP_LEVEL_FILES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md',
 /** The folders a user gets: the code, its sources (for source maps), and the docs pages README.md links to. */
 const FOLDERS = ['dist/', 'lib/', 'docs/'];
 
+/** The scripts npm runs when a package is installed. */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
+
 /**
  * Unpacks `tarball` and checks that it ships what a user needs and nothing else: only {@link FOLDERS} and
  * {@link TOP_LEVEL_FILES}; every target of `exports`, `main`, `types` and `bin`; README.md and the docs pages with
@@ -19,7 +22,7 @@ const FOLDERS = ['dist/', 'lib/', 'docs/'];
  * that reads no file beside it through `import.meta` (the Lua scripts and the page are embedded at build time);
  * and source and declaration maps whose sources are
  * shipped files (so stack traces under `--enable-source-maps` and "go to definition" land on real files);
- * and public types without `@internal` members.
+ * public types without `@internal` members; and no script that npm runs on install.
  * Throws with every problem found; returns a one-line summary.
  */
 export async function checkTarball(tarball: string): Promise<string> {
@@ -40,6 +43,11 @@ export async function checkTarball(tarball: string): Promise<string> {
     const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
     for (const file of [...TOP_LEVEL_FILES, ...entryPoints(manifest)]) {
       if (!files.includes(file)) problems.push(`does not ship ${file}`);
+    }
+    // npm runs these in the app that installs the package (prepare too, for a git install): none may exist.
+    const scripts = Object.keys((manifest.scripts ?? {}) as Record<string, string>);
+    for (const script of scripts.filter((name) => INSTALL_SCRIPTS.includes(name))) {
+      problems.push(`package.json has an install script, "${script}"`);
     }
     // require() takes these files: `import.meta` there is a SyntaxError in CommonJS.
     for (const file of files.filter((name) => name.startsWith('dist/cjs/') && name.endsWith('.js'))) {

@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis';
-import { RedisLockProvider, type LockConfiguration, type SimpleLock } from '../../lib/index.js';
+import { type LockConfiguration, type SimpleLock } from '../../lib/index.js';
 import { type OccurrenceClaim } from '../../lib/provider/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { openRedis } from '../support/redis-client-choice.js';
 import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { blockFor } from '../support/timing.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const JOBS = 50;
 const OCCURRENCE = 1_700_000_000_000;

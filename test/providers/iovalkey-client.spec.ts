@@ -1,6 +1,7 @@
 import { Cluster as ValkeyCluster, Redis as Valkey } from 'iovalkey';
-import { LockingTaskExecutor, RedisLockProvider, SchedulerLockModule } from '../../lib/index.js';
+import { LockingTaskExecutor, SchedulerLockModule } from '../../lib/index.js';
 import { SHARED_REDIS_URL, deleteKeys, uniquePrefix } from '../support/shared-redis.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 // iovalkey's clients are accepted, as typed by iovalkey itself, wherever ioredis's are: this file compiles
 // only while they are (tsc and ts-jest check it). The suites that decode script replies run on iovalkey

@@ -1,5 +1,6 @@
-import { InMemoryLockProvider, RedisLockProvider, SchedulerLockConfigurationError } from '../../lib/index.js';
+import { InMemoryLockProvider, SchedulerLockConfigurationError } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 import { unconnectedClients } from '../support/unconnected-clients.js';
 
 const { client, pool, connect } = unconnectedClients();

@@ -2,8 +2,7 @@ import { readOwnerValue } from '../../lib/core/provider/owner-value.js';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { LockStoreUnavailableError, RedisLockProvider } from '../../lib/index.js';
-import { DEFAULT_KEY_PREFIX } from '../../lib/provider/index.js';
+import { LockStoreUnavailableError } from '../../lib/index.js';
 import { openRedis } from '../support/redis-client-choice.js';
 import { recordCommands } from '../support/redis-monitor.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
@@ -18,6 +17,7 @@ import {
   uniqueLockName,
 } from '../../lib/provider-tests/index.js';
 import { redisLockProviderSubject, SHARED_REDIS } from './redis-subject.js';
+import { RedisLockProvider, DEFAULT_KEY_PREFIX } from '../../lib/providers/redis/index.js';
 
 const subject = redisLockProviderSubject('RedisLockProvider', SHARED_REDIS);
 afterAll(() => subject.close());

@@ -1,7 +1,7 @@
-import { RedisLockProvider, type LockProvider } from '../../lib/index.js';
-import type { RedisClient } from '../../lib/provider/index.js';
+import { type LockProvider } from '../../lib/index.js';
 import type { LockProviderSubject } from '../../lib/provider-tests/index.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
+import { RedisLockProvider, type RedisClient } from '../../lib/providers/redis/index.js';
 
 /** How a Redis is reached: a new client per node, and how to delete keys through one. */
 export interface RedisTopology<C extends RedisClient> {

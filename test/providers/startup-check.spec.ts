@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
-import { RedisLockProvider } from '../../lib/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { recordCommands } from '../support/redis-monitor.js';
 import { freePort } from '../support/redis-server.js';
 import { uniquePrefix } from '../support/shared-redis.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const redis = usePrivateRedisServer();
 const clients: Redis[] = [];

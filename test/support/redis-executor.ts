@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
-import { LockEvents, LockingTaskExecutor, RedisLockProvider, type LockProvider } from '../../lib/index.js';
+import { LockEvents, LockingTaskExecutor, type LockProvider } from '../../lib/index.js';
 import { useSharedRedisPrefix } from './redis-prefix.js';
 import { setByHooks, type HookValues } from './set-by-hooks.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /** A node's executor on the shared Redis, with what a spec inspects: set by hooks, so read inside tests only. */
 export interface RedisExecutorFixture {

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { RedisLockProvider } from '../../lib/index.js';
+import { type RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /** Where a key lives in a Cluster: its hash slot and the master serving it (`host:port`). */
 export interface KeyPlacement {

@@ -2,7 +2,7 @@ import { readOwnerValue } from '../../lib/core/provider/owner-value.js';
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval } from '@nestjs/schedule';
 import type { Cluster } from 'ioredis';
-import { LockEvents, LockingTaskExecutor, RedisLockProvider, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { LockEvents, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { describeLockProvider, isLocked, lockConfig, mustLock } from '../../lib/provider-tests/index.js';
 import { redisLockProviderSubject } from '../providers/redis-subject.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
@@ -13,6 +13,7 @@ import { sharedRedisCluster, type SharedRedisCluster } from '../support/shared-r
 import { uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil } from '../support/timing.js';
 import { masterConnection, mastersInSlotOrder, namesAcrossMasters, placementOf } from './cluster-placement.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /** The run's Cluster: this file kills no node, and deletes the keys of its prefixes. */
 let redisCluster: SharedRedisCluster;

@@ -2,7 +2,7 @@ import { readOwnerValue } from '../../lib/core/provider/owner-value.js';
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis } from 'ioredis';
-import { RedisLockProvider, SchedulerLock } from '../../lib/index.js';
+import { SchedulerLock } from '../../lib/index.js';
 import { describeLockProvider, lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
 import { redisLockProviderSubject } from '../providers/redis-subject.js';
 import { jobEvent } from '../support/lock-event-match.js';
@@ -12,6 +12,7 @@ import { startPrivateSentinel, type PrivateSentinel } from '../support/redis-sen
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { deleteKeys, uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
+import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /** Its admin is a direct connection to the master, to see where the clients that go through Sentinel landed. */
 const master = usePrivateRedisServer();

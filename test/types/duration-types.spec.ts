@@ -44,7 +44,7 @@ describe('Duration type', () => {
   /** 1-based numbers of the lines a @ts-expect-error comment marks. */
   const expectedErrorLines = lines.flatMap((line, index) => (line.trim().startsWith(EXPECT_ERROR) ? [index + 2] : []));
 
-  it("rejects '10 minutes' and the other malformed strings, and accepts every documented form", () => {
+  it("rejects '10 minutes' and the other malformed strings, and accepts every documented form; options take any string", () => {
     const options = compilerOptions();
     // An unused @ts-expect-error is itself an error (TS2578): a type accepting '10 minutes' fails here.
     const checked = typeErrors(source, options);
@@ -53,7 +53,7 @@ describe('Duration type', () => {
     // Without the comments, each marked line is a type error of its own, and no other line is.
     const unmarked = source.replaceAll(EXPECT_ERROR, '// was expected to fail');
     const { errors } = typeErrors(unmarked, options, checked.program);
-    expect(expectedErrorLines.length).toBeGreaterThanOrEqual(8);
+    expect(expectedErrorLines.length).toBeGreaterThanOrEqual(6);
     expect(errors.map((error) => Number(error.split(':')[0]))).toEqual(expectedErrorLines);
     for (const error of errors) expect(error).toMatch(/^\d+: TS2322 Type '.*' is not assignable to type /);
   });

@@ -27,6 +27,8 @@ import {
   type OperatorStore,
 } from 'nest-scheduler-lock/provider';
 import { SchedulerLockDashboardModule } from 'nest-scheduler-lock/dashboard';
+import { PostgresLockProvider } from 'nest-scheduler-lock/postgres';
+import { RedisLockProvider, type RedisClient } from 'nest-scheduler-lock/redis';
 import { lockProviderChecks, type LockProviderSubject } from 'nest-scheduler-lock/provider-tests';
 import { SchedulerLockTest, TestLockStore, type TestRun, type TickOutcome } from 'nest-scheduler-lock/testing';
 
@@ -36,6 +38,10 @@ const store: OperatorStore = provider.operatorStore();
 store.record('job', { type: 'pause', actor: 'a', at: 0 });
 export const admin = new ClusterAdmin(store, 5_000);
 export const plain: LockProvider = provider;
+export const stores = (redis: RedisClient, pool: ConstructorParameters<typeof PostgresLockProvider>[0]): LockProvider[] => [
+  new RedisLockProvider(redis, { keyPrefix: 'app' }),
+  new PostgresLockProvider(pool),
+];
 export const modules = [
   SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '1m' }),
   SchedulerLockDashboardModule.forRoot({ path: '/ops/locks', authorize: () => ({ actor: 'ops' }) }),
@@ -135,13 +141,15 @@ describe('the package entry points, as an installed package', () => {
           'dashboard/index.d.ts',
           'testing/index.d.ts',
           'provider-tests/index.d.ts',
+          'providers/redis/index.d.ts',
+          'providers/postgres/index.d.ts',
         ].map((d) => join(REPO, 'dist/cjs', d)),
       ),
     );
     expect(messages).toEqual([]);
   });
 
-  it(`the main entry exports what an app uses, at most ${MAIN_ENTRY_LIMIT} names; the plug-in contract is /provider`, async () => {
+  it(`the main entry exports what an app uses, at most ${MAIN_ENTRY_LIMIT} names; the plug-in contract is /provider; each store its own`, async () => {
     await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
     const program = compile(SETTINGS[1][1]);
 
@@ -149,8 +157,15 @@ describe('the package entry points, as an installed package', () => {
     const provider = exportedNames(program, 'dist/cjs/provider/index.d.ts');
     expect(main.length).toBeLessThanOrEqual(MAIN_ENTRY_LIMIT);
     expect(main).toEqual(
-      expect.arrayContaining(['SchedulerLockModule', 'SchedulerLock', 'SchedulerLockAdmin', 'RedisLockProvider']),
+      expect.arrayContaining(['SchedulerLockModule', 'SchedulerLock', 'SchedulerLockAdmin', 'InMemoryLockProvider']),
     );
+    // The stores are symmetric: Redis and PostgreSQL each behind an entry of its own, with its client's types.
+    const redis = exportedNames(program, 'dist/cjs/providers/redis/index.d.ts');
+    const postgres = exportedNames(program, 'dist/cjs/providers/postgres/index.d.ts');
+    expect(redis).toEqual(expect.arrayContaining(['RedisLockProvider', 'RedisLockProviderOptions', 'RedisClient']));
+    expect(postgres).toEqual(expect.arrayContaining(['PostgresLockProvider', 'PostgresLockProviderOptions']));
+    const storeNames = /Redis|Postgres|KEY_PREFIX/;
+    expect([...main, ...provider].filter((name) => storeNames.test(name))).toEqual([]);
     expect(main).toEqual(expect.arrayContaining(['LockProvider', 'SimpleLock', 'LockConfiguration']));
     const pluginContract = [
       'OperatorStore',

@@ -8,6 +8,14 @@ import { quoted } from './message-text.js';
 export type Duration = number | DurationString;
 
 /**
+ * What a duration option takes: a {@link Duration}, or any `string`, such as a `ConfigService` value or an
+ * environment variable. Every option is parsed when the app starts (or the provider is built), and a
+ * malformed string fails there, naming the option and the value. TypeScript cannot keep rejecting a literal
+ * such as `'10 minutes'` in a type that accepts `string`; annotate a constant as {@link Duration} for that.
+ */
+export type DurationInput = Duration | string;
+
+/**
  * A duration string the compiler can check: a number and a unit (`ms`, `s`, `m`, `h`, `d`), several
  * from the largest unit down (`'1h30m'`, `'1m30s'`), or ISO-8601 (`'PT30S'`, `'PT1H30M'`, `'P1DT12H'`).
  * `'10 minutes'` is a type error. {@link parseDuration} accepts a little more at run time (any unit

@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration, type Duration } from './duration.js';
+import { formatDuration, parseDuration, type DurationInput } from './duration.js';
 import { closestOption } from './closest-option.js';
 import { quoted } from './message-text.js';
 
@@ -16,7 +16,7 @@ export interface LockConfiguration {
  * A renewing lease: the lock is taken for `lease` (default 30 s) and renewed while the run goes on,
  * so a crashed node blocks the job for one lease, while `lockAtMostFor` stays the hard cap.
  */
-export type KeepAlive = boolean | { lease?: Duration };
+export type KeepAlive = boolean | { lease?: DurationInput };
 
 /** Lock durations as a user writes them, before validation. */
 export interface LockDurations {
@@ -24,12 +24,12 @@ export interface LockDurations {
    * The lock's lifetime if it is never released: set it well above the normal run time, or use `keepAlive`.
    * Default: the module's `defaultLockAtMostFor`.
    */
-  lockAtMostFor?: Duration;
+  lockAtMostFor?: DurationInput;
   /**
    * On release, keep the lock until this long after it was taken. Cron jobs rarely need it; a job every second
    * with `occurrence: false` needs about `'500ms'`. Default: the module's `defaultLockAtLeastFor`.
    */
-  lockAtLeastFor?: Duration;
+  lockAtLeastFor?: DurationInput;
   /** Renew the lock while the run goes on; see {@link KeepAlive}. Default: the module's setting. */
   keepAlive?: KeepAlive;
 }
@@ -137,7 +137,7 @@ export function lockDurations(
 
 /** {@link durationOption} for a duration that must be greater than 0. */
 export function positiveDurationOption(
-  value: Duration | undefined,
+  value: DurationInput | undefined,
   fallback: number,
   option: string,
   subject: string,
@@ -157,7 +157,7 @@ export function positiveDurationOption(
  * longer than `max` ms fails too (a timer's: {@link MAX_TIMER_MS}).
  */
 export function durationOption(
-  value: Duration | undefined,
+  value: DurationInput | undefined,
   fallback: number,
   option: string,
   subject: string,

@@ -1,4 +1,4 @@
-import type { Duration } from '../../core/provider/duration.js';
+import type { DurationInput } from '../../core/provider/duration.js';
 import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import { nonEmptyStringOption, optionsObject, wholeNumberOption } from '../../core/provider/option-values.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
@@ -29,7 +29,7 @@ export interface RedisLockProviderOptions {
    * string (`'500ms'`), greater than 0 and at most 2^31-1 ms, rounded up to whole ms. Only with
    * `minReplicasToAck`. Default 500 ms.
    */
-  replicaAckTimeout?: Duration;
+  replicaAckTimeout?: DurationInput;
 }
 
 /** The default key prefix, shared by the module and the provider. */

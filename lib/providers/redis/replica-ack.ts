@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { formatDuration, type Duration } from '../../core/provider/duration.js';
+import { formatDuration, type DurationInput } from '../../core/provider/duration.js';
 import { LockStoreUnavailableError } from '../../core/provider/errors.js';
 import {
   MAX_TIMER_MS,
@@ -58,7 +58,7 @@ export class ReplicaAck {
 /** `minReplicasToAck` and `replicaAckTimeout` as a user writes them, before validation. */
 export interface ReplicaAckOptions {
   minReplicasToAck?: number;
-  replicaAckTimeout?: Duration;
+  replicaAckTimeout?: DurationInput;
 }
 
 /**

@@ -3,18 +3,18 @@ import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import {
   currentLock,
   parseDuration,
-  RedisLockProvider,
   SchedulerLock,
   type LockProvider,
   type SchedulerLockModuleOptions,
 } from '../../../lib/index.js';
-import { ClusterAdmin, type OperatorStore, type RedisClient } from '../../../lib/provider/index.js';
+import { ClusterAdmin, type OperatorStore } from '../../../lib/provider/index.js';
 import { useSharedRedisPrefix, type SharedRedisPrefix } from '../../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../../support/scheduler-app.js';
 import { setByHooks, type HookValues } from '../../support/set-by-hooks.js';
 import { SHARED_REDIS_URL } from '../../support/shared-redis.js';
 import { Operator } from './run-cli.js';
 import { deferred, waitUntil, type Deferred } from '../../support/wait-until.js';
+import { RedisLockProvider, type RedisClient } from '../../../lib/providers/redis/index.js';
 
 /** The apps' `heartbeatInterval`, and the CLI's `--heartbeat`. */
 export const HEARTBEAT = '200ms';

@@ -1,6 +1,9 @@
-import { jest } from '@jest/globals';
 import { PLATFORMS, REPORT_JOB, type Platform } from './dashboard-app.js';
-import { startFakeTimeDashboardApp, type FakeTimeDashboardApp } from './fake-time-dashboard-app.js';
+import {
+  fakeClockForEachTest,
+  startFakeTimeDashboardApp,
+  type FakeTimeDashboardApp,
+} from './fake-time-dashboard-app.js';
 import { rawRequest, type RawResponse } from './raw-request.js';
 
 const alice = { authorize: () => ({ actor: 'alice@example.com' }) };
@@ -16,16 +19,10 @@ const READS = ['', '/api/session', '/api/jobs', '/api/nodes', `/api/jobs/${REPOR
 let running: FakeTimeDashboardApp | undefined;
 let platform: Platform;
 
-beforeEach(() =>
-  jest.useFakeTimers({
-    now: new Date('2027-03-01T09:00:00Z'),
-    doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'],
-  }),
-);
+fakeClockForEachTest();
 afterEach(async () => {
   await running?.app.close();
   running = undefined;
-  jest.useRealTimers();
 });
 
 /** The CORS headers of `response` that would let a page of another origin read it. */

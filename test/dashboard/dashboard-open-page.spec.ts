@@ -1,7 +1,10 @@
-import { jest } from '@jest/globals';
 import { SchedulerLockConfigurationError } from '../../lib/index.js';
 import { PLATFORMS, REPORT_JOB, type Platform } from './dashboard-app.js';
-import { startFakeTimeDashboardApp, type FakeTimeDashboardApp } from './fake-time-dashboard-app.js';
+import {
+  fakeClockForEachTest,
+  startFakeTimeDashboardApp,
+  type FakeTimeDashboardApp,
+} from './fake-time-dashboard-app.js';
 import { rawRequest } from './raw-request.js';
 
 /** The headers the page sends with a steering POST. */
@@ -11,17 +14,11 @@ const NODE_ENV = process.env.NODE_ENV;
 let running: FakeTimeDashboardApp | undefined;
 let platform: Platform;
 
-beforeEach(() =>
-  jest.useFakeTimers({
-    now: new Date('2027-03-01T09:00:00Z'),
-    doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'],
-  }),
-);
+fakeClockForEachTest();
 afterEach(async () => {
   process.env.NODE_ENV = NODE_ENV;
   await running?.app.close();
   running = undefined;
-  jest.useRealTimers();
 });
 
 async function start(options: Parameters<typeof startFakeTimeDashboardApp>[0] = {}): Promise<FakeTimeDashboardApp> {

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
@@ -54,4 +55,18 @@ export async function startFakeTimeDashboardApp<TRequest>(
     throw error;
   }
   return { app, pageUrl: (await app.getUrl()) + (dashboard.path ?? '/scheduler-lock'), logs };
+}
+
+/**
+ * Registers the fake clock for each test of a spec, and the real one after it. Fastify's startup hangs on a
+ * faked `queueMicrotask`, so the microtask queues stay real.
+ */
+export function fakeClockForEachTest(): void {
+  beforeEach(() =>
+    jest.useFakeTimers({
+      now: new Date('2027-03-01T09:00:00Z'),
+      doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'],
+    }),
+  );
+  afterEach(() => jest.useRealTimers());
 }

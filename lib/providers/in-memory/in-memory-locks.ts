@@ -59,11 +59,11 @@ export class InMemoryLocks {
 
   /**
    * Takes the lock of `configuration` (free, as the caller checked) for the node `lockedBy` and draws its fencing
-   * token. `ofJob`: the lock of a scheduled job's run, whose end goes into the job's history.
+   * token. `ofJob`: the lock of a scheduled job's run, whose end goes into the job's history. `token`: the lock's
+   * value, a random one unless the caller chose its owner.
    */
-  take(configuration: LockConfiguration, lockedBy: string, ofJob = false): InMemorySimpleLock {
+  take(configuration: LockConfiguration, lockedBy: string, ofJob = false, token: string = randomUUID()) {
     const now = performance.now();
-    const token = randomUUID();
     const fencingToken = (this.fences.get(configuration.name) ?? 0) + 1;
     this.fences.set(configuration.name, fencingToken);
     const held = { token, expiresAt: now + configuration.lockAtMostFor, lockedBy, since: Date.now() };
@@ -90,6 +90,18 @@ export class InMemoryLocks {
     if (!held || held.expiresAt <= performance.now()) return new LockNotHeldError(name, 'expired');
     if (held.token !== token) return new LockNotHeldError(name, 'not-owner');
     return held;
+  }
+
+  /**
+   * Renews (`ttl` ms from now) or, without `ttl`, releases the live lock of `name` if its value is `token`;
+   * otherwise why not, changing nothing.
+   */
+  settle(name: string, token: string, ttl?: number): LockNotHeldError | undefined {
+    const held = this.ownedBy(name, token);
+    if (held instanceof LockNotHeldError) return held;
+    if (ttl === undefined) this.locks.delete(name);
+    else held.expiresAt = performance.now() + ttl;
+    return undefined;
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import type { CallBatch } from '../../core/provider/call-batch.js';
 import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
-import { OwnerValues } from '../../core/provider/owner-value.js';
+import { assertCallerOwner, OwnerValues } from '../../core/provider/owner-value.js';
 import type {
   JobRecord,
   JobRunState,
@@ -17,6 +17,9 @@ import type {
   JobRecordReader,
   LeaseRenewingLockProvider,
   OutageReportingLockProvider,
+  OwnerAddressedLockProvider,
+  OwnerRelease,
+  OwnerRenewal,
   RecoveringLockProvider,
   StartupCheckingLockProvider,
 } from '../../core/provider/provider-abilities.js';
@@ -29,6 +32,7 @@ import {
   JOB_LOCK,
   OCCURRENCE_LOCK,
   PLAIN_LOCK,
+  ownerOutcome,
   PostgresSimpleLock,
   releaseParameters,
   renewLocks,
@@ -44,6 +48,7 @@ import { postgresUser } from './postgres-failures.js';
 import { checkPostgresStore } from './postgres-startup-check.js';
 import { claimRefusal, postgresStatements } from './postgres-statements.js';
 import { claimBatches, unusedLock, type ClaimRow, type JobLockRow, type NewHolder } from './postgres-claim-batches.js';
+import { ownerStatements, type OwnerStatements } from './postgres-owner-statements.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
 
 /**
@@ -62,6 +67,7 @@ export class PostgresLockProvider
   implements
     LeaseRenewingLockProvider,
     RecoveringLockProvider,
+    OwnerAddressedLockProvider,
     JobRecordReader,
     JobLockProvider,
     OperatorLockProvider,
@@ -76,6 +82,7 @@ export class PostgresLockProvider
   private readonly jobLocks: CallBatch<NewHolder & { manual: boolean }, JobLockRow | undefined>;
   private readonly owners = new OwnerValues();
   private readonly recover: ReturnType<typeof recoveryStatement>;
+  private readonly byOwner: OwnerStatements;
   private readonly pool: Pool;
   private readonly operators: PostgresOperatorStore;
 
@@ -94,6 +101,7 @@ export class PostgresLockProvider
     const abandoned = new AbandonedLocks(session, this.tables.locks);
     this.context = { session, abandoned, statements, finishes, lockedBy: this.lockedBy, historyLimit };
     this.recover = recoveryStatement(this.tables);
+    this.byOwner = ownerStatements(this.tables);
     this.operators = new PostgresOperatorStore(session, this.tables, historyLimit);
     ({ claims: this.claims, jobLocks: this.jobLocks } = claimBatches(session, statements, abandoned, this.lockedBy));
   }
@@ -126,9 +134,9 @@ export class PostgresLockProvider
     return new PostgresOutageReport(this.pool, this.endpoint, logger);
   }
 
-  lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+  lock(configuration: LockConfiguration, options?: { owner?: string }): Promise<SimpleLock | undefined> {
     const { session, statements } = this.context;
-    const owner = this.ownerValue();
+    const owner = this.owners.forLock(this.lockedBy, options);
     const values = [configuration.name, owner, this.lockedBy, ttlMillis(configuration.lockAtMostFor)];
     const unused = (backend: number) =>
       this.context.abandoned.add(backend, [unusedLock({ name: configuration.name, owner })]);
@@ -191,6 +199,18 @@ export class PostgresLockProvider
       previousHolder: row.run_previous_holder ?? undefined,
       held: row.held,
     };
+  }
+
+  renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal> {
+    assertCallerOwner(owner);
+    const renewing = this.context.session.run<OwnerCheckRow>(this.byOwner.renewByOwner, [name, owner, ttlMillis(ttl)]);
+    return renewing.then(([row]) => ownerOutcome(row, 'renewed'));
+  }
+
+  releaseByOwner(name: string, owner: string): Promise<OwnerRelease> {
+    assertCallerOwner(owner);
+    const releasing = this.context.session.run<OwnerCheckRow>(this.byOwner.releaseByOwner, [name, owner]);
+    return releasing.then(([row]) => ownerOutcome(row, 'released'));
   }
 
   renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {

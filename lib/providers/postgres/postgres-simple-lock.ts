@@ -5,6 +5,7 @@ import {
   LockNotHeldError,
   type LeaseRenewal,
   type LeaseRenewalOutcome,
+  type LockNotHeldReason,
   type RunOutcome,
   type RunReport,
   type SimpleLock,
@@ -172,9 +173,11 @@ export async function renewLocks(
   const abandoned = (backend: number) => locks.forEach((lock) => (lock.renewalAbandonedOn = backend));
   const rows = await session.run<OwnerCheckRow>(statements.renew, parameters, abandoned);
   const byName = new Map(rows.map((row) => [row.name, row]));
-  return locks.map((lock) => {
-    const row = byName.get(lock.configuration.name);
-    if (!row?.live) return 'expired';
-    return row.mine ? 'renewed' : 'not-owner';
-  });
+  return locks.map((lock) => ownerOutcome(byName.get(lock.configuration.name), 'renewed'));
+}
+
+/** What an owner check `row` (none: no lock) says: `done` when the lock was live and ours, else why not. */
+export function ownerOutcome<D extends string>(row: OwnerCheckRow | undefined, done: D): D | LockNotHeldReason {
+  if (!row?.live) return 'expired';
+  return row.mine ? done : 'not-owner';
 }

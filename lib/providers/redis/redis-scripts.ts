@@ -35,6 +35,8 @@ const ACQUIRE = new LuaScript('acquire.lua');
 const RELEASE = new LuaScript('release.lua');
 const RENEW = new LuaScript('renew.lua');
 const RECOVER = new LuaScript('recover.lua');
+const RENEW_OWNER = new LuaScript('renew-owner.lua');
+const RELEASE_OWNER = new LuaScript('release-owner.lua');
 const FORCE_UNLOCK = new LuaScript('force-unlock.lua');
 const CLAIM_OCCURRENCE = new LuaScript('claim-occurrence.lua');
 const ACQUIRE_JOB = new LuaScript('acquire-job.lua');
@@ -97,6 +99,16 @@ export class RedisScripts {
   renew(lockKeys: readonly string[], owners: readonly string[], ttls: readonly number[]): Promise<OwnerCheck[]> {
     const ownersAndTtls = owners.flatMap((owner, i) => [owner, ttls[i]]);
     return RENEW.call(this.client, lockKeys.length, [...lockKeys, ...ownersAndTtls]);
+  }
+
+  /** renew-owner.lua: sets `lockKey` to expire `ttl` ms from now if the caller's `owner` holds it. */
+  renewByOwner(lockKey: string, owner: string, ttl: number): Promise<OwnerCheck> {
+    return RENEW_OWNER.call(this.client, 1, [lockKey, owner, ttl]);
+  }
+
+  /** release-owner.lua: deletes `lockKey` if the caller's `owner` holds it. */
+  releaseByOwner(lockKey: string, owner: string): Promise<OwnerCheck> {
+    return RELEASE_OWNER.call(this.client, 1, [lockKey, owner]);
   }
 
   /**

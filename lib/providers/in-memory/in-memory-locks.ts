@@ -16,6 +16,7 @@ export interface HeldLock {
   /** Who took it, and when (epoch ms), for operators. */
   readonly lockedBy: string;
   readonly since: number;
+  readonly fencingToken: number;
   /** Force-released by an operator: free to take, but its former holder finds it lost (`not-owner`). */
   readonly released?: boolean;
 }
@@ -35,7 +36,8 @@ export interface RunEnd {
  */
 export class InMemoryLocks {
   private readonly locks = new Map<string, HeldLock>();
-  private readonly fences = new Map<string, number>();
+  /** The last fencing token: one counter for every name, so a name leaves nothing behind once it is free. */
+  private lastFence = 0;
 
   constructor(
     /** Called when a lock's run ends (`finish()`), before the lock is released: records it. */
@@ -54,7 +56,7 @@ export class InMemoryLocks {
 
   /** The fencing token the holder of `name` drew. */
   fence(name: string): number | undefined {
-    return this.fences.get(name);
+    return this.locks.get(name)?.fencingToken;
   }
 
   /**
@@ -64,9 +66,8 @@ export class InMemoryLocks {
    */
   take(configuration: LockConfiguration, lockedBy: string, ofJob = false, token: string = randomUUID()) {
     const now = performance.now();
-    const fencingToken = (this.fences.get(configuration.name) ?? 0) + 1;
-    this.fences.set(configuration.name, fencingToken);
-    const held = { token, expiresAt: now + configuration.lockAtMostFor, lockedBy, since: Date.now() };
+    const fencingToken = ++this.lastFence;
+    const held = { token, expiresAt: now + configuration.lockAtMostFor, lockedBy, since: Date.now(), fencingToken };
     this.locks.set(configuration.name, held);
     return new InMemorySimpleLock(this, token, configuration, fencingToken, now, { ofJob, lockedBy });
   }
@@ -78,10 +79,10 @@ export class InMemoryLocks {
     return held?.lockedBy;
   }
 
-  /** Forgets every lock and fencing counter. */
+  /** Forgets every lock and the fencing counter: a clean slate, whose first token is 1 again. */
   clear(): void {
     this.locks.clear();
-    this.fences.clear();
+    this.lastFence = 0;
   }
 
   /** The lock of `name` if `token` still owns it; otherwise why not. */

@@ -49,15 +49,17 @@ import { checkPostgresStore } from './postgres-startup-check.js';
 import { claimRefusal, postgresStatements } from './postgres-statements.js';
 import { claimBatches, unusedLock, type ClaimRow, type JobLockRow, type NewHolder } from './postgres-claim-batches.js';
 import { ownerStatements, type OwnerStatements } from './postgres-owner-statements.js';
+import { ReleasedNames, settleDelay } from './postgres-released-names.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
 
 /**
  * Locks in PostgreSQL (`pg` ^8 `Pool`), ShedLock's JDBC design: one row per lock name in
  * `<schema>.<tablePrefix>locks`, taken by one `INSERT … ON CONFLICT (name) DO UPDATE … WHERE lock_until <=
- * clock_timestamp()` and released by one `UPDATE` that applies `lockAtLeastFor`. Every expiry and grace is
- * measured on the database's clock. The row's `fencing_token` grows by one per acquisition; rows are never
- * deleted. A burst's claims, job locks and run ends each go as one statement; `keepAlive` leases are
- * renewed together, one statement per interval.
+ * clock_timestamp()` and released by one statement that applies `lockAtLeastFor`. Every expiry and grace is
+ * measured on the database's clock. A new row's `fencing_token` is that clock in µs, a taken-over row's its
+ * last one plus one; a plain lock's row is deleted when it is released, a job's is kept (`postgres-statements.ts`).
+ * A burst's claims, job locks and run ends each go as one statement; `keepAlive` leases are renewed together, one
+ * statement per interval.
  *
  * Statements run on connections of `pool` checked out for one statement each, never inside the app's
  * transactions. The pool is the caller's: the provider never ends it. Give it a small pool of its own
@@ -99,7 +101,8 @@ export class PostgresLockProvider
       releaseParameters(requests, historyLimit),
     );
     const abandoned = new AbandonedLocks(session, this.tables.locks);
-    this.context = { session, abandoned, statements, finishes, lockedBy: this.lockedBy, historyLimit };
+    const released = new ReleasedNames(settleDelay(statementTimeout));
+    this.context = { session, abandoned, statements, finishes, lockedBy: this.lockedBy, historyLimit, released };
     this.recover = recoveryStatement(this.tables);
     this.byOwner = ownerStatements(this.tables);
     this.operators = new PostgresOperatorStore(session, this.tables, historyLimit);
@@ -209,8 +212,20 @@ export class PostgresLockProvider
 
   releaseByOwner(name: string, owner: string): Promise<OwnerRelease> {
     assertCallerOwner(owner);
-    const releasing = this.context.session.run<OwnerCheckRow>(this.byOwner.releaseByOwner, [name, owner]);
-    return releasing.then(([row]) => ownerOutcome(row, 'released'));
+    const { session, released } = this.context;
+    const due = released.takeDue();
+    const releasing = session.run<OwnerCheckRow>(this.byOwner.releaseByOwner, [name, owner, due, released.settle]);
+    return releasing.then(
+      ([row]) => {
+        const outcome = ownerOutcome(row, 'released');
+        if (outcome === 'released') released.add(name);
+        return outcome;
+      },
+      (failure: unknown) => {
+        released.restore(due);
+        throw failure;
+      },
+    );
   }
 
   renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {

@@ -1,6 +1,6 @@
 import { CALLER_OWNER_TAG } from '../../core/provider/owner-value.js';
 import type { PostgresTables } from './postgres-schema.js';
-import { ms, NOW, statement } from './postgres-statements.js';
+import { forgetRows, ms, NOW, statement } from './postgres-statements.js';
 
 /** The caller's owner in lock row `l` (`owned:<epoch ms>:<owner>`); NULL for any other value, a marker too. */
 const CALLER_OWNER = `substring(l.owner from '^${CALLER_OWNER_TAG}[0-9]+:(.*)$')`;
@@ -25,11 +25,11 @@ export function ownerStatements({ locks }: PostgresTables) {
       )
       SELECT name, mine, live FROM current`),
 
-    /** Frees `$1` at once for the caller's owner `$2`. */
+    /** Frees `$1` at once for the caller's owner `$2`; deletes the rows of `$3` as the plain unlock does. */
     releaseByOwner: statement(`
-      WITH ${current(locks)}, released AS (
-        UPDATE ${locks} l SET lock_until = ${NOW}
-        FROM current c WHERE l.name = c.name AND c.mine AND c.live
+      WITH v AS (SELECT ${NOW} AS at), ${forgetRows(locks, '$3', '$4', '$1')}, ${current(locks)}, released AS (
+        UPDATE ${locks} l SET lock_until = v.at FROM current c, v
+        WHERE l.name = c.name AND c.mine AND c.live
       )
       SELECT name, mine, live FROM current`),
   };

@@ -11,6 +11,7 @@ import {
   type SimpleLock,
 } from '../../core/provider/lock-provider.js';
 import type { AbandonedLocks } from './postgres-abandoned-locks.js';
+import type { ReleasedNames } from './postgres-released-names.js';
 import type { PostgresSession } from './postgres-session.js';
 import type { PostgresStatements } from './postgres-statements.js';
 
@@ -44,6 +45,8 @@ export interface PostgresLockContext {
   readonly lockedBy: string;
   /** How many entries each job's history keeps. */
   readonly historyLimit: number;
+  /** The plain locks this node released, whose rows its next releases delete. */
+  readonly released: ReleasedNames;
 }
 
 /** How a lock was taken: for a scheduled job's run (its end goes into the history), and in its job record. */
@@ -121,11 +124,9 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     // A lock that records nothing is released by one single-row UPDATE; only a lock found lost costs a read more.
     const releasing =
       request.entry === null && !recorded
-        ? session
-            .run<OwnerCheckRow>(statements.unlock, [name, this.owner, request.atLeast])
-            .then((rows) =>
-              rows.length ? rows : session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]),
-            )
+        ? this.unlockRow(request.atLeast).then((rows) =>
+            rows.length ? rows : session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]),
+          )
         : session.run<OwnerCheckRow>(
             statements.release,
             releaseParameters([{ ...request, outcome: null }], historyLimit),
@@ -134,6 +135,24 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
       ([row]) => onCheck(row),
       (failure: unknown) => {
         failed();
+        throw failure;
+      },
+    );
+  }
+
+  /** The plain unlock, which also deletes the rows of plain locks this node released earlier, once they may go. */
+  private unlockRow(atLeast: number): Promise<OwnerCheckRow[]> {
+    const { session, statements, released } = this.context;
+    const { name } = this.configuration;
+    const due = released.takeDue();
+    const unlocking = session.run<OwnerCheckRow>(statements.unlock, [name, this.owner, atLeast, due, released.settle]);
+    return unlocking.then(
+      (rows) => {
+        if (rows.length && !this.use.ofJob) released.add(name);
+        return rows;
+      },
+      (failure: unknown) => {
+        released.restore(due);
         throw failure;
       },
     );

@@ -206,6 +206,11 @@ export default tseslint.config(
     'the PostgreSQL provider implements lib/core interfaces with pg, and needs no Redis',
   ),
   layer(
+    ['lib/locks-store/**'],
+    [NEST, ours('nest'), ours('occurrence'), ours('cli'), ...INTEGRATIONS],
+    'the @nestjs/locks store adapts the providers through lib/core, and loads neither Nest nor an optional peer',
+  ),
+  layer(
     ['lib/provider-tests/**'],
     [
       NEST,

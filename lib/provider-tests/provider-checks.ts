@@ -1,6 +1,7 @@
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import {
   canCheckStore,
+  canAddressOwners,
   canClaimOccurrences,
   canReadJobRecords,
   canRecoverOccurrences,
@@ -20,6 +21,8 @@ import { lockChecks } from './lock-checks.js';
 import { moduleChecks } from './module-checks.js';
 import { jobRecordChecks, occurrenceChecks } from './occurrence-checks.js';
 import { ownershipChecks } from './ownership-checks.js';
+import { ownerChecks } from './owner-checks.js';
+import { lockStoreChecks } from './lock-store-checks.js';
 import { runOnNodes, type CheckDefinition, type LockProviderSubject, type ProviderCheck } from './provider-subject.js';
 import { recoveryChecks } from './recovery-checks.js';
 import { renewalChecks, storeChecks } from './renewal-checks.js';
@@ -45,7 +48,8 @@ const recordsOccurrences = (provider: LockProvider): provider is OccurrenceLockP
  * `AbstractLockProviderIntegrationTest`, its fuzz test, the owner checks, node names like the store's markers)
  * and the `module` section (its locks under `SchedulerLockModule`: `@Cron`, `@Interval`, `@Timeout`,
  * `executeWithLock`), then one section per ability the provider has, as the module detects it: `lockOccurrence`,
- * `readJobRecord`, `recoverOccurrence`, `renewLeases`, `checkStore`, `lockJob`, and `operatorStore` (pausing and
+ * `readJobRecord`, `recoverOccurrence`, `renewLeases`, `checkStore`, `renewByOwner` (owner-addressed locks, and
+ * `lockStore`: the `@nestjs/locks` store contract on top of them), `lockJob`, and `operatorStore` (pausing and
  * node names, with `lockJob`). Each check makes its own nodes with `subject.create()`, uses lock names of its
  * own, and closes its nodes with `subject.cleanup()`; checks may run one after the other or at once. Register
  * them with your test runner (or call {@link describeLockProvider}); each one takes up to a few seconds, so give
@@ -63,6 +67,8 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('recoverOccurrence', canRecoverOccurrences, recoveryChecks),
     section('renewLeases', canRenewLeases, renewalChecks),
     section('checkStore', canCheckStore, storeChecks),
+    section('renewByOwner', canAddressOwners, ownerChecks),
+    section('lockStore', canAddressOwners, lockStoreChecks),
     section('lockJob', canLockJobs, jobLockChecks),
     section('operatorStore', pausesJobs, [...pauseChecks, ...operatorIdentityChecks]),
   ];

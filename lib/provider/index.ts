@@ -29,6 +29,9 @@ export type {
   LeaseRenewingLockProvider,
   OccurrenceLockProvider,
   OutageReportingLockProvider,
+  OwnerAddressedLockProvider,
+  OwnerRelease,
+  OwnerRenewal,
   RecoveringLockProvider,
   StartupCheckingLockProvider,
 } from '../core/provider/provider-abilities.js';

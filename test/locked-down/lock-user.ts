@@ -15,7 +15,6 @@ export const LOCK_USER_COMMANDS = [
   'get',
   'del',
   'pexpire',
-  'incr',
   'hget',
   'hset',
   'exists',

@@ -105,7 +105,7 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
     await events(app.history$, jobEvent('released', 'EveryKind.interval'), 2);
 
     const runs = app.get(EveryKind).runs;
-    expect(runs.get('timeout')).toEqual([expect.objectContaining({ fencingToken: 1 })]);
+    expect(runs.get('timeout')).toEqual([expect.objectContaining({ fencingToken: expect.any(Number) })]);
     const [first, second] = runs.get('interval')!;
     expect(second.fencingToken).toBeGreaterThan(first.fencingToken!);
     const [cron] = runs.get('cron')!;

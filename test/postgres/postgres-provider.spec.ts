@@ -12,14 +12,14 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
   });
   afterEach(() => fixture.close());
 
-  it('stores a lock as a row naming its owner, expiring on the database clock, and never deletes it', async () => {
+  it('stores a lock as a row naming its owner, expiring on the database clock, and keeps it on release', async () => {
     const provider = fixture.connect({ lockedBy: 'node-a' });
     const name = uniqueLockName();
     const lock = await mustLock(provider, lockConfig(name, 5_000));
     const row = async () =>
       (
         await fixture.admin.query(
-          `SELECT owner, locked_by, fencing_token::int AS fence,
+          `SELECT owner, locked_by, fencing_token::float8 AS fence,
              (extract(epoch FROM lock_until - clock_timestamp()) * 1000)::float8 AS ttl
            FROM "${fixture.schema}".scheduler_lock_locks WHERE name = $1`,
           [name],

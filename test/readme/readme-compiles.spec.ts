@@ -23,6 +23,15 @@ interface Assumed {
 }
 
 const ASSUMED = new Map<string, Assumed>([
+  [
+    "import { Inject, Injectable } from '@nestjs/common';",
+    // @nestjs/locks is not installed here: its registry, by the shape the page uses.
+    { preamble: 'declare class LocksStorage { registerSource(source: object): void; }' },
+  ],
+  [
+    "import { PostgresLockProvider } from 'nest-scheduler-lock/postgres';",
+    { preamble: "import type { Pool } from 'pg';\ndeclare const pool: Pool;" },
+  ],
   ["import { Module, Injectable } from '@nestjs/common';", { preamble: '' }],
   ["import { Redis as Valkey } from 'iovalkey';", { preamble: '' }],
   [

@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import ts from 'typescript';
 
 /*
@@ -31,6 +33,7 @@ import { PostgresLockProvider } from 'nest-scheduler-lock/postgres';
 import { RedisLockProvider, type RedisClient } from 'nest-scheduler-lock/redis';
 import { lockProviderChecks, type LockProviderSubject } from 'nest-scheduler-lock/provider-tests';
 import { SchedulerLockTest, TestLockStore, type TestRun, type TickOutcome } from 'nest-scheduler-lock/testing';
+import { SchedulerLockStore, type LockAcquireResult, type LockStore } from 'nest-scheduler-lock/locks-store';
 
 const provider: OperatorLockProvider & LeaseRenewingLockProvider = new InMemoryLockProvider({ lockedBy: 'node-a' });
 const store: OperatorStore = provider.operatorStore();
@@ -51,6 +54,8 @@ const subject: LockProviderSubject<InMemoryLockProvider> = {
   provider: InMemoryLockProvider,
   create: () => new InMemoryLockProvider(),
 };
+export const locksStore: LockStore = new SchedulerLockStore(new InMemoryLockProvider());
+export const acquired: Promise<LockAcquireResult> = locksStore.acquire('report', 'instance-1', 30_000);
 export const checks: string[] = lockProviderChecks(subject).map((check) => \`\${check.section}: \${check.name}\`);
 export async function tickOnce(store: TestLockStore): Promise<[TickOutcome, TestRun]> {
   const builder = Test.createTestingModule({ imports: modules });
@@ -143,6 +148,7 @@ describe('the package entry points, as an installed package', () => {
           'provider-tests/index.d.ts',
           'providers/redis/index.d.ts',
           'providers/postgres/index.d.ts',
+          'locks-store/index.d.ts',
         ].map((d) => join(REPO, 'dist/cjs', d)),
       ),
     );
@@ -179,5 +185,22 @@ describe('the package entry points, as an installed package', () => {
     // Store classes stay behind their provider (`operatorStore()`).
     const stores = [...main, ...provider].filter((name) => /OperatorStore$/.test(name) && name !== 'OperatorStore');
     expect(stores).toEqual([]);
+  });
+
+  it('nest-scheduler-lock/locks-store loads neither Nest nor @nestjs/schedule (required in a fresh process)', async () => {
+    // The packages a CommonJS require() of the entry (and of the PostgreSQL provider it wraps) left loaded.
+    const script = `
+      const { SchedulerLockStore, RedisLockProvider, InMemoryLockProvider } = require('nest-scheduler-lock/locks-store');
+      const { PostgresLockProvider } = require('nest-scheduler-lock/postgres');
+      if (![SchedulerLockStore, RedisLockProvider, InMemoryLockProvider, PostgresLockProvider].every(Boolean)) process.exit(2);
+      const packages = Object.keys(require.cache).filter((path) => path.includes('/node_modules/'))
+        .map((path) => path.split('/node_modules/').pop().split('/').slice(0, path.includes('/node_modules/@') ? 2 : 1).join('/'));
+      console.log(JSON.stringify([...new Set(packages)]));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--eval', script], { cwd: dir });
+    const loaded = JSON.parse(stdout) as string[];
+    expect(loaded).toContain('ioredis');
+    expect(
+      loaded.filter((name) => name.startsWith('@nestjs/') || name === 'rxjs' || name === 'reflect-metadata'),
+    ).toEqual([]);
   });
 });

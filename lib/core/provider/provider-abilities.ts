@@ -2,9 +2,11 @@ import type {
   JobRecord,
   LeaseRenewal,
   LeaseRenewalOutcome,
+  LockNotHeldReason,
   LockProvider,
   OccurrenceClaim,
   RecoveryClaim,
+  SimpleLock,
 } from './lock-provider.js';
 import type { LockConfiguration } from './lock-configuration.js';
 import type { OutageReporter } from './store-outage-report.js';
@@ -23,6 +25,24 @@ export interface LeaseRenewingLockProvider extends LockProvider {
    * `extend`, the lock objects stay usable.
    */
   renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]>;
+}
+
+/** What a renewal or release by name and owner found: done, or why the owner no longer held a live lock. */
+export type OwnerRenewal = 'renewed' | LockNotHeldReason;
+export type OwnerRelease = 'released' | LockNotHeldReason;
+
+/**
+ * Locks addressed by an owner the caller chooses (any non-empty string, never reused for another acquisition):
+ * taken with `lock(configuration, { owner })`, then renewed and released by name and owner, with no lock object,
+ * from any process. Each call is one compare-and-set on the owner and the expiry, by the store's clock.
+ */
+export interface OwnerAddressedLockProvider extends LockProvider {
+  /** `lock()`, storing `options.owner` as the lock's owner (operators see it as its holder). */
+  lock(configuration: LockConfiguration, options?: { readonly owner?: string }): Promise<SimpleLock | undefined>;
+  /** Sets `owner`'s live lock on `name` to expire `ttl` ms from now; otherwise changes nothing. */
+  renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal>;
+  /** Frees `owner`'s live lock on `name` at once (no `lockAtLeastFor`); otherwise changes nothing. */
+  releaseByOwner(name: string, owner: string): Promise<OwnerRelease>;
 }
 
 /** Claims one scheduled occurrence of a cron job, for once-per-occurrence locking. */
@@ -82,6 +102,8 @@ export const PROVIDER_ABILITY_METHODS = [
   'readJobRecord',
   'reportOutages',
   'checkStore',
+  'renewByOwner',
+  'releaseByOwner',
 ] as const;
 
 export function canRenewLeases(provider: LockProvider): provider is LeaseRenewingLockProvider {
@@ -109,4 +131,9 @@ export function canReportOutages(provider: LockProvider): provider is OutageRepo
 
 export function canCheckStore(provider: LockProvider): provider is StartupCheckingLockProvider {
   return typeof (provider as Partial<StartupCheckingLockProvider>).checkStore === 'function';
+}
+
+export function canAddressOwners(provider: LockProvider): provider is OwnerAddressedLockProvider {
+  const candidate = provider as Partial<OwnerAddressedLockProvider>;
+  return typeof candidate.renewByOwner === 'function' && typeof candidate.releaseByOwner === 'function';
 }

@@ -15,8 +15,13 @@ import {
 import type {
   JobRecordReader,
   LeaseRenewingLockProvider,
+  OwnerAddressedLockProvider,
+  OwnerRelease,
+  OwnerRenewal,
   RecoveringLockProvider,
 } from '../../core/provider/provider-abilities.js';
+import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
+import { assertCallerOwner, CALLER_OWNER_TAG } from '../../core/provider/owner-value.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import type { InMemoryLocks, InMemorySimpleLock } from './in-memory-locks.js';
 import type { InMemoryOperatorStore } from './in-memory-operator-store.js';
@@ -55,13 +60,25 @@ function sharedStore({ store, historyLimit }: Partial<InMemoryLockProviderOption
   return store;
 }
 
+/** The token of a lock taken for the caller's `owner`: no random token starts with the tag. */
+function callerToken(owner: string): string {
+  assertCallerOwner(owner);
+  return `${CALLER_OWNER_TAG}${owner}`;
+}
+
 /**
  * Locks in this process's memory, with the same semantics as {@link RedisLockProvider} (expiry,
  * `lockAtLeastFor`, owner checks, fencing tokens, occurrence claims, pauses) and its operator store, so the
  * console works too. For tests and single-process apps.
  */
 export class InMemoryLockProvider
-  implements LeaseRenewingLockProvider, RecoveringLockProvider, JobRecordReader, JobLockProvider, OperatorLockProvider
+  implements
+    LeaseRenewingLockProvider,
+    RecoveringLockProvider,
+    OwnerAddressedLockProvider,
+    JobRecordReader,
+    JobLockProvider,
+    OperatorLockProvider
 {
   private readonly records: Map<string, StoredRecord>;
   /** This node's name, stored with each lock it takes. */
@@ -82,8 +99,20 @@ export class InMemoryLockProvider
     return this.operators;
   }
 
-  async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    return this.locks.holder(configuration.name) ? undefined : this.locks.take(configuration, this.lockedBy);
+  async lock(configuration: LockConfiguration, options?: { owner?: string }): Promise<SimpleLock | undefined> {
+    const owner = options?.owner;
+    const token = owner === undefined ? undefined : callerToken(owner);
+    if (this.locks.holder(configuration.name)) return undefined;
+    // Operators see the caller's owner as the lock's holder, as they do on the other stores.
+    return this.locks.take(configuration, owner ?? this.lockedBy, false, token);
+  }
+
+  async renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal> {
+    return this.locks.settle(name, callerToken(owner), ttlMillis(ttl))?.reason ?? 'renewed';
+  }
+
+  async releaseByOwner(name: string, owner: string): Promise<OwnerRelease> {
+    return this.locks.settle(name, callerToken(owner))?.reason ?? 'released';
   }
 
   async lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {

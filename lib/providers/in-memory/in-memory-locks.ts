@@ -16,6 +16,7 @@ export interface HeldLock {
   /** Who took it, and when (epoch ms), for operators. */
   readonly lockedBy: string;
   readonly since: number;
+  readonly fencingToken: number;
   /** Force-released by an operator: free to take, but its former holder finds it lost (`not-owner`). */
   readonly released?: boolean;
 }
@@ -35,7 +36,8 @@ export interface RunEnd {
  */
 export class InMemoryLocks {
   private readonly locks = new Map<string, HeldLock>();
-  private readonly fences = new Map<string, number>();
+  /** The last fencing token: one counter for every name, so a name leaves nothing behind once it is free. */
+  private lastFence = 0;
 
   constructor(
     /** Called when a lock's run ends (`finish()`), before the lock is released: records it. */
@@ -54,19 +56,18 @@ export class InMemoryLocks {
 
   /** The fencing token the holder of `name` drew. */
   fence(name: string): number | undefined {
-    return this.fences.get(name);
+    return this.locks.get(name)?.fencingToken;
   }
 
   /**
    * Takes the lock of `configuration` (free, as the caller checked) for the node `lockedBy` and draws its fencing
-   * token. `ofJob`: the lock of a scheduled job's run, whose end goes into the job's history.
+   * token. `ofJob`: the lock of a scheduled job's run, whose end goes into the job's history. `token`: the lock's
+   * value, a random one unless the caller chose its owner.
    */
-  take(configuration: LockConfiguration, lockedBy: string, ofJob = false): InMemorySimpleLock {
+  take(configuration: LockConfiguration, lockedBy: string, ofJob = false, token: string = randomUUID()) {
     const now = performance.now();
-    const token = randomUUID();
-    const fencingToken = (this.fences.get(configuration.name) ?? 0) + 1;
-    this.fences.set(configuration.name, fencingToken);
-    const held = { token, expiresAt: now + configuration.lockAtMostFor, lockedBy, since: Date.now() };
+    const fencingToken = ++this.lastFence;
+    const held = { token, expiresAt: now + configuration.lockAtMostFor, lockedBy, since: Date.now(), fencingToken };
     this.locks.set(configuration.name, held);
     return new InMemorySimpleLock(this, token, configuration, fencingToken, now, { ofJob, lockedBy });
   }
@@ -78,10 +79,10 @@ export class InMemoryLocks {
     return held?.lockedBy;
   }
 
-  /** Forgets every lock and fencing counter. */
+  /** Forgets every lock and the fencing counter: a clean slate, whose first token is 1 again. */
   clear(): void {
     this.locks.clear();
-    this.fences.clear();
+    this.lastFence = 0;
   }
 
   /** The lock of `name` if `token` still owns it; otherwise why not. */
@@ -90,6 +91,18 @@ export class InMemoryLocks {
     if (!held || held.expiresAt <= performance.now()) return new LockNotHeldError(name, 'expired');
     if (held.token !== token) return new LockNotHeldError(name, 'not-owner');
     return held;
+  }
+
+  /**
+   * Renews (`ttl` ms from now) or, without `ttl`, releases the live lock of `name` if its value is `token`;
+   * otherwise why not, changing nothing.
+   */
+  settle(name: string, token: string, ttl?: number): LockNotHeldError | undefined {
+    const held = this.ownedBy(name, token);
+    if (held instanceof LockNotHeldError) return held;
+    if (ttl === undefined) this.locks.delete(name);
+    else held.expiresAt = performance.now() + ttl;
+    return undefined;
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import type { CallBatch } from '../../core/provider/call-batch.js';
 import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
-import { OwnerValues } from '../../core/provider/owner-value.js';
+import { assertCallerOwner, OwnerValues } from '../../core/provider/owner-value.js';
 import type {
   JobRecord,
   JobRunState,
@@ -17,6 +17,9 @@ import type {
   JobRecordReader,
   LeaseRenewingLockProvider,
   OutageReportingLockProvider,
+  OwnerAddressedLockProvider,
+  OwnerRelease,
+  OwnerRenewal,
   RecoveringLockProvider,
   StartupCheckingLockProvider,
 } from '../../core/provider/provider-abilities.js';
@@ -29,6 +32,7 @@ import {
   JOB_LOCK,
   OCCURRENCE_LOCK,
   PLAIN_LOCK,
+  ownerOutcome,
   PostgresSimpleLock,
   releaseParameters,
   renewLocks,
@@ -44,15 +48,18 @@ import { postgresUser } from './postgres-failures.js';
 import { checkPostgresStore } from './postgres-startup-check.js';
 import { claimRefusal, postgresStatements } from './postgres-statements.js';
 import { claimBatches, unusedLock, type ClaimRow, type JobLockRow, type NewHolder } from './postgres-claim-batches.js';
+import { ownerStatements, type OwnerStatements } from './postgres-owner-statements.js';
+import { ReleasedNames, settleDelay } from './postgres-released-names.js';
 import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
 
 /**
  * Locks in PostgreSQL (`pg` ^8 `Pool`), ShedLock's JDBC design: one row per lock name in
  * `<schema>.<tablePrefix>locks`, taken by one `INSERT … ON CONFLICT (name) DO UPDATE … WHERE lock_until <=
- * clock_timestamp()` and released by one `UPDATE` that applies `lockAtLeastFor`. Every expiry and grace is
- * measured on the database's clock. The row's `fencing_token` grows by one per acquisition; rows are never
- * deleted. A burst's claims, job locks and run ends each go as one statement; `keepAlive` leases are
- * renewed together, one statement per interval.
+ * clock_timestamp()` and released by one statement that applies `lockAtLeastFor`. Every expiry and grace is
+ * measured on the database's clock. A new row's `fencing_token` is that clock in µs, a taken-over row's its
+ * last one plus one; a plain lock's row is deleted when it is released, a job's is kept (`postgres-statements.ts`).
+ * A burst's claims, job locks and run ends each go as one statement; `keepAlive` leases are renewed together, one
+ * statement per interval.
  *
  * Statements run on connections of `pool` checked out for one statement each, never inside the app's
  * transactions. The pool is the caller's: the provider never ends it. Give it a small pool of its own
@@ -62,6 +69,7 @@ export class PostgresLockProvider
   implements
     LeaseRenewingLockProvider,
     RecoveringLockProvider,
+    OwnerAddressedLockProvider,
     JobRecordReader,
     JobLockProvider,
     OperatorLockProvider,
@@ -76,6 +84,7 @@ export class PostgresLockProvider
   private readonly jobLocks: CallBatch<NewHolder & { manual: boolean }, JobLockRow | undefined>;
   private readonly owners = new OwnerValues();
   private readonly recover: ReturnType<typeof recoveryStatement>;
+  private readonly byOwner: OwnerStatements;
   private readonly pool: Pool;
   private readonly operators: PostgresOperatorStore;
 
@@ -92,8 +101,10 @@ export class PostgresLockProvider
       releaseParameters(requests, historyLimit),
     );
     const abandoned = new AbandonedLocks(session, this.tables.locks);
-    this.context = { session, abandoned, statements, finishes, lockedBy: this.lockedBy, historyLimit };
+    const released = new ReleasedNames(settleDelay(statementTimeout));
+    this.context = { session, abandoned, statements, finishes, lockedBy: this.lockedBy, historyLimit, released };
     this.recover = recoveryStatement(this.tables);
+    this.byOwner = ownerStatements(this.tables);
     this.operators = new PostgresOperatorStore(session, this.tables, historyLimit);
     ({ claims: this.claims, jobLocks: this.jobLocks } = claimBatches(session, statements, abandoned, this.lockedBy));
   }
@@ -126,9 +137,9 @@ export class PostgresLockProvider
     return new PostgresOutageReport(this.pool, this.endpoint, logger);
   }
 
-  lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+  lock(configuration: LockConfiguration, options?: { owner?: string }): Promise<SimpleLock | undefined> {
     const { session, statements } = this.context;
-    const owner = this.ownerValue();
+    const owner = this.owners.forLock(this.lockedBy, options);
     const values = [configuration.name, owner, this.lockedBy, ttlMillis(configuration.lockAtMostFor)];
     const unused = (backend: number) =>
       this.context.abandoned.add(backend, [unusedLock({ name: configuration.name, owner })]);
@@ -191,6 +202,30 @@ export class PostgresLockProvider
       previousHolder: row.run_previous_holder ?? undefined,
       held: row.held,
     };
+  }
+
+  renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal> {
+    assertCallerOwner(owner);
+    const renewing = this.context.session.run<OwnerCheckRow>(this.byOwner.renewByOwner, [name, owner, ttlMillis(ttl)]);
+    return renewing.then(([row]) => ownerOutcome(row, 'renewed'));
+  }
+
+  releaseByOwner(name: string, owner: string): Promise<OwnerRelease> {
+    assertCallerOwner(owner);
+    const { session, released } = this.context;
+    const due = released.takeDue();
+    const releasing = session.run<OwnerCheckRow>(this.byOwner.releaseByOwner, [name, owner, due, released.settle]);
+    return releasing.then(
+      ([row]) => {
+        const outcome = ownerOutcome(row, 'released');
+        if (outcome === 'released') released.add(name);
+        return outcome;
+      },
+      (failure: unknown) => {
+        released.restore(due);
+        throw failure;
+      },
+    );
   }
 
   renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {

@@ -47,7 +47,8 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
 
 /**
  * The tables, as `CREATE TABLE IF NOT EXISTS` statements, the locks table last (its presence means all are
- * there). Locks rows are never deleted (ShedLock's JDBC layout), so the fencing token only grows; a lock is
+ * there). A job's lock row is kept (its record, pause and history sequence); a plain lock's row is deleted on
+ * release, its fencing token drawn from the database's clock so that tokens still only grow; a lock is
  * free once `lock_until` has passed on the database's clock, or once an operator force-released it (its
  * `owner` is then a marker, `force-unlocked:<epoch ms>:<actor>`). The `run_*` columns are a once-per-occurrence
  * job's record; `paused` an operator's pause (JSON). Every other table is bounded: the history by its ring of

@@ -5,11 +5,13 @@ import {
   LockNotHeldError,
   type LeaseRenewal,
   type LeaseRenewalOutcome,
+  type LockNotHeldReason,
   type RunOutcome,
   type RunReport,
   type SimpleLock,
 } from '../../core/provider/lock-provider.js';
 import type { AbandonedLocks } from './postgres-abandoned-locks.js';
+import type { ReleasedNames } from './postgres-released-names.js';
 import type { PostgresSession } from './postgres-session.js';
 import type { PostgresStatements } from './postgres-statements.js';
 
@@ -43,6 +45,8 @@ export interface PostgresLockContext {
   readonly lockedBy: string;
   /** How many entries each job's history keeps. */
   readonly historyLimit: number;
+  /** The plain locks this node released, whose rows its next releases delete. */
+  readonly released: ReleasedNames;
 }
 
 /** How a lock was taken: for a scheduled job's run (its end goes into the history), and in its job record. */
@@ -120,11 +124,9 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     // A lock that records nothing is released by one single-row UPDATE; only a lock found lost costs a read more.
     const releasing =
       request.entry === null && !recorded
-        ? session
-            .run<OwnerCheckRow>(statements.unlock, [name, this.owner, request.atLeast])
-            .then((rows) =>
-              rows.length ? rows : session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]),
-            )
+        ? this.unlockRow(request.atLeast).then((rows) =>
+            rows.length ? rows : session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]),
+          )
         : session.run<OwnerCheckRow>(
             statements.release,
             releaseParameters([{ ...request, outcome: null }], historyLimit),
@@ -133,6 +135,24 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
       ([row]) => onCheck(row),
       (failure: unknown) => {
         failed();
+        throw failure;
+      },
+    );
+  }
+
+  /** The plain unlock, which also deletes the rows of plain locks this node released earlier, once they may go. */
+  private unlockRow(atLeast: number): Promise<OwnerCheckRow[]> {
+    const { session, statements, released } = this.context;
+    const { name } = this.configuration;
+    const due = released.takeDue();
+    const unlocking = session.run<OwnerCheckRow>(statements.unlock, [name, this.owner, atLeast, due, released.settle]);
+    return unlocking.then(
+      (rows) => {
+        if (rows.length && !this.use.ofJob) released.add(name);
+        return rows;
+      },
+      (failure: unknown) => {
+        released.restore(due);
         throw failure;
       },
     );
@@ -172,9 +192,11 @@ export async function renewLocks(
   const abandoned = (backend: number) => locks.forEach((lock) => (lock.renewalAbandonedOn = backend));
   const rows = await session.run<OwnerCheckRow>(statements.renew, parameters, abandoned);
   const byName = new Map(rows.map((row) => [row.name, row]));
-  return locks.map((lock) => {
-    const row = byName.get(lock.configuration.name);
-    if (!row?.live) return 'expired';
-    return row.mine ? 'renewed' : 'not-owner';
-  });
+  return locks.map((lock) => ownerOutcome(byName.get(lock.configuration.name), 'renewed'));
+}
+
+/** What an owner check `row` (none: no lock) says: `done` when the lock was live and ours, else why not. */
+export function ownerOutcome<D extends string>(row: OwnerCheckRow | undefined, done: D): D | LockNotHeldReason {
+  if (!row?.live) return 'expired';
+  return row.mine ? done : 'not-owner';
 }

@@ -41,6 +41,26 @@ const ALREADY_RAN = 'already-ran';
 export function claimRefusal<R extends Refusal>(row: { readonly refusal: R | null } | undefined): R | typeof LOCKED {
   return row?.refusal ?? LOCKED;
 }
+/**
+ * The fencing token of a new lock row, drawn at instant `at`: the database's clock in µs. A taken-over row counts
+ * on from its last token (`l.fencing_token + 1`), so tokens grow while the database's clock does not go back.
+ */
+export const fenceAt = (at: string) => `(extract(epoch FROM ${at}) * 1000000)::bigint`;
+/**
+ * Whether lock row `l` may be deleted at instant `at`: free, a plain lock's (no job record, pause or history), and
+ * its token drawn over `settle` ms ago, so that no insert still running drew a token below it.
+ */
+export const forgettable = (at: string, settle: string) =>
+  `(l.lock_until <= ${at} AND l.occurrence IS NULL AND l.paused IS NULL AND l.history_seq = 0
+    AND l.fencing_token < ${fenceAt(`${at} - ${ms(settle)}`)})`;
+/**
+ * Deletes the rows of the names `due` (text[]) that are {@link forgettable} at `v.at`: released plain locks
+ * (`postgres-released-names.ts`), never `except`, the row the statement releases.
+ */
+export const forgetRows = (locks: string, due: string, settle: string, except: string) => `forgotten AS (
+  DELETE FROM ${locks} l USING v WHERE l.name = ANY(${due}::text[]) AND l.name <> ${except}
+    AND ${forgettable('v.at', settle)}
+)`;
 /** A lock's columns set to a new holder, from the row an INSERT proposes (`excluded`). */
 const TAKE_OVER = `owner = excluded.owner, locked_by = excluded.locked_by, locked_at = excluded.locked_at,
   lock_until = excluded.lock_until, fencing_token = l.fencing_token + 1`;
@@ -66,7 +86,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
      */
     lock: statement(`
       INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token)
-      VALUES ($1, $2, $3, ${NOW}, ${NOW} + ${ms('$4')}, 1)
+      SELECT $1, $2, $3, at, at + ${ms('$4')}, ${fenceAt('at')} FROM (SELECT ${NOW} AS at) v
       ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}
       WHERE NOT ${HELD}
       RETURNING l.fencing_token`),
@@ -83,7 +103,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
           AS i(name, owner, locked_by, ttl, manual)
       ), taken AS (
         INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token)
-        SELECT name, owner, locked_by, at, at + ${ms('ttl')}, 1 FROM input ORDER BY name
+        SELECT name, owner, locked_by, at, at + ${ms('ttl')}, ${fenceAt('at')} FROM input ORDER BY name
         ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}
         WHERE NOT ${held('excluded.locked_at')}
           AND (l.paused IS NULL OR (SELECT manual FROM input WHERE input.name = l.name))
@@ -111,7 +131,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
       ), taken AS (
         INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token, occurrence,
           run_state, run_owner, run_by, run_started_at, run_attempt)
-        SELECT name, owner, locked_by, at, at + ${ms('ttl')}, 1, occurrence,
+        SELECT name, owner, locked_by, at, at + ${ms('ttl')}, ${fenceAt('at')}, occurrence,
           'running', owner, locked_by, at, 1 FROM input ORDER BY name
         ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}, occurrence = excluded.occurrence, run_state = 'running',
           run_owner = excluded.owner, run_by = excluded.locked_by, run_started_at = excluded.locked_at,
@@ -164,12 +184,14 @@ export function postgresStatements({ locks, history }: PostgresTables) {
 
     /**
      * `unlock()` of a lock that records nothing (`$1` name, `$2` owner, `$3` lockAtLeastFor ms): ShedLock's
-     * unlock, one `UPDATE` of one row, as cheap as the batch release above is not. A row when released; none
+     * unlock, one `UPDATE` of one row, as cheap as the batch release above is not. It also deletes the rows of
+     * `$4` (names released earlier) that {@link forgettable} allows after `$5` ms. A row when released; none
      * when the lock was no longer ours, and then {@link ownerCheck} tells why.
      */
     unlock: statement(`
-      UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, ${NOW})
-      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > ${NOW}
+      WITH v AS (SELECT ${NOW} AS at), ${forgetRows(locks, '$4', '$5', '$1')}
+      UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, v.at) FROM v
+      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > v.at
       RETURNING l.name, true AS mine, true AS live`),
 
     /** How lock `$1` stands for owner `$2`: `mine`, `live`. */

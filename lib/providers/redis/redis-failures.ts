@@ -53,7 +53,7 @@ export class RedisCommandRefusedError extends LockStoreUnavailableError {
   constructor(
     message: string,
     reason: string,
-    /** What was refused: `EVALSHA`, `SET (run by acquire.lua)`, or `a command acquire.lua runs (one of SET, INCR)`. */
+    /** What was refused: `EVALSHA`, `SET (run by acquire.lua)`, or `a command acquire.lua runs (one of SET, TIME)`. */
     readonly refused: string,
     /** The ACL user the client authenticates as (`default` without a user name). */
     readonly user: string,

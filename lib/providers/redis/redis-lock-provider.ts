@@ -1,6 +1,6 @@
 import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import type { LockConfiguration } from '../../core/provider/lock-configuration.js';
-import { OwnerValues } from '../../core/provider/owner-value.js';
+import { assertCallerOwner, OwnerValues } from '../../core/provider/owner-value.js';
 import type {
   JobRecord,
   JobRunState,
@@ -14,6 +14,9 @@ import type {
   StartupCheckingLockProvider,
   JobRecordReader,
   LeaseRenewingLockProvider,
+  OwnerAddressedLockProvider,
+  OwnerRelease,
+  OwnerRenewal,
   RecoveringLockProvider,
 } from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
@@ -21,8 +24,8 @@ import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
 import { RedisOperatorStore } from './redis-operator-store.js';
-import { claimRefusal, RedisScripts, type LockOwner } from './redis-scripts.js';
-import { acquiredAt, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
+import { claimRefusal, OwnerCheck, RedisScripts, type LockOwner } from './redis-scripts.js';
+import { acquiredAt, notHeldReason, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
 import { checkRedisStore } from './redis-startup-check.js';
 import { ReplicaAck } from './replica-ack.js';
 import { redisProviderSettings, type RedisLockProviderOptions } from './redis-options.js';
@@ -32,8 +35,9 @@ export { DEFAULT_KEY_PREFIX, type RedisLockProviderOptions } from './redis-optio
 /**
  * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the string key
  * `<keyPrefix>:{<name>}` whose value names its owner (an owner value, `owner-value.ts`), with a
- * TTL of `lockAtMostFor`; its fencing counter and a once-per-occurrence job's record sit beside it, in its
- * Cluster slot (the layout: `redis-keys.ts`). One round trip to acquire (`SET NX PX`, then the fence `INCR`),
+ * TTL of `lockAtMostFor`; its fence key (the last fencing token: the server's clock in µs, see `fence.include.lua`)
+ * and a once-per-occurrence job's record sit beside it, in its Cluster slot (the layout: `redis-keys.ts`). A released
+ * plain lock leaves no key behind. One round trip to acquire (`SET NX PX`, then the token),
  * one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once when a server lacks the
  * script; see `lua-script.ts`). The client is used as it is: nothing is defined on it.
  *
@@ -46,6 +50,7 @@ export class RedisLockProvider
   implements
     LeaseRenewingLockProvider,
     RecoveringLockProvider,
+    OwnerAddressedLockProvider,
     JobRecordReader,
     JobLockProvider,
     OperatorLockProvider,
@@ -99,9 +104,9 @@ export class RedisLockProvider
   }
 
   // Not `async`: lock() and the release are every lock cycle's path, and each promise layer costs there.
-  lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+  lock(configuration: LockConfiguration, options?: { owner?: string }): Promise<SimpleLock | undefined> {
     const key = this.keys.lock(configuration.name);
-    const token = this.ownerValue();
+    const token = this.owners.forLock(this.lockedBy, options);
     const { scripts } = this;
     const locking = scripts.acquire(
       key,
@@ -204,6 +209,18 @@ export class RedisLockProvider
   /** A lock's value: who took it and when, for operators, and a part unique to this acquisition. */
   private ownerValue(): string {
     return this.owners.next(this.lockedBy);
+  }
+
+  renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal> {
+    assertCallerOwner(owner);
+    const renewing = this.scripts.renewByOwner(this.keys.lock(name), owner, ttlMillis(ttl));
+    return renewing.then((check) => (check === OwnerCheck.Done ? 'renewed' : notHeldReason(check)));
+  }
+
+  releaseByOwner(name: string, owner: string): Promise<OwnerRelease> {
+    assertCallerOwner(owner);
+    const releasing = this.scripts.releaseByOwner(this.keys.lock(name), owner);
+    return releasing.then((check) => (check === OwnerCheck.Done ? 'released' : notHeldReason(check)));
   }
 
   renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {

@@ -149,6 +149,7 @@ export async function renewLeasesOf(
   return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
 }
 
-function notHeldReason(outcome: OwnerCheck): LockNotHeldReason {
+/** Why a script's owner check failed. */
+export function notHeldReason(outcome: OwnerCheck): LockNotHeldReason {
   return outcome === OwnerCheck.Expired ? 'expired' : 'not-owner';
 }

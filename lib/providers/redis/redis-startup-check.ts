@@ -18,7 +18,7 @@ function moduleCommands(key: string): string[][] {
   return [
     ['evalsha', ANY_SHA, '1', key],
     ['eval', 'return 1', '1', key],
-    ...['get', 'del', 'incr', 'exists', 'mget', 'pttl', 'hgetall'].map((command) => [command, key]),
+    ...['get', 'del', 'exists', 'mget', 'pttl', 'hgetall'].map((command) => [command, key]),
     ['set', key, '1'],
     ['pexpire', key, '1'],
     ['hget', key, 'f'],

@@ -8,6 +8,7 @@
 -- Returns, per job: the fencing token, HELD (0) when the lock is held, PAUSED (-2) when the job is paused.
 -- @include owner-value.include.lua
 -- @include job-lock.include.lua
+-- @include fence.include.lua
 
 local function acquire(lockKey, fenceKey, pausedKey, owner, ttl, manual)
   local refusal = jobLockRefusal(lockKey, pausedKey, manual)
@@ -15,7 +16,7 @@ local function acquire(lockKey, fenceKey, pausedKey, owner, ttl, manual)
     return refusal
   end
   redis.call('SET', lockKey, owner, 'PX', ttl)
-  return redis.call('INCR', fenceKey)
+  return drawFence(fenceKey)
 end
 
 local replies = {}

@@ -10,6 +10,7 @@
 -- A lock an operator force-released counts as free.
 -- @include owner-value.include.lua
 -- @include job-lock.include.lua
+-- @include fence.include.lua
 
 local time = redis.call('TIME')
 local now = time[1] * 1000 + math.floor(time[2] / 1000)
@@ -26,7 +27,7 @@ local function claim(lockKey, fenceKey, recordKey, pausedKey, owner, ttl, locked
     return refusal
   end
   redis.call('SET', lockKey, owner, 'PX', ttl)
-  local fence = redis.call('INCR', fenceKey)
+  local fence = drawFence(fenceKey)
   redis.call('HSET', recordKey, 'occurrence', occurrence, 'state', 'running', 'token', owner, 'runBy', lockedBy,
     'startedAt', now, 'finishedAt', '', 'attempt', 1, 'previousHolder', '', 'orphanedAt', '')
   return {fence}

@@ -7,7 +7,13 @@ local function forceUnlocked(value)
   return string.sub(value, 1, 15) == 'force-unlocked:'
 end
 
--- The lockedBy an owner value names, as given: all after its three fixed fields.
+-- The lockedBy an owner value names, as given: all after its three fixed fields (the caller's owner, for an
+-- 'owned:<epoch ms>:<owner>' value).
 local function ownerLockedBy(value)
-  return string.match(value, '^owner:%d+:[^:]*:(.*)$')
+  return string.match(value, '^owner:%d+:[^:]*:(.*)$') or string.match(value, '^owned:%d+:(.*)$')
+end
+
+-- Whether a lock's value was written for the caller's `owner` ('owned:<epoch ms>:<owner>', the owner as given).
+local function heldFor(value, owner)
+  return string.match(value, '^owned:%d+:(.*)$') == owner
 end

@@ -20,6 +20,7 @@ local historyLimit = tonumber(ARGV[7])
 
 -- @include owner-value.include.lua
 -- @include job-lock.include.lua
+-- @include fence.include.lua
 
 if tonumber(redis.call('HGET', recordKey, 'occurrence')) ~= occurrence then
   return {ALREADY_RAN, ''}
@@ -52,7 +53,7 @@ if attempt > maxAttempts then
   return {ALREADY_RAN, 'crashed'}
 end
 redis.call('SET', lockKey, owner, 'PX', ttl)
-local fence = redis.call('INCR', fenceKey)
+local fence = drawFence(fenceKey)
 local previous = crashed[1]
 redis.call('HSET', recordKey, 'state', 'running', 'token', owner, 'runBy', lockedBy,
   'startedAt', now, 'attempt', attempt, 'previousHolder', previous, 'orphanedAt', '')

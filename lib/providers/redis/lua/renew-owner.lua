@@ -1,0 +1,16 @@
+-- Renews a lock by the owner its caller chose, with no lock object: one compare-and-set on owner and expiry.
+local lockKey = KEYS[1]
+local owner = ARGV[1]  -- the caller's owner, as lock() was given it
+local ttl = ARGV[2]    -- ms
+-- Returns 1 renewed, 0 the lock had expired (or was released), -1 another owner holds it.
+-- @include owner-value.include.lua
+
+local holder = redis.call('GET', lockKey)
+if not holder then
+  return 0
+end
+if not heldFor(holder, owner) then
+  return -1
+end
+redis.call('PEXPIRE', lockKey, ttl)
+return 1

@@ -1,0 +1,81 @@
+import { assertStrictlyIncreasing, lockConfig } from '../../lib/provider-tests/index.js';
+import type { SimpleLock } from '../../lib/provider/index.js';
+import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
+import { waitUntil } from '../support/wait-until.js';
+import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
+
+/** Distinct lock names a busy app may use once each (`executeWithLock` with an id in the name). */
+const NAMES = 10_000;
+/** Names taken at once (the node's pool serves them in turn). */
+const BATCH = 200;
+/** The node's statement timeout: a released row may be deleted a second after it (`settleDelay`). */
+const STATEMENT_TIMEOUT = 100;
+
+let fixture: PostgresFixture;
+let provider: PostgresLockProvider;
+beforeEach(async () => {
+  fixture = await postgresFixture('leftovers');
+  provider = fixture.connect({ statementTimeout: STATEMENT_TIMEOUT });
+});
+afterEach(() => fixture.close());
+
+/** The rows of the locks table. */
+async function rowsLeft(): Promise<number> {
+  const { rows } = await fixture.admin.query<{ count: string }>(`SELECT count(*) FROM ${provider.tables.locks}`);
+  return Number(rows[0].count);
+}
+
+describe('PostgresLockProvider: a plain lock leaves nothing behind once it is free', () => {
+  it(`leaves no row for ${NAMES} distinct names taken and released, by lock object or by owner`, async () => {
+    for (let start = 0; start < NAMES; start += BATCH) {
+      await Promise.all(
+        Array.from({ length: BATCH }, async (_, i) => {
+          const name = `order-${start + i}`;
+          const owned = name.endsWith('7');
+          const lock = await provider.lock(lockConfig(name), owned ? { owner: `worker-${name}` } : undefined);
+          if (!lock) throw new Error(`${name} was held`);
+          if (owned) expect(await provider.releaseByOwner(name, `worker-${name}`)).toBe('released');
+          else await lock.unlock();
+        }),
+      );
+    }
+    // The rows of names released within the last settle delay wait for a later release of the node, which deletes
+    // them; one more release is the flush. Time is the subject: nothing announces that the delay has passed.
+    const flush = async () => {
+      await (await provider.lock(lockConfig('flush')))?.unlock();
+      return (await rowsLeft()) <= 1;
+    };
+    await waitUntil(flush, 'the released rows were deleted', { timeoutMs: 20_000, intervalMs: 200 });
+    expect(await rowsLeft()).toBe(1); // the flush's own row, deleted by the node's next release
+  });
+
+  it("keeps a lockAtLeastFor lock's row while it is held, and a job's row with its record", async () => {
+    const kept = await provider.lock(lockConfig('kept', 60_000, 30_000));
+    await kept!.unlock();
+    const job = await provider.lockOccurrence(lockConfig('job'), Date.UTC(2026, 0, 1));
+    await ('lock' in job ? job.lock.unlock() : Promise.reject(new Error('the occurrence was refused')));
+    const flush = async () => {
+      await (await provider.lock(lockConfig('flush')))?.unlock();
+      return (await rowsLeft()) <= 3;
+    };
+    await waitUntil(flush, 'the flush row was deleted', { timeoutMs: 20_000, intervalMs: 200 });
+    expect(await provider.lock(lockConfig('kept'))).toBeUndefined();
+    expect((await provider.readJobRecord('job'))?.state).toBe('running');
+  });
+
+  it('draws fencing tokens that keep growing across releases and expiries of one name', async () => {
+    const tokens: (number | undefined)[] = [];
+    for (let i = 0; i < 100; i++) {
+      const lock = await provider.lock(lockConfig('hot'));
+      tokens.push(lock!.fencingToken);
+      await lock!.unlock();
+    }
+    tokens.push((await provider.lock(lockConfig('hot', 5)))!.fencingToken);
+    // Expiry is the subject: the row's lock_until passes on the database's clock, which nothing announces.
+    let after: SimpleLock | undefined;
+    await waitUntil(async () => (after = await provider.lock(lockConfig('hot'))) !== undefined, 'the lock expired');
+    tokens.push(after!.fencingToken);
+    assertStrictlyIncreasing(tokens);
+    expect(Number.isSafeInteger(tokens.at(-1))).toBe(true);
+  });
+});

@@ -188,9 +188,10 @@ describe('the package entry points, as an installed package', () => {
   });
 
   it('nest-scheduler-lock/locks-store loads neither Nest nor @nestjs/schedule (required in a fresh process)', async () => {
-    // The packages a CommonJS require() of the entry (and of the PostgreSQL provider it wraps) left loaded.
+    // The packages a CommonJS require() of the entry (and of the store providers it wraps) left loaded.
     const script = `
-      const { SchedulerLockStore, RedisLockProvider, InMemoryLockProvider } = require('nest-scheduler-lock/locks-store');
+      const { SchedulerLockStore, InMemoryLockProvider } = require('nest-scheduler-lock/locks-store');
+      const { RedisLockProvider } = require('nest-scheduler-lock/redis');
       const { PostgresLockProvider } = require('nest-scheduler-lock/postgres');
       if (![SchedulerLockStore, RedisLockProvider, InMemoryLockProvider, PostgresLockProvider].every(Boolean)) process.exit(2);
       const packages = Object.keys(require.cache).filter((path) => path.includes('/node_modules/'))

@@ -36,6 +36,8 @@ const STORE_WIRING = [
   'lib/nest/replica-ack-options.ts',
   'lib/nest/scheduler-lock-module-options.interface.ts',
 ];
+const NO_STORE_CLIENT_WHY =
+  'the main and plug-in entries load no store client: Redis is nest-scheduler-lock/redis, as PostgreSQL is /postgres';
 const STORES_WHY =
   'only the wiring of the `redis:` option names a store: the rest of the module reads the provider through its abilities and the operator port';
 /**
@@ -118,15 +120,18 @@ export default tseslint.config(
     rules: { 'max-len': ['error', { code: 120, ignoreUrls: true }], 'max-lines': ['error', { max: 250 }] },
   },
   layer(
-    ['lib/nest/**', 'lib/index.ts'],
+    ['lib/nest/**'],
     INTEGRATIONS,
     'the module never loads an optional entry point (terminus, opentelemetry, dashboard, postgres): apps without its peer import the main entry',
   ),
+  // One block per file set: a later no-restricted-imports for the same file replaces an earlier one.
   layer(
-    ['lib/index.ts', 'lib/provider/**'],
-    ['^ioredis$', ours('providers/redis')],
-    'the main and plug-in entries load no store client: Redis is nest-scheduler-lock/redis, as PostgreSQL is /postgres',
+    ['lib/index.ts'],
+    INTEGRATIONS,
+    'the module never loads an optional entry point (terminus, opentelemetry, dashboard, postgres): apps without its peer import the main entry',
+    [['^ioredis$', ours('providers/redis')], NO_STORE_CLIENT_WHY],
   ),
+  layer(['lib/provider/**'], ['^ioredis$', ours('providers/redis')], NO_STORE_CLIENT_WHY),
   {
     ...layer(
       ['lib/nest/**'],

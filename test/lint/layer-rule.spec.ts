@@ -30,7 +30,19 @@ const WHY = '(docs/architecture.md)';
 
 let eslint: ESLint;
 beforeAll(() => {
-  eslint = new ESLint({ cwd: REPO });
+  // The probes exist only as text, which TypeScript's project service cannot see; the layer rule needs no types.
+  eslint = new ESLint({
+    cwd: REPO,
+    overrideConfig: {
+      files: ['lib/**/*.ts'],
+      languageOptions: { parserOptions: { projectService: false } },
+      rules: {
+        '@typescript-eslint/no-floating-promises': 'off',
+        '@typescript-eslint/no-misused-promises': 'off',
+        '@typescript-eslint/switch-exhaustiveness-check': 'off',
+      },
+    },
+  });
 });
 
 /** The messages ESLint gives a file `path` (from the repo's root) whose only code imports `specifier`. */
@@ -123,7 +135,7 @@ describe('the layer rule of lib/', () => {
     ['lib/testing/probe.ts', '../nest/x.js'],
     ['lib/testing/probe.ts', '../providers/in-memory/x.js'],
     // The wiring of the `redis:` option builds the default provider.
-    ['lib/nest/scheduler-lock.settings.ts', '../providers/redis/x.js'],
+    ['lib/nest/redis-option.ts', '../providers/redis/x.js'],
     ['lib/provider-tests/probe.ts', '../core/provider/x.js'],
     ['lib/provider-tests/probe.ts', 'node:assert'],
   ])('lets %s import %s', async (path, specifier) => {

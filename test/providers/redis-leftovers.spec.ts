@@ -55,7 +55,8 @@ describe('RedisLockProvider: a plain lock leaves nothing behind once it is free'
     await Promise.all(
       names.map(async (name, i) => {
         const lock = await provider.lock(lockConfig(name, 30, i % 2 ? 30 : 0));
-        if (i % 2) await lock!.unlock();
+        // On a busy machine a 30 ms lock may expire before its release; either way its key must go.
+        if (i % 2) await lock!.unlock().catch((error: unknown) => expect(error).toMatchObject({ reason: 'expired' }));
       }),
     );
     expect((await keysLeft()).length).toBeGreaterThan(0);

@@ -20,10 +20,9 @@ async function lockFor(provider: OwnerAddressedLockProvider, owner: string, ttl 
 /** A lock of `nodes.provider` for a fresh owner, left to expire. */
 async function expiredOwned({ provider, shortLock }: CheckNodes<OwnerAddressedLockProvider>) {
   const owner = randomUUID();
-  const requestedAt = performance.now();
   const { name } = await lockFor(provider, owner, shortLock);
-  // Nothing announces an expiry; the claim is about time, so wait it out.
-  await sleepUntil(requestedAt + 2 * shortLock);
+  // Nothing announces an expiry; the claim is about time, so wait it out. The reply bounds the expiry.
+  await sleepUntil(performance.now() + 2 * shortLock);
   return { name, owner };
 }
 

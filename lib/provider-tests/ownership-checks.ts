@@ -19,19 +19,18 @@ type Check = CheckDefinition<LockProvider>;
 /** Takes a fresh name for `shortLock` and resolves to the lock once it has expired. */
 async function expiredLock({ provider, shortLock }: CheckNodes): Promise<{ name: string; lock: SimpleLock }> {
   const name = uniqueLockName();
-  const requestedAt = performance.now();
   const lock = await mustLock(provider, lockConfig(name, shortLock));
-  // Nothing announces an expiry; the claim is about time, so wait it out.
-  await sleepUntil(requestedAt + 2 * shortLock);
+  // Nothing announces an expiry; the claim is about time, so wait it out. The reply bounds the expiry.
+  await sleepUntil(performance.now() + 2 * shortLock);
   return { name, lock };
 }
 
 /** A lock left to expire (`expired`, whose owner is now stale) and the lock `other` took after it (`current`). */
 async function expiredOwnerAndNewOwner(nodes: CheckNodes) {
   const name = uniqueLockName();
-  const requestedAt = performance.now();
   const expired = await mustLock(nodes.provider, lockConfig(name, nodes.shortLock));
-  const { value: current } = await lockWhenFree(nodes.other, lockConfig(name), requestedAt + 2 * nodes.shortLock);
+  const expiredBy = performance.now() + nodes.shortLock;
+  const { value: current } = await lockWhenFree(nodes.other, lockConfig(name), expiredBy + nodes.shortLock);
   return { name, expired, current };
 }
 
@@ -149,10 +148,10 @@ const fencingCheck: Check = {
       tokens.push(lock.fencingToken);
       await lock.unlock();
     }
-    const requestedAt = performance.now();
     const expiring = await mustLock(provider, lockConfig(name, shortLock));
+    const expiredBy = performance.now() + shortLock;
     tokens.push(expiring.fencingToken);
-    const { value: afterExpiry } = await lockWhenFree(other, lockConfig(name), requestedAt + 2 * shortLock);
+    const { value: afterExpiry } = await lockWhenFree(other, lockConfig(name), expiredBy + shortLock);
     tokens.push(afterExpiry.fencingToken);
     await afterExpiry.unlock();
     assertStrictlyIncreasing(tokens);

@@ -32,13 +32,21 @@ async function assertRecord(provider: RecoveringLockProvider, name: string, expe
 /** `recoverOccurrence()`: an occurrence whose node died is re-run once, after the grace, up to maxAttempts. */
 export const recoveryChecks: Check[] = [
   {
+    name: 'refuses to re-run an occurrence whose run still holds its lock (running)',
+    async run({ provider, other }) {
+      const name = uniqueLockName('job');
+      const lock = claimed(await provider.lockOccurrence(jobConfig(name), OCCURRENCE));
+      assert.deepEqual(await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, 0), { refused: 'running' });
+      await finish(lock, 'succeeded');
+    },
+  },
+  {
     name: 're-runs an occurrence whose run died (lock gone, record running) once, naming the previous holder',
     async run({ provider, other }) {
       const name = uniqueLockName('job');
       const takenAt = performance.now();
       claimed(await provider.lockOccurrence(jobConfig(name, DYING_RUN), OCCURRENCE)); // its node "dies"
       const diedRunBy = canReadJobRecords(provider) ? (await provider.readJobRecord(name))?.runBy : undefined;
-      assert.deepEqual(await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, 0), { refused: 'running' });
       const { value: recovered } = await pollUntil(
         async () => {
           const claim = await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, 0);

@@ -54,12 +54,12 @@ describe('RedisLockProvider: a plain lock leaves nothing behind once it is free'
     const names = Array.from({ length: BATCH }, (_, i) => `expiring-${i}`);
     await Promise.all(
       names.map(async (name, i) => {
+        // A lock object means its key was written; on a busy machine it may expire before the next line.
         const lock = await provider.lock(lockConfig(name, 30, i % 2 ? 30 : 0));
-        // On a busy machine a 30 ms lock may expire before its release; either way its key must go.
-        if (i % 2) await lock!.unlock().catch((error: unknown) => expect(error).toMatchObject({ reason: 'expired' }));
+        if (!lock) throw new Error(`${name} was held`);
+        if (i % 2) await lock.unlock().catch((error: unknown) => expect(error).toMatchObject({ reason: 'expired' }));
       }),
     );
-    expect((await keysLeft()).length).toBeGreaterThan(0);
     // Expiry is the subject: Redis drops the keys by its own clock, which nothing announces.
     await waitUntil(async () => (await keysLeft()).length === 0, 'every key expired');
   });

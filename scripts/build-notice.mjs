@@ -5,5 +5,5 @@
 const then = process.argv.slice(2).join(' ') || 'the script';
 console.log(
   `Building first: the package (dist/), then the tests, demo and benchmarks (.build/). ` +
-    `This takes 1.5 to 5 minutes on 2 cores, depending on load, with no output until each tsc ends. Then ${then} starts.`,
+    `This takes 1.5 to 6 minutes on 2 cores, depending on load, with no output until each tsc ends. Then ${then} starts.`,
 );

@@ -38,7 +38,7 @@ Options:
                   PostgreSQL: the apps' tablePrefix (default: ${DEFAULT_TABLE_PREFIX})
   --heartbeat D   the apps' heartbeatInterval, e.g. 5s (default): a node silent for 3 of them is gone
   --json          machine-readable JSON on stdout
-  --actor A       who steers, recorded in the job's history (default: cli:<your user name>; at most
+  --actor A       who acts, recorded in the job's history (default: cli:<your user name>; at most
                   ${ACTOR_MAX_LENGTH} characters)
   --reason R      why, recorded in the job's history (at most ${REASON_MAX_LENGTH} characters; in both, no control
                   characters)

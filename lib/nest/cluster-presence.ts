@@ -76,7 +76,10 @@ export class ClusterPresence {
         changed.map(({ entry }) => entry),
       );
       for (const { entry, json } of changed) this.published.set(entry.jobName, json);
+      // Stopped meanwhile: the app may have closed the store's connections (a pool ended at shutdown).
+      if (this.stopped) return;
       await store.addSkips(this.executor.drainSkips());
+      if (this.stopped) return;
       if (++this.heartbeats % FORGET_EVERY === 0) await store.forgetNodes(Date.now() - FORGET_AFTER_MS);
       this.faults.storeAnswered('heartbeat');
     } catch (error) {

@@ -80,6 +80,11 @@ const ASSUMED = new Map<string, Assumed>([
   ],
   ["import { Controller, Get, Param, Post, Req } from '@nestjs/common';", { preamble: '' }],
   ["import { Module } from '@nestjs/common';", { preamble: '' }],
+  ["import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';", { preamble: '' }],
+  [
+    'SchedulerLockDashboardModule.forRoot({ dangerouslyAllowEveryone: true }) // a developer machine only',
+    { preamble: "import { SchedulerLockDashboardModule } from 'nest-scheduler-lock/dashboard';" },
+  ],
   [
     'const result = await this.executor.executeWithLock(() => this.bill(customer), {',
     {

@@ -1,0 +1,9 @@
+/**
+ * Says, before a script's builds start, that they take minutes: two tsc runs print nothing until they end.
+ * Run: `node scripts/build-notice.mjs <what runs after the builds>`, first in an npm script such as `demo`.
+ */
+const then = process.argv.slice(2).join(' ') || 'the script';
+console.log(
+  `Building first: the package (dist/), then the tests, demo and benchmarks (.build/). ` +
+    `This takes 1.5 to 6 minutes on 2 cores, depending on load, with no output until each tsc ends. Then ${then} starts.`,
+);

@@ -57,7 +57,10 @@ describe('claims on PostgreSQL that race for one lock nobody paused', () => {
   });
 });
 
-describe('an occurrence claim on PostgreSQL that is refused', () => {
+describe.each([
+  { kind: 'an occurrence claim', statement: 'claimOccurrences', last: [2] },
+  { kind: "a job's lock", statement: 'lockJobs', last: [false] },
+] as const)('$kind on PostgreSQL that is refused', ({ statement, last }) => {
   let fixture: PostgresFixture;
   beforeEach(async () => {
     fixture = await postgresFixture('refused-claim');
@@ -69,21 +72,16 @@ describe('an occurrence claim on PostgreSQL that is refused', () => {
     const name = uniqueLockName('occurrence');
     const claimed = await holder.lockOccurrence(lockConfig(name, 60_000), 1);
     expect('lock' in claimed).toBe(true);
-    const { claimOccurrences } = postgresStatements(
-      postgresTables({ schema: fixture.schema, tablePrefix: 'scheduler_lock_' }),
-    );
+    const { text } = postgresStatements(postgresTables({ schema: fixture.schema, tablePrefix: 'scheduler_lock_' }))[
+      statement
+    ];
     const pool = postgresPool({ max: 2 });
     const [claimer, releaser] = await Promise.all([pool.connect(), pool.connect()]);
     try {
-      // Another node's claim of the next occurrence, its transaction left open as a slow burst's would be.
+      // Another node's claim, its transaction left open as a slow burst's would be.
       await claimer.query('BEGIN');
-      const { rows } = await claimer.query<{ refusal: string | null }>(claimOccurrences.text, [
-        [name],
-        ['owner:1:other:node-x'],
-        ['node-x'],
-        [60_000],
-        [2],
-      ]);
+      const values = [[name], ['owner:1:other:node-x'], ['node-x'], [60_000], last];
+      const { rows } = await claimer.query<{ refusal: string | null }>(text, values);
       expect(rows.map((row) => row.refusal)).toEqual(['locked']);
 
       // NOWAIT fails at once (55P03) while any other transaction holds a lock on the row.

@@ -73,6 +73,8 @@ export interface ReportMessage {
   readonly earlyClaims: Readonly<Record<string, number>>;
   /** Warnings and errors logged by Nest (the lock module's included) and by cron. */
   readonly warnings: NodeWarnings;
+  /** Per wall-clock second (epoch s) of the lock module's `skipped` events: their count by reason. */
+  readonly skips: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 export type NodeMessage = ReadyMessage | ReportMessage;

@@ -58,6 +58,8 @@ export interface PhaseResult {
   readonly earlyClaims: number;
   readonly warnings: number;
   readonly firstWarnings: readonly string[];
+  /** The lock module's skipped attempts in the window's seconds, by reason, summed over the nodes. */
+  readonly skips: Readonly<Record<string, number>>;
   /** Whole machine (every process), mean over the window's one-second samples, %. */
   readonly machineBusyPercent: number;
 }
@@ -157,6 +159,7 @@ function summarize(
     ),
     warnings: reports.reduce((sum, report) => sum + report.warnings.count, 0),
     firstWarnings: reports.flatMap((report) => report.warnings.first).slice(0, 5),
+    skips: addSkips(reports.flatMap((report) => seconds.map((second) => report.skips[second] ?? {}))),
     machineBusyPercent: busy.length ? busy.reduce((a, b) => a + b, 0) / busy.length : Number.NaN,
   };
 }
@@ -216,8 +219,17 @@ export function combinePhases(phases: readonly PhaseResult[]): PhaseResult {
     earlyClaims: sum((p) => p.earlyClaims),
     warnings: sum((p) => p.warnings),
     firstWarnings: phases.flatMap((p) => p.firstWarnings).slice(0, 5),
+    skips: addSkips(phases.map((p) => p.skips)),
     machineBusyPercent: sum((p) => p.machineBusyPercent * p.seconds) / seconds,
   };
+}
+
+/** Skip counts by reason, added up. */
+function addSkips(tallies: readonly Readonly<Record<string, number>>[]): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const tally of tallies)
+    for (const [reason, n] of Object.entries(tally)) total[reason] = (total[reason] ?? 0) + n;
+  return total;
 }
 
 async function sleepUntil(epochMs: number): Promise<void> {

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import {
   currentLock,
   LockedJobRegistry,
+  LockEvents,
   SchedulerLockModule,
   type SchedulerLockModuleOptions,
 } from 'nest-scheduler-lock';
@@ -162,6 +163,11 @@ async function main(): Promise<void> {
 
   const app = await NestFactory.createApplicationContext(ScaleNodeModule, { logger: new CountingLogger(recorder) });
   const emptyMemory = memoryAfterGc();
+  // Why attempts were skipped (a store error is a run lost to the store, not to another node's lock).
+  if (locked)
+    app.get(LockEvents).events$.subscribe((event) => {
+      if (event.type === 'skipped') recorder.recordSkip(event.reason, event.at);
+    });
 
   // A tick's fire time: cron's timer callback never runs before the fire time it was set for, so a tick
   // belongs to the latest whole second (exact while cron is less than a second late; a tick a second late

@@ -21,6 +21,12 @@ export function instructionsPerJobTick(cell: {
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const fixed = (value: number | undefined, digits: number) =>
   value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
+const percent = (part: number, whole: number) => `${((100 * part) / whole).toFixed(2)} %`;
+/** Skipped attempts by reason, as `locked 3,900, store-error 12`, or `none`. */
+const skipsText = (skips: Readonly<Record<string, number>>) =>
+  Object.entries(skips)
+    .map(([reason, n]) => `${reason} ${count(n)}`)
+    .join(', ') || 'no skip';
 const signed = (value: number, digits: number) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
 
 function countsCells(phase: PhaseResult): [string, string, string] {
@@ -59,6 +65,12 @@ export function mainTable(
     ['tick-to-handler delay p99 (ms)', String(u.delayP99), String(l.delayP99), difference((m) => m.delayP99, 0)],
     ['tick-to-handler delay max (ms)', String(u.delayMax), String(l.delayMax), difference((m) => m.delayMax, 0)],
     ['runs that claimed the next occurrence, early', '—', count(locked.earlyClaims), ''],
+    [
+      'attempts skipped as store errors',
+      '—',
+      count(locked.skips['store-error'] ?? 0),
+      `${percent(locked.skips['store-error'] ?? 0, locked.counts.expected * locked.nodes)} of ${count(locked.counts.expected * locked.nodes)} attempts; ${skipsText(locked.skips)}`,
+    ],
     [`${store} round trips / node / s`, fixed(u.roundTripsPerNodeSecond, 1), fixed(l.roundTripsPerNodeSecond, 1), ''],
     [
       `… of which ${lockCalls}: claims, releases, renewals`,

@@ -17,6 +17,7 @@ export class TickRecorder {
   private runsWithoutLock = 0;
   private lateTicks = 0;
   private readonly earlyClaims = new Map<number, number>();
+  private readonly skips = new Map<number, Record<string, number>>();
 
   constructor(private readonly jobs: number) {}
 
@@ -47,6 +48,14 @@ export class TickRecorder {
     this.lateTicks += 1;
   }
 
+  /** The lock module skipped an attempt at `atMs` (epoch ms) for `reason` (`locked`, `store-error`, …). */
+  recordSkip(reason: string, atMs: number): void {
+    const second = Math.floor(atMs / 1_000);
+    let reasons = this.skips.get(second);
+    if (!reasons) this.skips.set(second, (reasons = {}));
+    reasons[reason] = (reasons[reason] ?? 0) + 1;
+  }
+
   recordWarning(text: string): void {
     this.warningCount += 1;
     if (this.warningTexts.length < WARNING_TEXTS) this.warningTexts.push(text);
@@ -71,6 +80,7 @@ export class TickRecorder {
       lateTicks: this.lateTicks,
       earlyClaims: Object.fromEntries(this.earlyClaims),
       warnings,
+      skips: Object.fromEntries(this.skips),
     };
   }
 }

@@ -84,7 +84,10 @@ describe('PostgreSQL statements batched per burst', () => {
 
   it("gives a burst's statement a statement_timeout grown with its size: 500 claims get twice one claim's", async () => {
     const node = fixture.connect({ lockedBy: 'node-b', statementTimeout: 300 });
-    await node.lockJob(job(0), false);
+    // A free row (taken and released): a statement that could take it waits on another transaction's row lock.
+    const first = await node.lockJob(job(0), false);
+    if (!('lock' in first)) throw new Error(`tenant-0 was refused: ${first.refused}`);
+    await first.lock.unlock();
     const holder = await fixture.admin.connect();
     try {
       await holder.query('BEGIN');

@@ -2,6 +2,9 @@ import type { OccurrenceClaim } from '../../lib/core/provider/lock-provider.js';
 import type { JobLockClaim } from '../../lib/operators/operator-abilities.js';
 import { lockConfig, uniqueLockName } from '../../lib/provider-tests/index.js';
 import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
+import { postgresTables } from '../../lib/providers/postgres/postgres-schema.js';
+import { postgresStatements } from '../../lib/providers/postgres/postgres-statements.js';
+import { postgresPool } from '../support/shared-postgres.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 
 /** Claims each racer makes: enough for locks of a few ms to expire inside some claim statements. */
@@ -51,5 +54,45 @@ describe('claims on PostgreSQL that race for one lock nobody paused', () => {
 
     expect(refusals.get('paused')).toBeUndefined();
     expect(refusals.get('locked')).toBeGreaterThan(0);
+  });
+});
+
+describe.each([
+  { kind: 'an occurrence claim', statement: 'claimOccurrences', last: [2] },
+  { kind: "a job's lock", statement: 'lockJobs', last: [false] },
+] as const)('$kind on PostgreSQL that is refused', ({ statement, last }) => {
+  let fixture: PostgresFixture;
+  beforeEach(async () => {
+    fixture = await postgresFixture('refused-claim');
+  });
+  afterEach(() => fixture.close());
+
+  it("holds no row lock, so the holder's release does not queue behind it", async () => {
+    const holder = fixture.connect();
+    const name = uniqueLockName('occurrence');
+    const claimed = await holder.lockOccurrence(lockConfig(name, 60_000), 1);
+    expect('lock' in claimed).toBe(true);
+    const { text } = postgresStatements(postgresTables({ schema: fixture.schema, tablePrefix: 'scheduler_lock_' }))[
+      statement
+    ];
+    const pool = postgresPool({ max: 2 });
+    const [claimer, releaser] = await Promise.all([pool.connect(), pool.connect()]);
+    try {
+      // Another node's claim, its transaction left open as a slow burst's would be.
+      await claimer.query('BEGIN');
+      const values = [[name], ['owner:1:other:node-x'], ['node-x'], [60_000], last];
+      const { rows } = await claimer.query<{ refusal: string | null }>(text, values);
+      expect(rows.map((row) => row.refusal)).toEqual(['locked']);
+
+      // NOWAIT fails at once (55P03) while any other transaction holds a lock on the row.
+      const locks = `"${fixture.schema}".scheduler_lock_locks`;
+      const locked = await releaser.query(`SELECT name FROM ${locks} WHERE name = $1 FOR UPDATE NOWAIT`, [name]);
+      expect(locked.rows).toEqual([{ name }]);
+    } finally {
+      await claimer.query('ROLLBACK');
+      claimer.release();
+      releaser.release();
+      await pool.end();
+    }
   });
 });

@@ -93,51 +93,62 @@ export function postgresStatements({ locks, history }: PostgresTables) {
 
     /**
      * Job locks (arrays: name, owner, lockedBy, ms, manual): per name `fencing_token` when taken, else the
-     * `refusal` ({@link Refusal}). Each name's take and refusal are judged at one instant (`input.at`, the new
-     * lock's `locked_at`), so a lock expiring during the statement reads `locked`, not `paused`. The refused
-     * rows are read `FOR SHARE`, which returns their latest version: the one the INSERT found and locked.
+     * `refusal` ({@link Refusal}). As in `claimOccurrences`: a new name's row is inserted, an existing one taken
+     * by an `UPDATE`, so a refused lock holds no row lock; the refusal is judged on the statement's snapshot at
+     * `input.at` (a lock expiring during the statement reads `locked`, not `paused`).
      */
     lockJobs: statement(`
       WITH input AS (
         SELECT i.*, ${NOW} AS at FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[])
           AS i(name, owner, locked_by, ttl, manual)
-      ), taken AS (
+      ), created AS (
         INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token)
         SELECT name, owner, locked_by, at, at + ${ms('ttl')}, ${fenceAt('at')} FROM input ORDER BY name
-        ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}
-        WHERE NOT ${held('excluded.locked_at')}
-          AND (l.paused IS NULL OR (SELECT manual FROM input WHERE input.name = l.name))
+        ON CONFLICT (name) DO NOTHING
+        RETURNING l.name, l.fencing_token
+      ), taken AS (
+        UPDATE ${locks} l SET owner = input.owner, locked_by = input.locked_by, locked_at = input.at,
+          lock_until = input.at + ${ms('input.ttl')}, fencing_token = l.fencing_token + 1
+        FROM (SELECT * FROM input ORDER BY name) input
+        WHERE l.name = input.name AND NOT ${held('input.at')} AND (l.paused IS NULL OR input.manual)
         RETURNING l.name, l.fencing_token
       ), refused AS (
         SELECT l.name, CASE WHEN NOT ${held('input.at')} AND l.paused IS NOT NULL AND NOT input.manual
           THEN '${PAUSED}' ELSE '${LOCKED}' END AS refusal
         FROM ${locks} l JOIN input USING (name)
         WHERE l.name NOT IN (SELECT name FROM taken)
-        ORDER BY l.name FOR SHARE OF l
       )
-      SELECT input.name, taken.fencing_token, refused.refusal
-      FROM input LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
+      SELECT input.name, coalesce(created.fencing_token, taken.fencing_token) AS fencing_token, refused.refusal
+      FROM input LEFT JOIN created USING (name) LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
 
     /**
      * Occurrence claims (arrays: name, owner, lockedBy, ms, occurrence) with the job record, graphile-worker's
      * `known_crontabs` rule: taken only if no occurrence as late was claimed. Per name `fencing_token`, or the
-     * `refusal` ({@link Refusal}, judged at one instant as in `lockJobs`) with the refused row's `occurrence`
-     * and `run_state`.
+     * `refusal` ({@link Refusal}) with the refused row's `occurrence` and `run_state`. A new name's row is
+     * inserted; an existing one is taken by an `UPDATE`, which locks only the rows it changes (in name order, as
+     * planned). So a refused claim holds no row lock, and no release or other claim queues behind it. The
+     * refusal is judged on the statement's snapshot at `input.at`; a row another node took meanwhile reads `locked`.
      */
     claimOccurrences: statement(`
       WITH input AS (
         SELECT i.*, ${NOW} AS at FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
           AS i(name, owner, locked_by, ttl, occurrence)
-      ), taken AS (
+      ), created AS (
         INSERT INTO ${locks} AS l (name, owner, locked_by, locked_at, lock_until, fencing_token, occurrence,
           run_state, run_owner, run_by, run_started_at, run_attempt)
         SELECT name, owner, locked_by, at, at + ${ms('ttl')}, ${fenceAt('at')}, occurrence,
           'running', owner, locked_by, at, 1 FROM input ORDER BY name
-        ON CONFLICT (name) DO UPDATE SET ${TAKE_OVER}, occurrence = excluded.occurrence, run_state = 'running',
-          run_owner = excluded.owner, run_by = excluded.locked_by, run_started_at = excluded.locked_at,
-          run_finished_at = NULL, run_attempt = 1, run_previous_holder = NULL, run_orphaned_at = NULL
-        WHERE (l.occurrence IS NULL OR l.occurrence < excluded.occurrence) AND NOT ${held('excluded.locked_at')}
-          AND l.paused IS NULL
+        ON CONFLICT (name) DO NOTHING
+        RETURNING l.name, l.fencing_token
+      ), taken AS (
+        UPDATE ${locks} l SET owner = input.owner, locked_by = input.locked_by, locked_at = input.at,
+          lock_until = input.at + ${ms('input.ttl')}, fencing_token = l.fencing_token + 1,
+          occurrence = input.occurrence, run_state = 'running', run_owner = input.owner, run_by = input.locked_by,
+          run_started_at = input.at, run_finished_at = NULL, run_attempt = 1, run_previous_holder = NULL,
+          run_orphaned_at = NULL
+        FROM (SELECT * FROM input ORDER BY name) input
+        WHERE l.name = input.name AND (l.occurrence IS NULL OR l.occurrence < input.occurrence)
+          AND NOT ${held('input.at')} AND l.paused IS NULL
         RETURNING l.name, l.fencing_token
       ), refused AS (
         SELECT l.name, l.occurrence, l.run_state, CASE
@@ -146,10 +157,10 @@ export function postgresStatements({ locks, history }: PostgresTables) {
           ELSE '${LOCKED}' END AS refusal
         FROM ${locks} l JOIN input USING (name)
         WHERE l.name NOT IN (SELECT name FROM taken)
-        ORDER BY l.name FOR SHARE OF l
       )
-      SELECT input.name, taken.fencing_token, refused.occurrence, refused.run_state, refused.refusal
-      FROM input LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
+      SELECT input.name, coalesce(created.fencing_token, taken.fencing_token) AS fencing_token, refused.occurrence,
+        refused.run_state, refused.refusal
+      FROM input LEFT JOIN created USING (name) LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
 
     /**
      * Releases (arrays: name, owner, lockAtLeastFor ms, outcome or null, whether the job record holds the

@@ -17,3 +17,15 @@ end
 local function heldFor(value, owner)
   return string.match(value, '^owned:%d+:(.*)$') == owner
 end
+
+-- What a call by the caller's `owner` answers when `holder` (the lock's value, or false) is not its lock: 0 the
+-- lock expired or was released, -1 another owner holds it. nil when the caller holds it.
+local function notHeldFor(holder, owner)
+  if not holder then
+    return 0
+  end
+  if not heldFor(holder, owner) then
+    return -1
+  end
+  return nil
+end

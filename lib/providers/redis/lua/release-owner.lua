@@ -6,12 +6,9 @@ local owner = ARGV[1]  -- the caller's owner, as lock() was given it
 -- @include owner-value.include.lua
 -- @include fence.include.lua
 
-local holder = redis.call('GET', lockKey)
-if not holder then
-  return 0
-end
-if not heldFor(holder, owner) then
-  return -1
+local refusal = notHeldFor(redis.call('GET', lockKey), owner)
+if refusal then
+  return refusal
 end
 redis.call('DEL', lockKey)
 dropFence(fenceKey)

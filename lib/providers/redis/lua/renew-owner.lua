@@ -5,12 +5,9 @@ local ttl = ARGV[2]    -- ms
 -- Returns 1 renewed, 0 the lock had expired (or was released), -1 another owner holds it.
 -- @include owner-value.include.lua
 
-local holder = redis.call('GET', lockKey)
-if not holder then
-  return 0
-end
-if not heldFor(holder, owner) then
-  return -1
+local refusal = notHeldFor(redis.call('GET', lockKey), owner)
+if refusal then
+  return refusal
 end
 redis.call('PEXPIRE', lockKey, ttl)
 return 1

@@ -28,8 +28,6 @@ const FOLDER_TIERS = {
 /** The specs not in their folder's tier. */
 const FILE_TIERS = {
   'chaos/fault-proxy.spec.ts': 'system',
-  'core/attempt-deadlines.spec.ts': 'integration',
-  'core/locking-task-executor.spec.ts': 'integration',
   'dashboard/dashboard-cross-origin.spec.ts': 'unit',
   'dashboard/dashboard-http.spec.ts': 'integration',
   'dashboard/dashboard-open-page.spec.ts': 'unit',

@@ -11,6 +11,7 @@ import { readdirSync } from 'node:fs';
 const FOLDER_TIERS = {
   chaos: 'unit',
   core: 'unit',
+  lease: 'unit',
   lint: 'unit',
   testing: 'unit',
   types: 'unit',
@@ -35,9 +36,6 @@ const FILE_TIERS = {
   'dashboard/dashboard-options.spec.ts': 'unit',
   'lease/events.spec.ts': 'system',
   'lease/fencing.spec.ts': 'system',
-  'lease/keep-alive.spec.ts': 'system',
-  'lease/keep-alive-short-cap.spec.ts': 'unit',
-  'lease/renewal-without-lease.spec.ts': 'system',
   'lease/shutdown.spec.ts': 'system',
   'lease/timers.spec.ts': 'system',
   'module/configuration-errors.spec.ts': 'unit',

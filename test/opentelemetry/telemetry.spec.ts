@@ -14,7 +14,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { currentLock, LockingTaskExecutor, SchedulerLock, type LockContext } from '../../lib/index.js';
 import { SchedulerLockTelemetry } from '../../lib/opentelemetry/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
-import { aborted } from '../support/redis-executor.js';
+import { aborted } from '../support/memory-executor.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';

@@ -1,9 +1,8 @@
 import { jest } from '@jest/globals';
-import { currentLock, LockingTaskExecutor, LockLostError, type LockEvent, type SimpleLock } from '../../lib/index.js';
-import type { LeaseRenewal, LeaseRenewalOutcome, LockConfiguration } from '../../lib/core/provider/lock-provider.js';
-import type { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
+import { currentLock, LockingTaskExecutor, LockLostError, type LockEvent } from '../../lib/index.js';
 import { isLocked } from '../../lib/provider-tests/index.js';
 import { nextEvent } from '../support/lock-events.js';
+import { OutageProvider } from '../support/lock-provider-doubles.js';
 import { aborted, memoryExecutor, ttlOf, type MemoryExecutor } from '../support/memory-executor.js';
 
 const LEASE = 300;
@@ -142,27 +141,6 @@ describe('keepAlive lease, on fake time', () => {
     expect(Math.max(...renewCalls)).toBe(100);
   });
 });
-
-/** `inner`, as a store that can go away: while `down`, every call rejects, as an unreachable store's does. */
-class OutageProvider {
-  down = false;
-  private readonly outage = new Error('connect ECONNREFUSED 127.0.0.1:6390');
-
-  constructor(private readonly inner: InMemoryLockProvider) {}
-
-  async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
-    if (this.down) throw this.outage;
-    const lock = await this.inner.lock(configuration);
-    if (!lock) return lock;
-    const unlock = lock.unlock.bind(lock);
-    return Object.assign(lock, { unlock: () => (this.down ? Promise.reject(this.outage) : unlock()) });
-  }
-
-  async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
-    if (this.down) throw this.outage;
-    return this.inner.renewLeases(renewals);
-  }
-}
 
 describe('keepAlive when the store goes away', () => {
   afterEach(() => jest.useRealTimers());

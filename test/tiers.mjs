@@ -14,6 +14,7 @@ const FOLDER_TIERS = {
   lease: 'unit',
   lint: 'unit',
   module: 'unit',
+  opentelemetry: 'unit',
   testing: 'unit',
   types: 'unit',
   cli: 'system',

@@ -55,6 +55,7 @@ const FILE_TIERS = {
   'providers/redis-endpoint.spec.ts': 'unit',
   'providers/redis-lock-provider.spec.ts': 'system',
   'providers/startup-check.spec.ts': 'system',
+  'terminus/health-indicator.spec.ts': 'unit',
   'types/entry-points.spec.ts': 'system',
 };
 

@@ -1,10 +1,11 @@
 import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { Interval, Timeout } from '@nestjs/schedule';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import { SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
+import { openRedis } from '../support/redis-client-choice.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import {
   closeSchedulerApps,
@@ -135,7 +136,8 @@ describe('SchedulerLockModule.forRoot({ redis })', () => {
 
   it('given an ioredis instance, locks through it and leaves it open on app.close()', async () => {
     const name = connectionName();
-    const client = new Redis(SHARED_REDIS_URL, { connectionName: name });
+    // The run's client (REDIS_CLIENT): the CI's client matrix runs this app end to end on each.
+    const client = openRedis(SHARED_REDIS_URL, { connectionName: name });
     ownClients.push(client);
     await client.ping();
     const sent = jest.spyOn(client, 'sendCommand');

@@ -1,6 +1,5 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import {
   InMemoryLockProvider,
   LockAssert,
@@ -13,7 +12,7 @@ import {
   type LockProvider,
   type TaskResult,
 } from '../../lib/index.js';
-import { isLocked, lockConfig, lockWhenFree, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
+import { isLocked, lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import {
@@ -22,9 +21,8 @@ import {
   SlowReleaseLockProvider,
   UnreachableLockProvider,
 } from '../support/lock-provider-doubles.js';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { deferred } from '../support/wait-until.js';
-import { RedisLockProvider } from '../../lib/providers/redis/index.js';
+import { TestLockStore } from '../../lib/testing/index.js';
 
 const LOCKED_BY = 'node-a';
 
@@ -93,6 +91,8 @@ beforeEach(() => {
   logger = new CapturedLogger();
   Logger.overrideLogger(logger);
 });
+
+afterEach(() => jest.useRealTimers());
 
 afterAll(() => Logger.overrideLogger(new Logger()));
 
@@ -273,19 +273,20 @@ describe('LockingTaskExecutor', () => {
   });
 
   it('keeps the lock for lockAtLeastFor after a failing task too, and frees it then', async () => {
+    jest.useFakeTimers();
     const { executor } = executorOn(store);
     const name = uniqueLockName();
     const lockAtLeastFor = 200;
     const failure = new Error('boom');
-    const requestedAt = performance.now();
 
     await expect(executor.executeWithLock(() => Promise.reject(failure), { name, lockAtLeastFor })).rejects.toBe(
       failure,
     );
     expect(await isLocked(store, name)).toBe(true);
-    const { value: next, at } = await lockWhenFree(store, lockConfig(name), requestedAt + lockAtLeastFor + 100);
-    expect(at - requestedAt).toBeGreaterThanOrEqual(lockAtLeastFor);
-    await next.unlock();
+    await jest.advanceTimersByTimeAsync(lockAtLeastFor - 1);
+    expect(await isLocked(store, name)).toBe(true);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await isLocked(store, name)).toBe(false);
   });
 
   it.each(TASK_OUTCOMES)(
@@ -367,32 +368,16 @@ describe('LockingTaskExecutor', () => {
   );
 });
 
-describe('LockingTaskExecutor on Redis', () => {
-  const keyPrefix = uniquePrefix('executor');
-  let admin: Redis;
-  let client: Redis;
-  let otherClient: Redis;
-  let provider: RedisLockProvider;
+describe('LockingTaskExecutor with other nodes on the same store', () => {
+  const shared = new TestLockStore();
+  const provider = shared.provider(LOCKED_BY);
 
-  beforeAll(() => {
-    admin = sharedRedis();
-    client = sharedRedis();
-    otherClient = sharedRedis();
-    provider = new RedisLockProvider(client, { keyPrefix, lockedBy: LOCKED_BY });
-  });
+  afterEach(() => shared.reset());
 
-  afterAll(async () => {
-    await deleteKeys(admin, keyPrefix);
-    await Promise.all([admin, client, otherClient].map((connection) => connection.quit()));
-  });
-
-  it('skips a run while another node, on its own connection, holds the lock', async () => {
+  it('skips a run while another node, with its own provider, holds the lock', async () => {
     const { executor } = executorOn(provider);
     const name = uniqueLockName();
-    const elsewhere = await mustLock(
-      new RedisLockProvider(otherClient, { keyPrefix, lockedBy: 'node-b' }),
-      lockConfig(name),
-    );
+    const elsewhere = await mustLock(shared.provider('node-b'), lockConfig(name));
     const task = jest.fn();
 
     await expect(executor.executeWithLock(task, { name })).resolves.toEqual({ executed: false, reason: 'locked' });
@@ -400,27 +385,28 @@ describe('LockingTaskExecutor on Redis', () => {
     await elsewhere.unlock();
   });
 
-  it("has deleted the lock key by the time the task's error reaches the caller", async () => {
+  it("has freed the lock for other nodes by the time the task's error reaches the caller", async () => {
     const { executor } = executorOn(provider);
+    const other = shared.provider('node-b');
     const name = uniqueLockName();
     const failure = new Error('boom');
-    let keyDuringTask: number | undefined;
+    let heldDuringTask: boolean | undefined;
 
     const rejection = executor.executeWithLock(
       async () => {
-        keyDuringTask = await admin.exists(provider.lockKey(name));
+        heldDuringTask = await isLocked(other, name);
         throw failure;
       },
       { name },
     );
 
     await expect(rejection).rejects.toBe(failure);
-    expect(keyDuringTask).toBe(1);
-    expect(await admin.exists(provider.lockKey(name))).toBe(0);
+    expect(heldDuringTask).toBe(true);
+    expect(await isLocked(other, name)).toBe(false);
   });
 
   it.each(TASK_OUTCOMES)(
-    "keeps the task's $kind when its lock was deleted by hand during the run, and emits release-failed (expired)",
+    "keeps the task's $kind when its lock was removed by hand during the run, and emits release-failed (expired)",
     async ({ task, expectKept }) => {
       const { executor, events$ } = executorOn(provider);
       const name = uniqueLockName();
@@ -429,7 +415,7 @@ describe('LockingTaskExecutor on Redis', () => {
       await expectKept(
         executor.executeWithLock(
           async () => {
-            await admin.del(provider.lockKey(name));
+            shared.expire(name);
             return task();
           },
           { name },

@@ -1,12 +1,19 @@
+import { jest } from '@jest/globals';
 import { Injectable, type INestApplicationContext } from '@nestjs/common';
 import { Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
-import { Redis } from 'ioredis';
-import { LockEvents, SchedulerLock, SchedulerLockModule, currentLock, type LockEvent } from '../../lib/index.js';
+import {
+  LockEvents,
+  SchedulerLock,
+  SchedulerLockModule,
+  currentLock,
+  type LockEvent,
+  type LockProvider,
+} from '../../lib/index.js';
+import { TestLockStore } from '../../lib/testing/index.js';
+import { runClockUntil } from '../support/fake-clock.js';
 import { events } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
-import { startPrivateRedisServer } from '../support/redis-server.js';
-import { RedisLockProvider } from '../../lib/providers/redis/index.js';
+import { OutageProvider } from '../support/lock-provider-doubles.js';
 
 /** What the job does on its next tick, set by each test. */
 const body: { run: () => Promise<void> } = { run: async () => undefined };
@@ -21,14 +28,10 @@ class ReportJob {
 }
 
 async function startApp(
-  redis: Redis,
-  keyPrefix: string,
+  provider: LockProvider,
 ): Promise<{ app: INestApplicationContext; events$: LockEvents['events$'] }> {
   const app = await Test.createTestingModule({
-    imports: [
-      ScheduleModule.forRoot(),
-      SchedulerLockModule.forRoot({ redis, keyPrefix, defaultLockAtMostFor: '1m', lockedBy: 'node-a' }),
-    ],
+    imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '1m' })],
     providers: [ReportJob],
   }).compile();
   const { events$ } = app.get(LockEvents);
@@ -56,17 +59,26 @@ function sequence(events$: LockEvents['events$'], count: number): Promise<LockEv
   );
 }
 
+/** On fake time, the job's interval too. */
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+
 describe('lock events of a scheduled job', () => {
   let app: INestApplicationContext;
-  const shared = useSharedRedisPrefix('events', () => app.close());
+  const store = new TestLockStore();
+
+  afterEach(async () => {
+    await app.close();
+    store.reset();
+  });
 
   /** Starts the app and resolves to the first `count` events of one run (or skip) of the job. */
   async function firstRun(count: number): Promise<LockEvent[]> {
-    const started = await startApp(shared.client, shared.prefix);
+    const started = await startApp(store.provider('node-a'));
     app = started.app;
     const run = sequence(started.events$, count);
     await app.init();
-    return run;
+    return runClockUntil(run);
   }
 
   it('a run: attempt, acquired, started, finished, released, each naming lock, job and node', async () => {
@@ -92,8 +104,7 @@ describe('lock events of a scheduled job', () => {
   });
 
   it('a skip: attempt, then skipped with reason locked', async () => {
-    const holder = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix });
-    await holder.lock({ name: 'report', lockAtMostFor: 10_000, lockAtLeastFor: 0 });
+    await store.hold('report', { for: 10_000 });
     const seen = await firstRun(2);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'skipped']);
     expect(seen[1]).toMatchObject({ reason: 'locked', jobName: 'report-job' });
@@ -103,7 +114,7 @@ describe('lock events of a scheduled job', () => {
     body.run = async () => {
       // No later tick may take the freed lock before the renewal finds it gone: that would read as not-owner.
       app.get(SchedulerRegistry).deleteInterval('report-job');
-      await shared.client.del(`${shared.prefix}:{report}`);
+      store.expire('report');
       const { signal } = currentLock()!;
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       body.run = async () => undefined;
@@ -123,32 +134,24 @@ describe('lock events of a scheduled job', () => {
 });
 
 describe('release failure on a store error', () => {
-  it('emits release-failed with reason store-error when Redis dies during the run; the run itself completes', async () => {
-    const server = await startPrivateRedisServer();
-    const client = new Redis(server.port, '127.0.0.1', {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      retryStrategy: () => 100,
-    });
-    client.on('error', () => undefined);
+  it('emits release-failed with reason store-error when the store goes away during the run; the run itself completes', async () => {
+    const outage = new OutageProvider(new TestLockStore().provider('node-a'));
     let completed = false;
     body.run = async () => {
-      await server.kill();
+      outage.down = true;
       completed = true;
       body.run = async () => undefined;
     };
-    const { app, events$ } = await startApp(client, 'store-error');
+    const { app, events$ } = await startApp(outage);
     try {
       const run = sequence(events$, 5);
       await app.init();
-      const seen = await run;
+      const seen = await runClockUntil(run);
       expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'release-failed']);
       expect(seen[4]).toMatchObject({ reason: 'store-error', error: expect.any(Error) });
       expect(completed).toBe(true);
     } finally {
       await app.close();
-      client.disconnect();
-      await server.kill();
     }
   });
 });

@@ -1,61 +1,63 @@
-import { LockEvents, LockingTaskExecutor, type LockEvent } from '../../lib/index.js';
+import { jest } from '@jest/globals';
+import type { LockEvent } from '../../lib/index.js';
+import type { LeaseRenewal } from '../../lib/core/provider/lock-provider.js';
+import type { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
 import { nextEvent } from '../support/lock-events.js';
-import { recordCommands, type CommandRecorder } from '../support/redis-monitor.js';
-import { usePrivateRedisServer } from '../support/private-redis.js';
-import { RedisLockProvider } from '../../lib/providers/redis/index.js';
+import { memoryExecutor, type MemoryExecutor } from '../support/memory-executor.js';
 
 const LEASE = 300;
 
 /**
  * Only `keepAlive` locks have a lease. The lease keeper still tracks the other running locks (to abort
  * their signal before `lockAtMostFor`), and must never send them to `renewLeases`: they have no TTL to
- * renew with, and Redis answers `ERR value is not an integer` for the NaN.
+ * renew with (Redis answers `ERR value is not an integer` for the NaN). On fake time.
  */
 describe('the lease keeper with only non-keepAlive locks held', () => {
-  const redis = usePrivateRedisServer();
-  let recorder: CommandRecorder;
-  let events: LockEvents;
-  let executor: LockingTaskExecutor;
+  let node: MemoryExecutor;
+  let renewed: LeaseRenewal[][];
 
-  beforeEach(async () => {
-    recorder = await recordCommands(redis.admin);
-    events = new LockEvents();
-    executor = new LockingTaskExecutor(new RedisLockProvider(redis.admin, { lockedBy: 'node-a' }), {
-      lockedBy: 'node-a',
-      events,
+  beforeEach(() => {
+    jest.useFakeTimers();
+    renewed = [];
+    node = memoryExecutor((provider: InMemoryLockProvider) => {
+      const renewLeases = provider.renewLeases.bind(provider);
+      provider.renewLeases = (renewals) => {
+        renewed.push([...renewals]);
+        return renewLeases(renewals);
+      };
+      return provider;
     });
   });
 
   afterEach(async () => {
-    await executor.shutdown(0);
-    await recorder.close();
+    await node.executor.shutdown(0);
+    jest.useRealTimers();
   });
 
-  it("sends no command while a plain lock runs past a released keepAlive lock's renewal time", async () => {
+  it("renews nothing while a plain lock runs past a released keepAlive lock's renewal time", async () => {
     // The keepAlive run ends before its first renewal is due, leaving the keeper's wake-up set for it.
-    await executor.executeWithLock(() => undefined, {
+    await node.executor.executeWithLock(() => undefined, {
       name: 'leased',
       lockAtMostFor: '1m',
       keepAlive: { lease: LEASE },
     });
     const plainLost = nextEvent(
-      events.events$,
+      node.events.events$,
       (event: LockEvent) => event.type === 'lost' && event.lockName === 'plain',
     );
     let endPlainRun!: () => void;
-    // Held until the keeper has aborted it shortly before its lockAtMostFor, and the commands are counted.
-    const plainRun = executor.executeWithLock(() => new Promise<void>((resolve) => (endPlainRun = resolve)), {
+    // Held until the keeper has aborted it shortly before its lockAtMostFor.
+    const plainRun = node.executor.executeWithLock(() => new Promise<void>((resolve) => (endPlainRun = resolve)), {
       name: 'plain',
       lockAtMostFor: 3 * LEASE,
     });
-    await recorder.take(); // the commands of the keepAlive run and of the plain acquire
+    await jest.advanceTimersByTimeAsync(3 * LEASE);
 
     const lost = await plainLost;
-    const sentWhileHeld = await recorder.take();
     endPlainRun();
     await plainRun;
 
     expect(lost).toMatchObject({ type: 'lost', reason: 'expired' });
-    expect(sentWhileHeld).toEqual([]);
+    expect(renewed).toEqual([]);
   });
 });

@@ -1,16 +1,16 @@
+import { isLocked } from '../../lib/provider-tests/index.js';
 import { GatedLockProvider } from '../support/gated-lock-provider.js';
-import { useRedisExecutor } from '../support/redis-executor.js';
+import { memoryExecutor } from '../support/memory-executor.js';
 
 /**
- * Graceful shutdown (README): "no new run starts". A lock attempt that is still waiting for Redis when
+ * Graceful shutdown (README): "no new run starts". A lock attempt that is still waiting for the store when
  * shutdown begins is not in the set of runs shutdown waits for; once shutdown has returned (and the
- * module has closed its Redis client, stopped the lease keeper), its task must not start.
+ * module has closed its store client, stopped the lease keeper), its task must not start.
  */
 describe('shutdown while a lock attempt is waiting for the store', () => {
-  let gated: GatedLockProvider;
-  const node = useRedisExecutor('shutdown', (provider) => (gated = new GatedLockProvider(provider)));
-
   it('does not start the task after shutdown() has returned, and leaves no lock behind', async () => {
+    let gated!: GatedLockProvider;
+    const node = memoryExecutor((provider) => (gated = new GatedLockProvider(provider)));
     let startedAfterShutdown = false;
     let shutdownDone = false;
     const run = node.executor.executeWithLock(
@@ -27,6 +27,6 @@ describe('shutdown while a lock attempt is waiting for the store', () => {
 
     expect(await run).toEqual({ executed: false, reason: 'shutdown' });
     expect(startedAfterShutdown).toBe(false);
-    expect(await node.client.exists(node.provider.lockKey('pending'))).toBe(0);
+    expect(await isLocked(node.store.provider('node-b'), 'pending')).toBe(false);
   });
 });

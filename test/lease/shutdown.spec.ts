@@ -1,7 +1,9 @@
+import { jest } from '@jest/globals';
 import { Injectable, type INestApplicationContext } from '@nestjs/common';
 import { Interval, ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import {
+  InMemoryLockProvider,
   LockEvents,
   LockLostError,
   SchedulerLock,
@@ -11,8 +13,8 @@ import {
   type LockEvent,
 } from '../../lib/index.js';
 import { nextEvent } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
-import { RedisLockProvider } from '../../lib/providers/redis/index.js';
+import { isLocked } from '../../lib/provider-tests/index.js';
+import { runClockUntil } from '../support/fake-clock.js';
 
 /** How the long job behaves, set by each test before the app starts. */
 const body: { run: () => Promise<void> } = { run: async () => undefined };
@@ -33,9 +35,9 @@ class ShortJob {
   tick(): void {}
 }
 
+/** On fake time, the jobs' intervals too: the executor's shutdown, not a store, is the subject. */
 describe('graceful shutdown on app.close()', () => {
-  const shared = useSharedRedisPrefix('shutdown');
-  let provider: RedisLockProvider;
+  let provider: InMemoryLockProvider;
   let app: INestApplicationContext;
   let seen: LockEvent[];
 
@@ -43,12 +45,7 @@ describe('graceful shutdown on app.close()', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         ScheduleModule.forRoot(),
-        SchedulerLockModule.forRoot({
-          redis: shared.client,
-          keyPrefix: shared.prefix,
-          defaultLockAtMostFor: '1m',
-          shutdownTimeout,
-        }),
+        SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '1m', shutdownTimeout }),
       ],
       providers: [LongJob, ShortJob],
     }).compile();
@@ -61,20 +58,35 @@ describe('graceful shutdown on app.close()', () => {
   }
 
   beforeEach(() => {
-    provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix });
+    jest.useFakeTimers();
+    provider = new InMemoryLockProvider();
   });
+
+  afterEach(async () => {
+    await app.close();
+    jest.useRealTimers();
+  });
+
+  /** Closes the app, the fake clock running meanwhile; resolves to how long it took on that clock. */
+  async function close(): Promise<number> {
+    const closing = performance.now();
+    await runClockUntil(app.close());
+    return performance.now() - closing;
+  }
 
   it('releases the locks of runs that finished, and starts no run after close() began', async () => {
     body.run = async () => undefined;
     const events = await start('5s');
-    await nextEvent(events.events$, (event) => event.type === 'released' && event.lockName === 'long');
+    const released = nextEvent(events.events$, (event) => event.type === 'released' && event.lockName === 'long');
+    await jest.advanceTimersByTimeAsync(50);
+    await released;
     const closeCalledAt = seen.length;
-    await app.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await close();
+    await jest.advanceTimersByTimeAsync(100);
 
     expect(seen.slice(closeCalledAt).filter((event) => event.type === 'started')).toEqual([]);
-    expect(await shared.client.exists(provider.lockKey('long'), provider.lockKey('short'))).toBe(0);
-    expect(shared.client.status).toBe('ready'); // the app's own client is not closed
+    expect(await isLocked(provider, 'long')).toBe(false);
+    expect(await isLocked(provider, 'short')).toBe(false);
   });
 
   it('waits for a run that finishes within shutdownTimeout, then releases its lock', async () => {
@@ -84,16 +96,16 @@ describe('graceful shutdown on app.close()', () => {
       finished = currentLock()!.signal.aborted === false;
     };
     const events = await start('5s');
-    await nextEvent(events.events$, (event) => event.type === 'started' && event.lockName === 'long');
+    const started = nextEvent(events.events$, (event) => event.type === 'started' && event.lockName === 'long');
+    await jest.advanceTimersByTimeAsync(50);
+    await started;
     body.run = async () => undefined;
-    const closing = performance.now();
-    await app.close();
 
-    expect(performance.now() - closing).toBeGreaterThan(300);
+    expect(await close()).toBeGreaterThan(300);
     expect(finished).toBe(true);
     expect(seen).toContainEqual(expect.objectContaining({ type: 'released', lockName: 'long' }));
     expect(seen.filter((event) => event.type === 'started' && event.lockName === 'long')).toHaveLength(1);
-    expect(await shared.client.exists(provider.lockKey('long'))).toBe(0);
+    expect(await isLocked(provider, 'long')).toBe(false);
   });
 
   it('aborts a run still going at shutdownTimeout with reason shutdown, and leaves its lock to expire', async () => {
@@ -106,11 +118,11 @@ describe('graceful shutdown on app.close()', () => {
       await stillRunning; // ignores the signal: the run outlives the grace period
     };
     const events = await start('200ms');
-    await nextEvent(events.events$, (event) => event.type === 'started' && event.lockName === 'long');
+    const started = nextEvent(events.events$, (event) => event.type === 'started' && event.lockName === 'long');
+    await jest.advanceTimersByTimeAsync(50);
+    await started;
     const closeCalledAt = seen.length;
-    const closing = performance.now();
-    await app.close();
-    const tookMs = performance.now() - closing;
+    const tookMs = await close();
 
     // The short job's timer kept firing for ~20 ms after close() began; none of those ticks started a run.
     expect(seen.slice(closeCalledAt).filter((event) => event.type === 'started')).toEqual([]);
@@ -119,8 +131,7 @@ describe('graceful shutdown on app.close()', () => {
     expect(seen).toContainEqual(expect.objectContaining({ type: 'lost', lockName: 'long', reason: 'shutdown' }));
     expect(tookMs).toBeGreaterThan(150);
     expect(tookMs).toBeLessThan(3_000); // timeout + the 1 s grace, not the job's length
-    expect(await shared.client.exists(provider.lockKey('long'))).toBe(1);
-    const ttl = await shared.client.pttl(provider.lockKey('long'));
+    const ttl = (await provider.operatorStore().lockState('long')).holder?.ttl;
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(10_000); // expires on its lease, not renewed any more
     release();

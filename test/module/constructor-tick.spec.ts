@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, type CronOptions } from '@nestjs/schedule';
 import { CronJob, CronTime } from 'cron';
-import { currentLock, LockedJobRegistry, SchedulerLock, SchedulerLockConfigurationError } from '../../lib/index.js';
+import {
+  currentLock,
+  InMemoryLockProvider,
+  LockedJobRegistry,
+  SchedulerLock,
+  SchedulerLockConfigurationError,
+} from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 
 /**
@@ -27,14 +32,14 @@ function record(job: string): void {
   runs.push({ job, locked: currentLock()?.name === job });
 }
 
-const shared = useSharedRedisPrefix('constructor-tick', closeSchedulerApps);
 beforeEach(() => {
   runs.length = 0;
 });
+afterEach(closeSchedulerApps);
 
 function startApp(...providers: Array<new (...args: never[]) => unknown>): Promise<SchedulerApp> {
   return startSchedulerApp({
-    lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s' },
+    lock: { provider: new InMemoryLockProvider(), defaultLockAtMostFor: '10s' },
     providers,
   });
 }

@@ -1,5 +1,4 @@
-import { LockedJobRegistry, SchedulerLockConfigurationError } from '../../lib/index.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { InMemoryLockProvider, LockedJobRegistry, SchedulerLockConfigurationError } from '../../lib/index.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 
 /**
@@ -9,14 +8,14 @@ import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.
  * silently dropped.
  */
 describe('a runtime job declared with occurrence options, then added as a timer', () => {
-  const shared = useSharedRedisPrefix('declared-timer', closeSchedulerApps);
+  afterEach(closeSchedulerApps);
 
   it.each([
     ['addInterval', setInterval, clearInterval],
     ['addTimeout', setTimeout, clearTimeout],
   ] as const)('is refused by %s, like the same options on a decorated timer job', async (method, start, stop) => {
     const app = await startSchedulerApp({
-      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '1m' },
+      lock: { provider: new InMemoryLockProvider(), defaultLockAtMostFor: '1m' },
     });
     app.get(LockedJobRegistry).declare('runtime-timer', { onCrash: 'rerun', catchUp: true });
     const timer = start(() => undefined, 60_000);

@@ -1,16 +1,21 @@
+import { jest } from '@jest/globals';
 import { Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import { Cron, Interval, SchedulerRegistry, Timeout } from '@nestjs/schedule';
-import { LockedJobRegistry, SchedulerLock } from '../../lib/index.js';
+import { InMemoryLockProvider, LockedJobRegistry, SchedulerLock } from '../../lib/index.js';
+import { runClockUntil } from '../support/fake-clock.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 
-const shared = useSharedRedisPrefix('outlasts-ticks', closeSchedulerApps);
+// The startup check and the module's ticks are the subject, not a store: the in-memory one, on fake time.
+afterEach(async () => {
+  await closeSchedulerApps();
+  jest.useRealTimers();
+});
 
 function startJobs(...providers: Type[]): Promise<SchedulerApp> {
   return startSchedulerApp({
-    lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '1m' },
+    lock: { provider: new InMemoryLockProvider(), defaultLockAtMostFor: '1m' },
     providers,
   });
 }
@@ -59,9 +64,10 @@ describe('a lockAtLeastFor at or above the period of a job: a startup warning wi
       @SchedulerLock({ lockAtLeastFor: '500ms' })
       poll() {}
     }
+    jest.useFakeTimers();
     const app = await startJobs(PollJob);
-    await nextEvent(app.history$, jobEvent('released', 'PollJob.poll'));
-    const next = await nextEvent(app.events$, jobEvent('skipped', 'PollJob.poll'));
+    await runClockUntil(nextEvent(app.history$, jobEvent('released', 'PollJob.poll')));
+    const next = await runClockUntil(nextEvent(app.events$, jobEvent('skipped', 'PollJob.poll')));
 
     expect(warnings(app)).toEqual([
       'Job "PollJob.poll": lockAtLeastFor 500ms is not shorter than its interval (100ms), so each run holds the lock ' +

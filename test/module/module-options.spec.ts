@@ -1,7 +1,6 @@
 import { jest } from '@jest/globals';
 import { Inject, Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
-import { Redis, type RedisOptions } from 'ioredis';
 import {
   InMemoryLockProvider,
   LockingTaskExecutor,
@@ -14,18 +13,20 @@ import {
 } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
-import {
-  closeSchedulerApps,
-  startSchedulerApp,
-  type SchedulerApp,
-  type SchedulerAppSetup,
-} from '../support/scheduler-app.js';
-import { SHARED_REDIS_URL } from '../support/shared-redis.js';
-import { waitUntil } from '../support/wait-until.js';
-import { lockKey, RunRecorder } from './support/run-recorder.js';
+import { isLocked } from '../../lib/provider-tests/index.js';
+import { TestLockStore } from '../../lib/testing/index.js';
+import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
+import { runClockUntil } from '../support/fake-clock.js';
+import { RunRecorder } from './support/run-recorder.js';
 
 const JOB = 'TickJob.tick';
+
+// On fake time, the job's interval too: the module's options are the subject, on the in-memory store.
+beforeEach(() => jest.useFakeTimers());
+afterEach(async () => {
+  await closeSchedulerApps();
+  jest.useRealTimers();
+});
 
 @Injectable()
 class TickJob {
@@ -38,125 +39,6 @@ class TickJob {
   }
 }
 
-/** Clients a test created itself, closed after it (the module must not have closed them). */
-const ownClients: Redis[] = [];
-const shared = useSharedRedisPrefix('module-options', async () => {
-  await closeSchedulerApps();
-  await Promise.all(ownClients.splice(0).map((client) => client.quit()));
-});
-let recorder: RunRecorder;
-beforeEach(() => {
-  recorder = new RunRecorder(shared.client, shared.prefix);
-});
-
-function startTickJob(
-  lock: SchedulerAppSetup['lock'],
-  imports: SchedulerAppSetup['imports'] = [],
-): Promise<SchedulerApp> {
-  return startSchedulerApp({ lock, imports, providers: [TickJob, { provide: RunRecorder, useValue: recorder }] });
-}
-
-/**
- * Waits for a locked run of {@link TickJob}, checks that its lock key existed in the shared Redis under
- * this test's prefix while it ran, and returns who took the lock.
- */
-async function lockedRunInSharedRedis(app: SchedulerApp): Promise<string> {
-  const acquired = await nextEvent(app.history$, jobEvent('acquired', JOB));
-  await nextEvent(app.history$, jobEvent('released', JOB));
-  const run = recorder.runsOf(JOB).find(({ lockName }) => lockName === JOB);
-  expect(run?.heldLockKeys).toContain(lockKey(shared.prefix, JOB));
-  return acquired.lockedBy;
-}
-
-/** A name to find this test's connections by in the shared Redis's CLIENT LIST. */
-function connectionName(): string {
-  return `${shared.prefix}-connection`;
-}
-
-async function isConnected(name: string): Promise<boolean> {
-  const clients = (await shared.client.client('LIST')) as string;
-  return clients.split('\n').some((line) => line.includes(` name=${name} `));
-}
-
-function sharedRedisUrl(query: Record<string, string>): string {
-  const url = new URL(SHARED_REDIS_URL);
-  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-  return url.toString();
-}
-
-function sharedRedisOptions(extra: RedisOptions): RedisOptions {
-  const { hostname, port } = new URL(SHARED_REDIS_URL);
-  return { host: hostname, port: Number(port || 6379), ...extra };
-}
-
-describe('SchedulerLockModule.forRoot({ redis })', () => {
-  it.each<[string, (name: string) => string | RedisOptions]>([
-    ['a redis:// URL', (name) => sharedRedisUrl({ connectionName: name })],
-    ['ioredis options', (name) => sharedRedisOptions({ connectionName: name })],
-  ])(
-    'given %s, locks in that Redis with a client of its own, which it closes on app.close()',
-    async (_, redisOption) => {
-      const name = connectionName();
-      const app = await startTickJob({
-        redis: redisOption(name),
-        keyPrefix: shared.prefix,
-        lockedBy: 'url-node',
-        defaultLockAtMostFor: '5s',
-      });
-
-      expect(await lockedRunInSharedRedis(app)).toBe('url-node');
-      expect(await isConnected(name)).toBe(true);
-
-      await app.close();
-      await waitUntil(async () => !(await isConnected(name)), `connection "${name}" is closed`, { timeoutMs: 5_000 });
-    },
-  );
-
-  it('given a redis:// URL, runs a job that is due at startup instead of skipping it while its client connects', async () => {
-    @Injectable()
-    class StartupJob {
-      @SchedulerLock()
-      @Timeout(0)
-      warmUp() {}
-    }
-    const app = await startSchedulerApp({
-      lock: { redis: sharedRedisUrl({}), keyPrefix: shared.prefix, defaultLockAtMostFor: '5s' },
-      providers: [StartupJob],
-    });
-
-    // The first outcome after the attempt: acquired, or skipped.
-    await nextEvent(app.history$, (event) => event.jobName === 'StartupJob.warmUp' && event.type !== 'attempt');
-
-    expect(app.recorded.filter(jobEvent('skipped', 'StartupJob.warmUp'))).toEqual([]);
-    await nextEvent(app.history$, jobEvent('released', 'StartupJob.warmUp'));
-    expect(app.logs.lines('error')).toEqual([]);
-  });
-
-  it('given an ioredis instance, locks through it and leaves it open on app.close()', async () => {
-    const name = connectionName();
-    const client = new Redis(SHARED_REDIS_URL, { connectionName: name });
-    ownClients.push(client);
-    await client.ping();
-    const sent = jest.spyOn(client, 'sendCommand');
-
-    const app = await startTickJob({
-      redis: client,
-      keyPrefix: shared.prefix,
-      lockedBy: 'instance-node',
-      defaultLockAtMostFor: '5s',
-    });
-
-    expect(await lockedRunInSharedRedis(app)).toBe('instance-node');
-    const commandKeys = sent.mock.calls.flatMap(([command]) => command.args.map(String));
-    expect(commandKeys).toContain(lockKey(shared.prefix, JOB));
-
-    await app.close();
-    expect(client.status).toBe('ready');
-    expect(await client.ping()).toBe('PONG');
-    expect(await isConnected(name)).toBe(true);
-  });
-});
-
 describe('SchedulerLockModule.forRoot({ provider })', () => {
   it('locks with the given provider, without Redis', async () => {
     const provider = new InMemoryLockProvider();
@@ -164,15 +46,15 @@ describe('SchedulerLockModule.forRoot({ provider })', () => {
 
     const app = await startSchedulerApp({
       lock: { provider, defaultLockAtMostFor: '5s' },
-      providers: [TickJob, { provide: RunRecorder, useValue: new RunRecorder(undefined, shared.prefix) }],
+      providers: [TickJob, { provide: RunRecorder, useValue: new RunRecorder() }],
     });
 
     expect(app.get(SCHEDULER_LOCK_PROVIDER)).toBe(provider);
     // The lock taken from the provider above blocks the job: the module locks through that very provider.
-    const skipped = await nextEvent(app.history$, jobEvent('skipped', JOB));
+    const skipped = await runClockUntil(nextEvent(app.history$, jobEvent('skipped', JOB)));
     expect(skipped.reason).toBe('locked');
     await held!.unlock();
-    const acquired = await nextEvent(app.history$, jobEvent('acquired', JOB));
+    const acquired = await runClockUntil(nextEvent(app.history$, jobEvent('acquired', JOB)));
     expect(acquired.lockName).toBe(JOB);
   });
 });
@@ -240,16 +122,19 @@ describe('SchedulerLockModule.forRootAsync()', () => {
         }),
     ],
   ])('takes its options from %s', async (_, lockModule) => {
-    const app = await startTickJob(
-      lockModule({
-        redis: shared.client,
-        keyPrefix: shared.prefix,
-        lockedBy: 'async-node',
-        defaultLockAtMostFor: '5s',
-      }),
-    );
+    const store = new TestLockStore();
+    const provider = store.provider('async-node');
+    const recorder = new RunRecorder((name) => isLocked(store.provider('probe'), name));
+    const app = await startSchedulerApp({
+      lock: lockModule({ provider, defaultLockAtMostFor: '5s' }),
+      providers: [TickJob, { provide: RunRecorder, useValue: recorder }],
+    });
 
-    expect(await lockedRunInSharedRedis(app)).toBe('async-node');
+    const acquired = await runClockUntil(nextEvent(app.history$, jobEvent('acquired', JOB)));
+    await runClockUntil(nextEvent(app.history$, jobEvent('released', JOB)));
+    expect(app.get(SCHEDULER_LOCK_PROVIDER)).toBe(provider);
+    expect(acquired.lockedBy).toBe('async-node');
+    expect(recorder.runsOf(JOB)[0]).toEqual({ job: JOB, lockName: JOB, lockHeld: true });
   });
 });
 
@@ -291,9 +176,9 @@ describe('isGlobal', () => {
       /BillingService[\s\S]*LockingTaskExecutor[\s\S]*BillingModule/,
     );
     // The importing module itself still gets them, and its jobs are locked.
-    const recording = { provide: RunRecorder, useValue: new RunRecorder(undefined, shared.prefix) };
+    const recording = { provide: RunRecorder, useValue: new RunRecorder() };
     const app = await startSchedulerApp({ lock: lockModule(), providers: [TickJob, recording] });
-    await nextEvent(app.history$, jobEvent('released', JOB));
+    await runClockUntil(nextEvent(app.history$, jobEvent('released', JOB)));
   });
 });
 

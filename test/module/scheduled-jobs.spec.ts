@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { Injectable, type Type } from '@nestjs/common';
 import { Cron, CronExpression, Interval, Timeout } from '@nestjs/schedule';
 import { CronJob } from 'cron';
@@ -5,27 +6,42 @@ import { filter } from 'rxjs';
 import { currentLock, LockAssert, LockedJobRegistry, SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { isLocked } from '../../lib/provider-tests/index.js';
+import { TestLockStore } from '../../lib/testing/index.js';
+import { runClockUntil } from '../support/fake-clock.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { deferred, waitUntil } from '../support/wait-until.js';
-import { lockKey, RunRecorder } from './support/run-recorder.js';
-import { RedisLockProvider } from '../../lib/providers/redis/index.js';
+import { RunRecorder } from './support/run-recorder.js';
 
 const NODE = 'this-node';
 
-const shared = useSharedRedisPrefix('module-jobs', closeSchedulerApps);
+/** The cluster's store: this node's app, and another node's locks. */
+const store = new TestLockStore();
+/** Another node, to ask whether a lock is held without changing it. */
+const otherNode = store.provider('other-node');
 let recorder: RunRecorder;
+// On fake time, the jobs' timers too: the module's wiring of jobs and locks is the subject, not a store.
 beforeEach(() => {
-  recorder = new RunRecorder(shared.client, shared.prefix);
+  jest.useFakeTimers();
+  recorder = new RunRecorder((name) => isLocked(otherNode, name));
+});
+afterEach(async () => {
+  await closeSchedulerApps();
+  jest.useRealTimers();
+  store.reset();
 });
 
-/** An app running `jobs` with locks in the shared Redis, under this test's prefix. */
+/** An app running `jobs` with locks in the test store, as node {@link NODE}. */
 function startJobs(...jobs: Type[]): Promise<SchedulerApp> {
   return startSchedulerApp({
-    // A connected client, so the first tick never races the connection.
-    lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s', lockedBy: NODE },
+    lock: { provider: store.provider(NODE), defaultLockAtMostFor: '10s' },
     providers: [...jobs, { provide: RunRecorder, useValue: recorder }],
   });
+}
+
+/** Runs the fake clock until `condition` holds. */
+async function clockUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await jest.advanceTimersByTimeAsync(10);
 }
 
 interface ExpectedLockedRun {
@@ -38,16 +54,16 @@ interface ExpectedLockedRun {
 
 /** Waits for the job's first run and checks it went through its lock, from outside and from inside. */
 async function expectLockedRun(app: SchedulerApp, { method, jobName, lockName }: ExpectedLockedRun): Promise<void> {
-  const acquired = await nextEvent(app.history$, jobEvent('acquired', jobName));
+  const acquired = await runClockUntil(nextEvent(app.history$, jobEvent('acquired', jobName)));
   expect(acquired).toMatchObject({ lockName, lockedBy: NODE });
-  await nextEvent(app.history$, jobEvent('released', jobName));
+  await runClockUntil(nextEvent(app.history$, jobEvent('released', jobName)));
   const firstRun = app.recorded.filter((event) => event.jobName === jobName).slice(0, 5);
   expect(firstRun.map(({ type }) => type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
   expect(firstRun.every((event) => event.lockName === lockName)).toBe(true);
 
   const [run] = recorder.runsOf(method);
   expect(run.lockName).toBe(lockName);
-  expect(run.heldLockKeys).toContain(lockKey(shared.prefix, lockName));
+  expect(run.lockHeld).toBe(true);
 }
 
 @Injectable()
@@ -202,7 +218,7 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
 
     await app.get(DirectlyCalledJob).refresh();
 
-    expect(recorder.runs).toEqual([{ job: 'DirectlyCalledJob.refresh', lockName: undefined, heldLockKeys: new Set() }]);
+    expect(recorder.runs).toEqual([{ job: 'DirectlyCalledJob.refresh', lockName: undefined, lockHeld: false }]);
     expect(app.recorded).toEqual([]);
   });
 
@@ -217,20 +233,18 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
         return this.recorder.record('ContendedJob.tick');
       }
     }
-    const otherNode = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'other-node' });
-    const held = await otherNode.lock({ name: 'ContendedJob.tick', lockAtMostFor: 10_000, lockAtLeastFor: 0 });
-    expect(held).toBeDefined();
+    const held = await store.hold('ContendedJob.tick', { as: 'other-node', for: 10_000 });
 
     const app = await startJobs(ContendedJob);
-    const skipped = await events(app.history$, jobEvent('skipped', 'ContendedJob.tick'), 3);
+    const skipped = await runClockUntil(events(app.history$, jobEvent('skipped', 'ContendedJob.tick'), 3));
 
     expect(skipped.map((event) => event.type === 'skipped' && event.reason)).toEqual(['locked', 'locked', 'locked']);
     expect(recorder.runs).toEqual([]);
     expect(app.logs.lines('error')).toEqual([]);
 
     // The same job runs as soon as the other node lets go: it was skipped for the lock alone.
-    await held!.unlock();
-    await nextEvent(app.history$, jobEvent('released', 'ContendedJob.tick'));
+    await held.release();
+    await runClockUntil(nextEvent(app.history$, jobEvent('released', 'ContendedJob.tick')));
     expect(recorder.runsOf('ContendedJob.tick')[0].lockName).toBe('ContendedJob.tick');
   });
 
@@ -251,15 +265,15 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
     const job = app.get(SlowJob);
     app.events$.pipe(filter(jobEvent('released', 'SlowJob.tick'))).subscribe(() => job.timeline.push('released'));
 
-    await nextEvent(app.history$, jobEvent('started', 'SlowJob.tick'));
+    await runClockUntil(nextEvent(app.history$, jobEvent('started', 'SlowJob.tick')));
     // Later ticks find the lock taken while the first run's promise is pending.
-    const skipped = await events(app.history$, jobEvent('skipped', 'SlowJob.tick'), 2);
+    const skipped = await runClockUntil(events(app.history$, jobEvent('skipped', 'SlowJob.tick'), 2));
     expect(skipped.map((event) => event.type === 'skipped' && event.reason)).toEqual(['locked', 'locked']);
-    expect(await shared.client.exists(lockKey(shared.prefix, 'SlowJob.tick'))).toBe(1);
+    expect(await isLocked(otherNode, 'SlowJob.tick')).toBe(true);
     expect(job.timeline).toEqual([]);
 
     job.gate.resolve();
-    await nextEvent(app.history$, jobEvent('released', 'SlowJob.tick'));
+    await runClockUntil(nextEvent(app.history$, jobEvent('released', 'SlowJob.tick')));
     expect(job.timeline.slice(0, 2)).toEqual(['handler settled', 'released']);
   });
 
@@ -277,7 +291,7 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
     }
     const app = await startJobs(FailingJob);
 
-    const released = await events(app.history$, jobEvent('released', 'FailingJob.tick'), 2);
+    const released = await runClockUntil(events(app.history$, jobEvent('released', 'FailingJob.tick'), 2));
 
     expect(released).toHaveLength(2);
     const finished = app.recorded.filter(jobEvent('finished', 'FailingJob.tick'));
@@ -307,8 +321,8 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
     const app = await startJobs(MixedJobs);
     const job = app.get(MixedJobs);
 
-    await waitUntil(() => job.unlockedRuns.length >= 3, 'the unlocked job ran 3 times');
-    await nextEvent(app.history$, jobEvent('released', 'MixedJobs.locked'));
+    await clockUntil(() => job.unlockedRuns.length >= 3);
+    await runClockUntil(nextEvent(app.history$, jobEvent('released', 'MixedJobs.locked')));
 
     expect(job.unlockedRuns.every((lockName) => lockName === undefined)).toBe(true);
     expect(app.recorded.every((event) => event.jobName === 'MixedJobs.locked')).toBe(true);
@@ -331,7 +345,7 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
     }
     const app = await startJobs(AssertingJob);
 
-    const finished = await nextEvent(app.history$, jobEvent('finished', 'AssertingJob.check'));
+    const finished = await runClockUntil(nextEvent(app.history$, jobEvent('finished', 'AssertingJob.check')));
 
     expect(finished.error).toBeUndefined();
     expect(app.get(AssertingJob).outcomes).toEqual(['asserted']);
@@ -374,6 +388,7 @@ describe('jobs added to SchedulerRegistry at runtime', () => {
   });
 
   it('locks declared intervals and timeouts, under the declared lock name, and leaves undeclared ones alone', async () => {
+    jest.useRealTimers(); // addInterval and addTimeout lock Node's own timers, which fake ones are not
     const app = await startJobs(NoJobs);
     const locks = app.get(LockedJobRegistry);
 

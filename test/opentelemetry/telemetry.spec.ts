@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import { context, type Attributes, type Tracer } from '@opentelemetry/api';
@@ -14,11 +15,11 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { currentLock, LockingTaskExecutor, SchedulerLock, type LockContext } from '../../lib/index.js';
 import { SchedulerLockTelemetry } from '../../lib/opentelemetry/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
-import { aborted } from '../support/redis-executor.js';
+import { aborted } from '../support/memory-executor.js';
 import { nextEvent } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
+import { TestLockStore } from '../../lib/testing/index.js';
+import { runClockUntil } from '../support/fake-clock.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
-import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 /** The in-memory exporters of one test, and the instrumentation that writes to them. */
 interface Telemetry {
@@ -32,10 +33,12 @@ interface Telemetry {
 
 let telemetry: Telemetry;
 const contextManager = new AsyncLocalStorageContextManager();
-const redis = useSharedRedisPrefix('otel', closeSchedulerApps);
+const store = new TestLockStore();
 
 beforeAll(() => context.setGlobalContextManager(contextManager.enable()));
+// On fake time, the jobs' timers and the lease keeper's too: the instrumentation is the subject, not a store.
 beforeEach(() => {
+  jest.useFakeTimers();
   const spans = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
   const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
@@ -46,19 +49,23 @@ beforeEach(() => {
     instrumentation: new SchedulerLockTelemetry({ tracerProvider, meterProvider }),
     appTracer: tracerProvider.getTracer('app'),
     async metric(name) {
-      await reader.forceFlush();
+      await runClockUntil(reader.forceFlush());
       const all = metrics.getMetrics().flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
       return all.filter((metric) => metric.descriptor.name === name).at(-1);
     },
   };
+});
+afterEach(async () => {
+  await closeSchedulerApps();
+  jest.useRealTimers();
+  store.reset();
 });
 afterAll(() => context.disable());
 
 function startTracedApp(providers: Parameters<typeof startSchedulerApp>[0]['providers']) {
   return startSchedulerApp({
     lock: {
-      redis: redis.client.options,
-      keyPrefix: redis.prefix,
+      provider: store.provider('node-a'),
       defaultLockAtMostFor: '10s',
       instrumentation: telemetry.instrumentation,
     },
@@ -115,7 +122,7 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
   it('makes a span per run, current in the handler: its own spans nest under it, with the run as attributes', async () => {
     seen = undefined;
     const app = await startTracedApp([TracedJobs]);
-    await nextEvent(app.history$, jobEvent('released', 'traced'), 5_000);
+    await runClockUntil(nextEvent(app.history$, jobEvent('released', 'traced'), 5_000));
 
     const spans = telemetry.spans.getFinishedSpans();
     const run = spans.find((span) => span.name === 'scheduler_lock.run traced')!;
@@ -144,7 +151,7 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
 
   it('marks a failed run: error status, the exception, outcome failed, counted by outcome', async () => {
     const app = await startTracedApp([FailingJob]);
-    await nextEvent(app.history$, (event) => jobEvent('finished', 'failing')(event) && 'error' in event);
+    await runClockUntil(nextEvent(app.history$, (event) => jobEvent('finished', 'failing')(event) && 'error' in event));
 
     const run = telemetry.spans.getFinishedSpans().find((span) => span.name === 'scheduler_lock.run failing')!;
     expect(run.status).toEqual({ code: 2, message: 'TypeError' }); // SpanStatusCode.ERROR
@@ -159,14 +166,7 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
 
   it('counts a skipped attempt instead of a span, and marks it on the span of a traced caller', async () => {
     const app = await startTracedApp([]);
-    const elsewhere = await new RedisLockProvider(redis.client, {
-      keyPrefix: redis.prefix,
-      lockedBy: 'elsewhere',
-    }).lock({
-      name: 'billing',
-      lockAtMostFor: 10_000,
-      lockAtLeastFor: 0,
-    });
+    const elsewhere = await store.hold('billing', { as: 'elsewhere', for: 10_000 });
     const executor = app.get(LockingTaskExecutor);
 
     const result = await telemetry.appTracer.startActiveSpan('POST /billing', async (request) => {
@@ -174,7 +174,7 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
       request.end();
       return skipped;
     });
-    await elsewhere!.unlock();
+    await elsewhere.release();
 
     expect(result).toEqual({ executed: false, reason: 'locked' });
     const spans = telemetry.spans.getFinishedSpans();
@@ -195,7 +195,7 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
 
   it('counts renewal round trips and a lock lost mid-run, an event on the run span', async () => {
     const app = await startTracedApp([OverrunJob]);
-    await nextEvent(app.history$, jobEvent('finished', 'overrun'), 10_000);
+    await runClockUntil(nextEvent(app.history$, jobEvent('finished', 'overrun'), 10_000));
 
     const run = telemetry.spans.getFinishedSpans().find((span) => span.name === 'scheduler_lock.run overrun')!;
     expect(run.events.map((event) => [event.name, event.attributes])).toEqual([

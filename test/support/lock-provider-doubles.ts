@@ -1,5 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/index.js';
+import type { LeaseRenewal, LeaseRenewalOutcome } from '../../lib/core/provider/lock-provider.js';
+import type { LeaseRenewingLockProvider } from '../../lib/core/provider/provider-abilities.js';
 
 /** Wraps a provider and records every `lock()` call and every lock it handed out. */
 export class RecordingLockProvider implements LockProvider {
@@ -75,5 +77,33 @@ export class SlowReleaseLockProvider extends UnlockReplacingProvider {
   protected async unlock(lock: SimpleLock): Promise<void> {
     await nextTurn();
     await lock.unlock();
+  }
+}
+
+/**
+ * `inner`, as a store that can go away: while `down`, every call rejects, as an unreachable store's does. Its
+ * locks are `inner`'s own objects, their releases patched, so `inner.renewLeases()` still knows them.
+ */
+export class OutageProvider {
+  down = false;
+  private readonly outage = new Error('connect ECONNREFUSED 127.0.0.1:6390');
+
+  constructor(private readonly inner: LeaseRenewingLockProvider) {}
+
+  async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    if (this.down) throw this.outage;
+    const lock = await this.inner.lock(configuration);
+    if (!lock) return lock;
+    const { unlock, finish } = { unlock: lock.unlock.bind(lock), finish: lock.finish?.bind(lock) };
+    const unlessDown =
+      <A extends unknown[]>(release: (...args: A) => Promise<void>) =>
+      (...args: A) =>
+        this.down ? Promise.reject(this.outage) : release(...args);
+    return Object.assign(lock, { unlock: unlessDown(unlock), ...(finish && { finish: unlessDown(finish) }) });
+  }
+
+  async renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {
+    if (this.down) throw this.outage;
+    return this.inner.renewLeases(renewals);
   }
 }

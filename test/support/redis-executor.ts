@@ -40,9 +40,3 @@ export function useRedisExecutor(
   });
   return setByHooks(`useRedisExecutor('${label}')`, node, ['client', 'prefix', 'provider', 'events', 'executor']);
 }
-
-/** Resolves with the signal's reason once it aborts. */
-export function aborted(signal: AbortSignal): Promise<unknown> {
-  if (signal.aborted) return Promise.resolve(signal.reason);
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
-}

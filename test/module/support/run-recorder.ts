@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { currentLock } from '../../../lib/index.js';
 
 /** What a job saw during one of its runs. */
@@ -6,43 +5,29 @@ export interface JobRun {
   readonly job: string;
   /** The lock the run was under (`currentLock()`), if any. */
   readonly lockName: string | undefined;
-  /** The lock keys under the test's prefix that existed at that moment (fencing counters and job records left out). */
-  readonly heldLockKeys: ReadonlySet<string>;
+  /** Whether the store held that lock (the job's own name when it ran under none) while the run went on. */
+  readonly lockHeld: boolean;
 }
 
-/** The Redis key of lock `name` under `keyPrefix`, as `RedisLockProvider` names it. */
-export function lockKey(keyPrefix: string, name: string): string {
-  return `${keyPrefix}:{${name}}`;
-}
+/** Asks the store whether lock `name` is held now; read-only, so a run's own lock is not disturbed. */
+export type HeldProbe = (name: string) => Promise<boolean>;
 
 /**
  * Injected into test jobs, which call {@link record} from their handler: it notes the lock the run is
- * under and which lock keys exist in Redis while it runs, so a test can tell a locked run from an
- * unlocked one from the inside. Only key names are read, never values, which are the provider's own.
+ * under and whether the store held it meanwhile, so a test can tell a locked run from an unlocked one from
+ * the inside.
  */
 export class RunRecorder {
   readonly runs: JobRun[] = [];
 
-  constructor(
-    private readonly redis: Redis | undefined,
-    private readonly keyPrefix: string,
-  ) {}
+  constructor(private readonly held: HeldProbe = async () => false) {}
 
   async record(job: string): Promise<void> {
     const lockName = currentLock()?.name;
-    const heldLockKeys = this.redis ? await this.readLockKeys(this.redis) : new Set<string>();
-    this.runs.push({ job, lockName, heldLockKeys });
+    this.runs.push({ job, lockName, lockHeld: await this.held(lockName ?? job) });
   }
 
   runsOf(job: string): JobRun[] {
     return this.runs.filter((run) => run.job === job);
-  }
-
-  private async readLockKeys(redis: Redis): Promise<Set<string>> {
-    const keys = new Set<string>();
-    for await (const batch of redis.scanStream({ match: `${this.keyPrefix}:*`, count: 1000 })) {
-      for (const key of batch as string[]) if (key.endsWith('}')) keys.add(key);
-    }
-    return keys;
   }
 }

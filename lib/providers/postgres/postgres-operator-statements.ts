@@ -38,7 +38,7 @@ export function operatorStatements(tables: PostgresTables) {
       )
       INSERT INTO ${triggerResults} (id, result, reported_at) VALUES ($1, $2, ${NOW})
       ON CONFLICT (id) DO UPDATE SET result = excluded.result, reported_at = excluded.reported_at`),
-    forgetNodes: statement(`DELETE FROM ${nodes} WHERE last_seen < $1`),
+    forgetNodes: statement(`DELETE FROM ${nodes} WHERE last_seen < $1 RETURNING locked_by`),
     nodes: statement(`SELECT node FROM ${nodes} ORDER BY locked_by`),
     jobs: statement(`SELECT job FROM ${jobs} ORDER BY job_name`),
     job: statement(`SELECT job FROM ${jobs} WHERE job_name = $1`),

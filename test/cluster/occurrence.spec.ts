@@ -216,5 +216,4 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
       forEachOccurrence([skipCrash.occurrence], ['already-ran', 'already-ran', 'ran']),
     );
   }, 90_000);
-
 });

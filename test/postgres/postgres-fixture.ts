@@ -62,7 +62,13 @@ export function postgresSubject(
   poolOptions: () => pg.PoolConfig = () => ({}),
 ): LockProviderSubject<PostgresLockProvider> & { close(): Promise<void> } {
   let fixture: Promise<PostgresFixture> | undefined;
-  const open = () => (fixture ??= postgresFixture(label, poolOptions()));
+  // The tables are made by one node before any other: checks that start at once would all make them.
+  const madeTables = async (made: PostgresFixture) => {
+    const first = made.connect();
+    await first.readJobRecord('warm-up').finally(() => made.disconnect(first));
+    return made;
+  };
+  const open = () => (fixture ??= postgresFixture(label, poolOptions()).then(madeTables));
   return {
     name: 'PostgresLockProvider',
     provider: PostgresLockProvider,

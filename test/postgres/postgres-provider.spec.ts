@@ -132,5 +132,4 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
     expect(() => new PostgresLockProvider({} as never)).toThrow(/pool must be a pg Pool \(got an instance of Object\)/);
     return pool.end();
   });
-
 });

@@ -62,6 +62,7 @@ const FILE_TIERS = {
   'providers/redis-endpoint.spec.ts': 'unit',
   'providers/redis-lock-provider.spec.ts': 'system',
   'providers/startup-check.spec.ts': 'system',
+  'testing/test-lock-store-kit.spec.ts': 'integration',
   'types/entry-points.spec.ts': 'system',
 };
 

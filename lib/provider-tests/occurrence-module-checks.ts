@@ -4,6 +4,7 @@ import type { LockConfiguration } from '../core/provider/lock-configuration.js';
 import type { JobRecord, LockProvider } from '../core/provider/lock-provider.js';
 import {
   canReadJobRecords,
+  canRenewLeases,
   type JobRecordReader,
   type OccurrenceLockProvider,
   type RecoveringLockProvider,
@@ -203,7 +204,9 @@ export const rerunChecks: CheckDefinition<RecoveringLockProvider>[] = [
     async run({ provider, other, connect }) {
       const [name, runs] = [uniqueLockName('rerun'), [] as OccurrenceRun[]];
       const dead = await connect('dead-node');
-      await inApps([provider, other], 'rerun', name, runs, async ([app]) => {
+      // With a lease (where the store renews them), watchers look every 100 ms: the re-run comes well before the next.
+      const kind = canRenewLeases(provider) ? 'rerunLeased' : 'rerun';
+      await inApps([provider, other], kind, name, runs, async ([app]) => {
         // Once the apps run, a node claims the next occurrence at least a second away with a 300 ms lock, and dies.
         const occurrence = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;
         claimed(await dead.lockOccurrence(jobConfig(name, 300), occurrence));

@@ -25,6 +25,11 @@ const KINDS = {
   yearly: { cron: '0 0 0 1 1 *', options: { catchUp: { window: '400d' } } },
   /** Every 3 s: room between occurrences for a watcher to find a dead run and wait out its grace. */
   rerun: { cron: '*/3 * * * * *', options: { onCrash: 'rerun', recoveryGrace: '200ms' } },
+  /** The same with a 300 ms lease: its watchers look every 100 ms, not every second. */
+  rerunLeased: {
+    cron: '*/3 * * * * *',
+    options: { onCrash: 'rerun', recoveryGrace: '200ms', keepAlive: { lease: '300ms' } },
+  },
 } satisfies Record<string, { cron: string; options: SchedulerLockOptions }>;
 
 export type OccurrenceJobKind = keyof typeof KINDS;

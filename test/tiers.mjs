@@ -38,12 +38,11 @@ const FILE_TIERS = {
   'dashboard/dashboard-options.spec.ts': 'unit',
   'lease/fencing.spec.ts': 'system',
   'lease/timers.spec.ts': 'system',
-  'module/provider-contract.spec.ts': 'integration',
   'module/redis-faults.spec.ts': 'system',
   'module/redis-option.spec.ts': 'integration',
   'occurrence/cron-schedule.spec.ts': 'unit',
   'occurrence/finished-run-not-rerun.spec.ts': 'system',
-  'occurrence/occurrence-module.spec.ts': 'system',
+  'occurrence/occurrence-module.spec.ts': 'unit',
   'operators/operator-note-fuzz.spec.ts': 'unit',
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
   'postgres/postgres-frozen-claims.spec.ts': 'system',
@@ -56,6 +55,7 @@ const FILE_TIERS = {
   'providers/redis-lock-provider.spec.ts': 'system',
   'providers/startup-check.spec.ts': 'system',
   'terminus/health-indicator.spec.ts': 'unit',
+  'testing/test-lock-store-kit.spec.ts': 'integration',
   'types/entry-points.spec.ts': 'system',
 };
 

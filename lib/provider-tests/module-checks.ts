@@ -4,6 +4,7 @@ import type { LockEvent, LockEventType } from '../core/task/lock-events.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import { isLocked, lockConfig, lockWhenFree, mustLock, uniqueLockName } from './lock-probes.js';
 import type { ContractApp } from './module/contract-app.js';
+import { loadKitModules } from './module-loader.js';
 import type { CheckDefinition, CheckNodes } from './provider-subject.js';
 
 /**
@@ -11,7 +12,7 @@ import type { CheckDefinition, CheckNodes } from './provider-subject.js';
  * warning. Nest is loaded here, on the first module check: the rest of the kit never loads it.
  */
 async function throughTheModule(nodes: CheckNodes, body: (app: ContractApp) => Promise<void>): Promise<void> {
-  const { startContractApp } = await import('./module/contract-app.js');
+  const { startContractApp } = await loadKitModules();
   const app = await startContractApp(nodes.provider, nodes.other);
   try {
     await body(app);

@@ -20,6 +20,8 @@ import { jobLockChecks, pauseChecks } from './job-lock-checks.js';
 import { lockChecks } from './lock-checks.js';
 import { moduleChecks } from './module-checks.js';
 import { jobRecordChecks, occurrenceChecks } from './occurrence-checks.js';
+import { catchUpChecks, occurrenceModuleChecks, rerunChecks } from './occurrence-module-checks.js';
+import { operatorChecks } from './operator-checks.js';
 import { ownershipChecks } from './ownership-checks.js';
 import { ownerChecks } from './owner-checks.js';
 import { lockStoreChecks } from './lock-store-checks.js';
@@ -62,15 +64,15 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
   const sections = [
     section('lock', everyProvider, [...lockChecks(fencing), ...ownershipChecks(fencing, singleUse), ...identityChecks]),
     section('module', everyProvider, moduleChecks),
-    section('lockOccurrence', canClaimOccurrences, occurrenceChecks),
-    section('readJobRecord', recordsOccurrences, jobRecordChecks),
-    section('recoverOccurrence', canRecoverOccurrences, recoveryChecks),
+    section('lockOccurrence', canClaimOccurrences, [...occurrenceChecks, ...occurrenceModuleChecks]),
+    section('readJobRecord', recordsOccurrences, [...jobRecordChecks, ...catchUpChecks]),
+    section('recoverOccurrence', canRecoverOccurrences, [...recoveryChecks, ...rerunChecks]),
     section('renewLeases', canRenewLeases, renewalChecks),
     section('checkStore', canCheckStore, storeChecks),
     section('renewByOwner', canAddressOwners, ownerChecks),
     section('lockStore', canAddressOwners, lockStoreChecks),
     section('lockJob', canLockJobs, jobLockChecks),
-    section('operatorStore', pausesJobs, [...pauseChecks, ...operatorIdentityChecks]),
+    section('operatorStore', pausesJobs, [...pauseChecks, ...operatorIdentityChecks, ...operatorChecks]),
   ];
   return sections
     .filter(({ has }) => has(sample))
@@ -78,6 +80,7 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
       checks.map((check) => ({
         section: sectionName,
         name: check.name,
+        concurrent: check.concurrent ?? false,
         run: () => runOnNodes(subject as LockProviderSubject, has, check),
       })),
     );
@@ -85,11 +88,13 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
 
 /**
  * The `describe` and `it` of a test runner: Jest's and Vitest's globals (or imports), or `node:test`'s
- * `describe` and `it`.
+ * `describe` and `it`. With `concurrent` (Jest's and Vitest's `it.concurrent`), the checks that wait on an
+ * app's schedule run at once.
  */
 export interface TestRunner {
   describe(name: string, body: () => void): unknown;
   it(name: string, check: () => Promise<void>): unknown;
+  concurrent?(name: string, check: () => Promise<void>): unknown;
 }
 
 /**
@@ -99,13 +104,15 @@ export interface TestRunner {
  */
 export function describeLockProvider<P extends LockProvider>(
   subject: LockProviderSubject<P>,
-  { describe, it }: TestRunner,
+  { describe, it, concurrent = it }: TestRunner,
 ): void {
   const checks = lockProviderChecks(subject);
   describe(`${subject.name} (LockProvider conformance)`, () => {
     for (const sectionName of new Set(checks.map((check) => check.section))) {
       describe(sectionName, () => {
-        for (const check of checks.filter((each) => each.section === sectionName)) it(check.name, check.run);
+        for (const check of checks.filter((each) => each.section === sectionName)) {
+          (check.concurrent ? concurrent : it)(check.name, check.run);
+        }
       });
     }
   });

@@ -42,6 +42,11 @@ export interface ProviderCheck {
   /** The section: `lock` (every provider), or the ability it checks, e.g. `renewLeases`. */
   readonly section: string;
   readonly name: string;
+  /**
+   * The check waits on an app's schedule and times nothing itself: it may run alongside other checks (see
+   * `TestRunner.concurrent`).
+   */
+  readonly concurrent: boolean;
   run(): Promise<void>;
 }
 
@@ -62,6 +67,8 @@ export interface CheckNodes<P extends LockProvider = LockProvider> {
 /** A check before it is given its nodes. */
 export interface CheckDefinition<P extends LockProvider = LockProvider> {
   readonly name: string;
+  /** See {@link ProviderCheck.concurrent}; default `false`. */
+  readonly concurrent?: boolean;
   run(nodes: CheckNodes<P>): Promise<void>;
 }
 

@@ -9,18 +9,26 @@ import {
   type LockProvider,
   type SchedulerLockOptions,
   type SimpleLock,
+  InMemoryLockProvider,
 } from '../../lib/index.js';
-import { MinimalRedisLockProvider } from '../providers/minimal-redis-lock-provider.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, startupError, type SchedulerApp } from '../support/scheduler-app.js';
 
-const shared = useSharedRedisPrefix('provider-contract', closeSchedulerApps);
+afterEach(() => closeSchedulerApps());
 
-/** Real locks in the shared Redis, handed out as `present` makes them: the way a broken provider would. */
-abstract class RedisBackedProvider implements LockProvider {
-  private readonly inner = new MinimalRedisLockProvider(shared.client, shared.prefix);
+/** A provider with lock() alone: none of the optional abilities. */
+class MinimalLockProvider implements LockProvider {
+  private readonly inner = new InMemoryLockProvider();
+
+  lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
+    return this.inner.lock(configuration);
+  }
+}
+
+/** Real locks in memory, handed out as `present` makes them: the way a broken provider would. */
+abstract class StoreBackedProvider implements LockProvider {
+  private readonly inner = new MinimalLockProvider();
 
   async lock(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const lock = await this.inner.lock(configuration);
@@ -30,25 +38,25 @@ abstract class RedisBackedProvider implements LockProvider {
   protected abstract present(lock: SimpleLock): unknown;
 }
 
-class LockWithoutExtendProvider extends RedisBackedProvider {
+class LockWithoutExtendProvider extends StoreBackedProvider {
   protected present(lock: SimpleLock) {
     return { unlock: () => lock.unlock() };
   }
 }
 
-class LockWithoutUnlockProvider extends RedisBackedProvider {
+class LockWithoutUnlockProvider extends StoreBackedProvider {
   protected present(lock: SimpleLock) {
     return { extend: (atMost: number, atLeast: number) => lock.extend(atMost, atLeast) };
   }
 }
 
-class EmptyLockProvider extends RedisBackedProvider {
+class EmptyLockProvider extends StoreBackedProvider {
   protected present() {
     return {};
   }
 }
 
-class TrueLockProvider extends RedisBackedProvider {
+class TrueLockProvider extends StoreBackedProvider {
   protected present() {
     return true;
   }
@@ -63,7 +71,7 @@ class SynchronousLockProvider implements LockProvider {
 }
 
 /** Its locks' extend() resolves to an object that is no lock. */
-class BrokenExtendProvider extends RedisBackedProvider {
+class BrokenExtendProvider extends StoreBackedProvider {
   protected present(lock: SimpleLock) {
     return { unlock: () => lock.unlock(), extend: async () => ({ extended: true }) };
   }
@@ -132,11 +140,11 @@ describe('a provider that cannot do what the configuration needs fails the start
   });
 
   it('keepAlive without renewLeases()', async () => {
-    const minimal = new MinimalRedisLockProvider(shared.client, shared.prefix);
+    const minimal = new MinimalLockProvider();
     const { message } = await providerError(minimal, [cronJobLockedWith({ keepAlive: true })]);
 
     expect(message).toBe(
-      'ReportJob.run: keepAlive needs a provider with renewLeases(), which provider MinimalRedisLockProvider ' +
+      'ReportJob.run: keepAlive needs a provider with renewLeases(), which provider MinimalLockProvider ' +
         'does not have',
     );
   });
@@ -145,12 +153,12 @@ describe('a provider that cannot do what the configuration needs fails the start
     ['a cron job (once per occurrence by default)', {}, 'lockOccurrence()'],
     ["a cron job with onCrash: 'rerun'", { onCrash: 'rerun' }, 'lockOccurrence() and recoverOccurrence()'],
   ])('%s without the occurrence methods', async (_, options, methods) => {
-    const minimal = new MinimalRedisLockProvider(shared.client, shared.prefix);
+    const minimal = new MinimalLockProvider();
     const { message } = await providerError(minimal, [cronJobLockedWith(options)]);
 
     expect(message).toBe(
       `ReportJob.run: once-per-occurrence locking needs a provider with ${methods}, which provider ` +
-        'MinimalRedisLockProvider does not have; set occurrence: false',
+        'MinimalLockProvider does not have; set occurrence: false',
     );
   });
 });
@@ -163,7 +171,6 @@ describe('a provider whose lock() returns something unusable', () => {
     return { app, skipped };
   }
 
-  // Classes, not instances: the Redis-backed ones need the client the tests open.
   it.each<[string, new () => LockProvider, string]>([
     ['a lock without extend()', LockWithoutExtendProvider, 'lock() resolved to a lock without extend()'],
     ['a lock without unlock()', LockWithoutUnlockProvider, 'lock() resolved to a lock without unlock()'],

@@ -1,4 +1,5 @@
 import {
+  InMemoryLockProvider,
   LockLostError,
   SchedulerLockAdmin,
   UnknownJobError,
@@ -8,15 +9,22 @@ import {
 import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
-import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { pollUntil } from '../support/timing.js';
 import { LongRun, operatorJobs } from './operator-jobs.js';
-import { RedisLockProvider } from '../../lib/providers/redis/index.js';
+import { InMemoryStore } from '../../lib/providers/in-memory/in-memory-store.js';
 
 const Jobs = operatorJobs(300);
 
-const redis = useSharedRedisPrefix('operators', closeSchedulerApps);
+/** The store the nodes of a test share: the admin's logic across nodes, on a store the kit checks. */
+let store: InMemoryStore;
+beforeEach(() => {
+  store = new InMemoryStore();
+});
+afterEach(() => closeSchedulerApps());
+
+/** The operator store of the test's cluster, as a node sees it. */
+const operatorStore = () => new InMemoryLockProvider({ lockedBy: 'operator', store }).operatorStore();
 
 /** Two nodes of one app, publishing themselves every 100 ms. */
 async function cluster(...providers: (typeof Jobs | typeof LongRun)[]): Promise<[SchedulerApp, SchedulerApp]> {
@@ -27,8 +35,7 @@ async function cluster(...providers: (typeof Jobs | typeof LongRun)[]): Promise<
 function startNode(lockedBy: string, providers: (typeof Jobs | typeof LongRun)[]): Promise<SchedulerApp> {
   return startSchedulerApp({
     lock: {
-      redis: redis.client,
-      keyPrefix: redis.prefix,
+      provider: new InMemoryLockProvider({ lockedBy, store }),
       lockedBy,
       defaultLockAtMostFor: '1m',
       heartbeatInterval: '100ms',
@@ -51,16 +58,6 @@ function runs(history: HistoryEntry[]): RunHistoryEntry[] {
 }
 
 describe('SchedulerLockAdmin: the cluster seen and steered from any node', () => {
-  it('forgets nodes gone for an hour, so the list stays bounded however many pods come and go', async () => {
-    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
-    const seen = (lockedBy: string, lastSeen: number) => ({ lockedBy, version: '1', startedAt: 0, lastSeen, jobs: [] });
-    await store.publish(seen('old-pod', Date.now() - 2 * 3_600_000), []);
-    await store.publish(seen('live-pod', Date.now()), []);
-
-    expect(await store.forgetNodes(Date.now() - 3_600_000)).toBe(1);
-    expect((await store.nodes()).map((found) => found.lockedBy)).toEqual(['live-pod']);
-  });
-
   it('lists the live nodes and their jobs; each run goes into the history with its node, outcome, token and error', async () => {
     const [a] = await cluster(Jobs);
     const admin = a.get(SchedulerLockAdmin);
@@ -194,7 +191,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       expect(outcome).toMatchObject({ triggered: false, reason: 'pending', id: winner.id });
     }
     // Every answer is in, so no trigger is left pending: the one run is all there will be.
-    expect(await redis.client.hlen(`${redis.prefix}:triggers`)).toBe(0);
+    expect(await operatorStore().takeTriggers(new Set(['leap-day']))).toEqual([]);
     const history = await until(
       () => admin.history('leap-day'),
       (entries) => runs(entries).length > 0,
@@ -210,7 +207,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
 
   it('trigger: withdrawn when no node takes it in time, so it cannot run after the operator was told it did not', async () => {
     // A job a live node publishes but whose triggers nobody takes (no app runs it).
-    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
+    const ghostStore = operatorStore();
     const node = {
       lockedBy: 'silent-node',
       version: '1',
@@ -225,23 +222,14 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       schedule: '1000',
       occurrence: false,
     } as const;
-    await store.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }]);
-    const admin = new ClusterAdmin(store, 60_000);
+    await ghostStore.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }]);
+    const admin = new ClusterAdmin(ghostStore, 60_000);
 
     const outcome = await admin.trigger('ghost', { actor: 'bob' }, 300);
     expect(outcome).toEqual({ triggered: false, reason: 'not-taken', id: expect.any(String) });
-    expect(await redis.client.hlen(`${redis.prefix}:triggers`)).toBe(0);
+    expect(await ghostStore.takeTriggers(new Set(['ghost']))).toEqual([]);
     // The next trigger is queued afresh, not refused as pending behind the withdrawn one.
     expect(await admin.trigger('ghost', { actor: 'carol' }, 300)).toMatchObject({ reason: 'not-taken' });
-
-    // Taking and withdrawing remove a trigger by its id: whoever is first has it, and a node that read a trigger
-    // before its operator withdrew it cannot take (delete) the next one in its place.
-    const { request: withdrawn } = await store.requestTrigger('ghost', 'ghost', { actor: 'dave' });
-    expect(await store.withdrawTrigger('ghost', withdrawn.id)).toBe(true);
-    const { request: next } = await store.requestTrigger('ghost', 'ghost', { actor: 'erin' });
-    expect(await store.withdrawTrigger('ghost', withdrawn.id)).toBe(false);
-    expect(await store.takeTriggers(new Set(['ghost']))).toEqual([next]);
-    expect(await store.withdrawTrigger('ghost', next.id)).toBe(false);
   });
 
   it('unlock of a free lock releases nothing, says so (formerHolder null) and writes no history entry', async () => {

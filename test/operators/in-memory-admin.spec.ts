@@ -18,20 +18,14 @@ import {
   type SchedulerApp,
   type SchedulerAppSetup,
 } from '../support/scheduler-app.js';
-import { postgresFixture, type PostgresFixture } from '../postgres/postgres-fixture.js';
 import { pollUntil } from '../support/timing.js';
 import { LongRun, operatorJobs } from './operator-jobs.js';
 
 const Jobs = operatorJobs(200);
 
-/** The provider of each test's app: in memory, or on a PostgreSQL schema of the test's own. */
-let newProvider: () => LockProvider;
-let fixture: PostgresFixture | undefined;
-afterEach(async () => {
-  await closeSchedulerApps();
-  await fixture?.close();
-  fixture = undefined;
-});
+/** The provider of each test's app: in memory (the kit checks each store's operator store). */
+const newProvider = () => new InMemoryLockProvider({ lockedBy: 'node-a' });
+afterEach(() => closeSchedulerApps());
 
 /** An app on `provider` ({@link newProvider}'s unless given), publishing itself every 100 ms. */
 function startApp(
@@ -64,21 +58,7 @@ function runs(history: HistoryEntry[]): RunHistoryEntry[] {
   return history.filter((entry): entry is RunHistoryEntry => entry.type === 'run');
 }
 
-describe.each([
-  ['the in-memory provider', async () => () => new InMemoryLockProvider({ lockedBy: 'node-a' })],
-  [
-    'PostgreSQL',
-    async () => {
-      const pg = await postgresFixture('admin');
-      fixture = pg;
-      return () => pg.connect({ lockedBy: 'node-a' });
-    },
-  ],
-])('SchedulerLockAdmin on %s: the whole console without Redis', (_, providers) => {
-  beforeEach(async () => {
-    newProvider = await providers();
-  });
-
+describe('SchedulerLockAdmin on the in-memory provider: the whole console without Redis', () => {
   it('listJobs, listNodes and history: each run with its node, outcome, fencing token and error', async () => {
     const app = await startApp([Jobs]);
     const admin = app.get(SchedulerLockAdmin);

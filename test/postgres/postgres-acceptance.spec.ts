@@ -4,4 +4,4 @@ import { postgresSubject } from './postgres-fixture.js';
 const subject = postgresSubject('conformance');
 afterAll(() => subject.close());
 
-describeLockProvider(subject, { describe, it });
+describeLockProvider(subject, { describe, it, concurrent: it.concurrent });

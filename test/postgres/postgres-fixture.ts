@@ -62,16 +62,28 @@ export function postgresSubject(
   poolOptions: () => pg.PoolConfig = () => ({}),
 ): LockProviderSubject<PostgresLockProvider> & { close(): Promise<void> } {
   let fixture: Promise<PostgresFixture> | undefined;
-  const open = () => (fixture ??= postgresFixture(label, poolOptions()));
+  // The tables are made by one node before any other: checks that start at once would all make them.
+  const madeTables = async (made: PostgresFixture) => {
+    const first = made.connect();
+    await first.readJobRecord('warm-up').finally(() => made.disconnect(first));
+    return made;
+  };
+  const open = () => (fixture ??= postgresFixture(label, poolOptions()).then(madeTables));
+  let connecting: Promise<unknown> = Promise.resolve();
   return {
     name: 'PostgresLockProvider',
     provider: PostgresLockProvider,
     fencingTokens: true,
     singleUseLocks: true,
-    async create(lockedBy) {
-      const node = (await open()).connect(lockedBy === undefined ? {} : { lockedBy });
-      await node.readJobRecord('warm-up');
-      return node;
+    create(lockedBy) {
+      // One connection opened at a time: checks that start at once would open a dozen, each a new backend.
+      const made = connecting.then(async () => {
+        const node = (await open()).connect(lockedBy === undefined ? {} : { lockedBy });
+        await node.readJobRecord('warm-up');
+        return node;
+      });
+      connecting = made.catch(() => undefined);
+      return made;
     },
     cleanup: async (node) => (await open()).disconnect(node),
     close: async () => (await fixture)?.close(),

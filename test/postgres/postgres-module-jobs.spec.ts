@@ -3,8 +3,7 @@ import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import { currentLock, LockedJobStatus, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
-import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import { HOUR_MS, hourStartWithRoom } from '../support/timing.js';
+import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 import { countStatements } from './statement-counter.js';
 
@@ -12,9 +11,6 @@ import { countStatements } from './statement-counter.js';
 interface SeenRun {
   readonly fencingToken?: number;
   readonly occurrence?: number;
-  readonly catchUp?: boolean;
-  readonly attempt?: number;
-  readonly previousHolder?: string;
 }
 
 function seen(): SeenRun {
@@ -22,9 +18,6 @@ function seen(): SeenRun {
   return {
     fencingToken: lock.fencingToken,
     occurrence: lock.occurrence?.getTime(),
-    catchUp: lock.catchUp,
-    attempt: lock.recovery?.attempt,
-    previousHolder: lock.recovery?.previousHolder,
   };
 }
 
@@ -48,37 +41,6 @@ class EveryKind {
   }
   private record(kind: string) {
     this.runs.set(kind, [...(this.runs.get(kind) ?? []), seen()]);
-  }
-}
-
-@Injectable()
-class EverySecond {
-  readonly runs: SeenRun[] = [];
-  @Cron('* * * * * *')
-  @SchedulerLock({ name: 'every-second' })
-  tick() {
-    this.runs.push(seen());
-  }
-}
-
-/** Every 3 s: long enough between occurrences for a watcher to find a dead run and wait out its grace. */
-@Injectable()
-class EveryThreeSeconds {
-  readonly runs: SeenRun[] = [];
-  @Cron('*/3 * * * * *')
-  @SchedulerLock({ name: 'every-three-seconds', onCrash: 'rerun', recoveryGrace: '200ms' })
-  tick() {
-    this.runs.push(seen());
-  }
-}
-
-@Injectable()
-class Hourly {
-  readonly runs: SeenRun[] = [];
-  @Cron('0 0 * * * *')
-  @SchedulerLock({ name: 'hourly', catchUp: { window: '2h' } })
-  tick() {
-    this.runs.push(seen());
   }
 }
 
@@ -122,52 +84,6 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
     );
     expect(rows).toEqual([{ name: 'pg-timeout', held: false }]);
     expect(app.logs.texts('error')).toEqual([]);
-  });
-
-  it('runs each occurrence of a cron job once across two apps', async () => {
-    const [a, b] = await Promise.all([start([EverySecond], 'node-a'), start([EverySecond], 'node-b')]);
-    await events(a.history$, (event) => event.jobName === 'EverySecond.tick' && event.type !== 'attempt', 12);
-
-    const occurrences = [...a.get(EverySecond).runs, ...b.get(EverySecond).runs].map((run) => run.occurrence!);
-    expect(occurrences.length).toBeGreaterThanOrEqual(3);
-    expect(new Set(occurrences).size).toBe(occurrences.length);
-    const skipped = [...a.recorded, ...b.recorded].filter((event) => event.type === 'skipped');
-    expect(skipped.map((event) => (event as LockEvent & { reason: string }).reason)).not.toContain('store-error');
-  });
-
-  it("re-runs an occurrence whose node died (onCrash: 'rerun') once its lock expired and recoveryGrace passed", async () => {
-    // A node claims the next occurrence at least a second away with a 300 ms lock and dies: never releases it.
-    const dead = fixture.connect({ lockedBy: 'dead-node' });
-    const occurrence = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;
-    const configuration = { name: 'every-three-seconds', lockAtMostFor: 300, lockAtLeastFor: 0 };
-    expect('lock' in (await dead.lockOccurrence(configuration, occurrence))).toBe(true);
-
-    const app = await start([EveryThreeSeconds]);
-    const runs = app.get(EveryThreeSeconds).runs;
-    await nextEvent(
-      app.history$,
-      (event) => event.type === 'released' && runs.some((run) => run.attempt === 2),
-      15_000,
-    );
-    expect(runs.find((run) => run.occurrence === occurrence)).toEqual(
-      expect.objectContaining({ occurrence, attempt: 2, previousHolder: 'dead-node' }),
-    );
-  });
-
-  it('catches up the latest missed occurrence once at start-up, across two apps starting together', async () => {
-    const lastHour = await hourStartWithRoom();
-    const before = await fixture
-      .connect({ lockedBy: 'earlier' })
-      .lockOccurrence({ name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, lastHour - HOUR_MS);
-    if ('lock' in before) await before.lock.finish!('succeeded');
-
-    const apps = await Promise.all([start([Hourly], 'node-a'), start([Hourly], 'node-b')]);
-    await Promise.race(apps.map((app: SchedulerApp) => nextEvent(app.history$, jobEvent('released', 'Hourly.tick'))));
-    // A node that reads the record after the other's catch-up finds nothing to catch up, and says nothing: no
-    // event announces that, so the test waits a while for a second run that must not come.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const runs = apps.flatMap((app) => app.get(Hourly).runs);
-    expect(runs).toEqual([expect.objectContaining({ occurrence: lastHour, catchUp: true })]);
   });
 
   it('renews the keepAlive leases of a node in one statement per interval, and no other node takes them', async () => {

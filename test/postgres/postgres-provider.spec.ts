@@ -132,20 +132,4 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
     expect(() => new PostgresLockProvider({} as never)).toThrow(/pool must be a pg Pool \(got an instance of Object\)/);
     return pool.end();
   });
-
-  it('keeps one pending trigger per job, withdraws one no node took, and records no unlock of a free lock', async () => {
-    const store = fixture.connect({ lockedBy: 'node-a' }).operatorStore();
-    const first = await store.requestTrigger('report', 'report', { actor: 'alice' });
-    const second = await store.requestTrigger('report', 'report', { actor: 'bob' });
-    expect(first.queued).toBe(true);
-    expect(second).toEqual({ request: first.request, queued: false });
-    expect(await store.withdrawTrigger('report', second.request.id)).toBe(true);
-    expect(await store.withdrawTrigger('report', second.request.id)).toBe(false);
-    expect(await store.takeTriggers(new Set(['report']))).toEqual([]);
-
-    expect(await store.unlock('report', { actor: 'carol' })).toBeUndefined();
-    expect(
-      (await store.history('report', 10)).map((entry) => [entry.type, (entry as { actor?: string }).actor]),
-    ).toEqual([['trigger', 'alice']]);
-  });
 });

@@ -1,16 +1,16 @@
 import { InMemoryLockProvider } from '../../lib/index.js';
 import { describeLockProvider, type LockProviderSubject } from '../../lib/provider-tests/index.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { InMemoryStore } from '../../lib/providers/in-memory/in-memory-store.js';
 
-// Nodes of one in-memory store, each an InMemoryLockProvider with its own lockedBy: the cluster that
-// nest-scheduler-lock/testing simulates, so its store passes the kit too.
-const store = new TestLockStore();
+// Nodes of one in-memory store, each an InMemoryLockProvider with its own lockedBy (the store option is how
+// providers share a store in one process).
+const store = new InMemoryStore();
 const subject: LockProviderSubject<InMemoryLockProvider> = {
   name: 'InMemoryLockProvider',
   provider: InMemoryLockProvider,
-  create: (lockedBy = 'in-memory-node') => store.provider(lockedBy),
+  create: (lockedBy = 'in-memory-node') => new InMemoryLockProvider({ lockedBy, store }),
   fencingTokens: true,
   singleUseLocks: true,
 };
 
-describeLockProvider(subject, { describe, it });
+describeLockProvider(subject, { describe, it, concurrent: it.concurrent });

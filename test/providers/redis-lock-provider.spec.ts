@@ -22,7 +22,7 @@ import { RedisLockProvider, DEFAULT_KEY_PREFIX } from '../../lib/providers/redis
 const subject = redisLockProviderSubject('RedisLockProvider', SHARED_REDIS);
 afterAll(() => subject.close());
 
-describeLockProvider(subject, { describe, it });
+describeLockProvider(subject, { describe, it, concurrent: it.concurrent });
 
 describe('RedisLockProvider on the shared Redis', () => {
   const shared = useSharedRedisPrefix('provider-layout');

@@ -1,4 +1,4 @@
-import { Module, type LoggerService } from '@nestjs/common';
+import { Module, type INestApplicationContext, type LoggerService, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LockingTaskExecutor } from '../../core/executor/locking-task-executor.js';
@@ -29,6 +29,28 @@ class ComplaintLog implements LoggerService {
   }
 }
 
+/** An app of the kit: its context, its jobs (`Jobs`, which record its lock events), and what it complained of. */
+export interface KitApp<J> {
+  readonly context: INestApplicationContext;
+  readonly jobs: J;
+  /** What the app logged at `error` and `warn` level. */
+  readonly complaints: string[];
+  close(): Promise<void>;
+}
+
+/** Starts an app with `ScheduleModule` and `SchedulerLockModule` on `provider`, running `Jobs`. */
+export async function startKitApp<J>(provider: LockProvider, Jobs: Type<J>): Promise<KitApp<J>> {
+  @Module({
+    imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '10s' })],
+    providers: [Jobs],
+  })
+  class KitAppModule {}
+
+  const log = new ComplaintLog();
+  const context = await NestFactory.createApplicationContext(KitAppModule, { logger: log, abortOnError: false });
+  return { context, jobs: context.get(Jobs), complaints: log.complaints, close: () => context.close() };
+}
+
 /**
  * Starts an app whose locks are `provider`'s, with a cron, an interval and a timeout job of fresh names,
  * which look at their locks from `other`.
@@ -39,21 +61,6 @@ export async function startContractApp(provider: LockProvider, other: LockProvid
     interval: uniqueLockName('interval'),
     timeout: uniqueLockName('timeout'),
   };
-  const Jobs = contractJobs(names, other);
-
-  @Module({
-    imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '10s' })],
-    providers: [Jobs],
-  })
-  class ContractAppModule {}
-
-  const log = new ComplaintLog();
-  const context = await NestFactory.createApplicationContext(ContractAppModule, { logger: log, abortOnError: false });
-  return {
-    names,
-    jobs: context.get(Jobs),
-    executor: context.get(LockingTaskExecutor),
-    complaints: log.complaints,
-    close: () => context.close(),
-  };
+  const app = await startKitApp(provider, contractJobs(names, other));
+  return { ...app, names, executor: app.context.get(LockingTaskExecutor) };
 }

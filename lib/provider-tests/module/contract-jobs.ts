@@ -20,9 +20,8 @@ export interface ContractJobNames {
   readonly timeout: string;
 }
 
-/** What the jobs of an app recorded: their runs, and every lock event since the app was built. */
-export interface ContractJobs {
-  readonly runs: Map<string, ObservedRun[]>;
+/** Every lock event of an app since its jobs were built, and a way to wait for the ones a check expects. */
+export interface RecordedLockEvents {
   readonly recorded: LockEvent[];
   /**
    * Resolves with the first `count` events matching `match` (`what`), counting those already recorded;
@@ -31,45 +30,50 @@ export interface ContractJobs {
   events(match: (event: LockEvent) => boolean, count: number, what: string, ms?: number): Promise<LockEvent[]>;
 }
 
-/**
- * One job of each kind, named `names`, each looking at its own lock from `other` (another node). The cron
- * job opts out of once-per-occurrence locking, which needs the `lockOccurrence()` ability: everything here
- * needs only `lock()`, `unlock()` and `extend()`.
- */
+/** What the jobs of an app recorded: their runs, and every lock event since the app was built. */
+export interface ContractJobs extends RecordedLockEvents {
+  readonly runs: Map<string, ObservedRun[]>;
+}
+
+/** Records an app's lock events: the base of a kit app's jobs, built before the app schedules anything. */
+@Injectable()
+export class LockEventRecorder implements RecordedLockEvents {
+  readonly recorded: LockEvent[] = [];
+  private readonly waiting = new Set<() => void>();
+
+  // Built before the app schedules anything: no event of a first tick is missed.
+  constructor(lockEvents: LockEvents) {
+    lockEvents.events$.subscribe((event) => {
+      this.recorded.push(event);
+      for (const wake of this.waiting) wake();
+    });
+  }
+
+  events(match: (event: LockEvent) => boolean, count: number, what: string, ms = 10_000): Promise<LockEvent[]> {
+    return new Promise((resolve, reject) => {
+      const found = () => this.recorded.filter(match);
+      const settle = (outcome: () => void) => {
+        clearTimeout(timer);
+        this.waiting.delete(look);
+        outcome();
+      };
+      const look = () => {
+        if (found().length >= count) settle(() => resolve(found().slice(0, count)));
+      };
+      const timer = setTimeout(() => {
+        const message = `expected ${count} ${what} within ${ms} ms, saw ${found().length}`;
+        settle(() => reject(new assert.AssertionError({ message })));
+      }, ms);
+      this.waiting.add(look);
+      look();
+    });
+  }
+}
+
 export function contractJobs(names: ContractJobNames, other: LockProvider): Type<ContractJobs> {
   @Injectable()
-  class Jobs implements ContractJobs {
+  class Jobs extends LockEventRecorder implements ContractJobs {
     readonly runs = new Map<string, ObservedRun[]>();
-    readonly recorded: LockEvent[] = [];
-    private readonly waiting = new Set<() => void>();
-
-    // Built before the app schedules anything: no event of a first tick is missed.
-    constructor(lockEvents: LockEvents) {
-      lockEvents.events$.subscribe((event) => {
-        this.recorded.push(event);
-        for (const wake of this.waiting) wake();
-      });
-    }
-
-    events(match: (event: LockEvent) => boolean, count: number, what: string, ms = 10_000): Promise<LockEvent[]> {
-      return new Promise((resolve, reject) => {
-        const found = () => this.recorded.filter(match);
-        const settle = (outcome: () => void) => {
-          clearTimeout(timer);
-          this.waiting.delete(look);
-          outcome();
-        };
-        const look = () => {
-          if (found().length >= count) settle(() => resolve(found().slice(0, count)));
-        };
-        const timer = setTimeout(() => {
-          const message = `expected ${count} ${what} within ${ms} ms, saw ${found().length}`;
-          settle(() => reject(new assert.AssertionError({ message })));
-        }, ms);
-        this.waiting.add(look);
-        look();
-      });
-    }
 
     @Cron('* * * * * *', { name: names.cron })
     @SchedulerLock({ occurrence: false })

@@ -38,7 +38,7 @@ export function operatorStatements(tables: PostgresTables) {
       )
       INSERT INTO ${triggerResults} (id, result, reported_at) VALUES ($1, $2, ${NOW})
       ON CONFLICT (id) DO UPDATE SET result = excluded.result, reported_at = excluded.reported_at`),
-    forgetNodes: statement(`DELETE FROM ${nodes} WHERE last_seen < $1`),
+    forgetNodes: statement(`DELETE FROM ${nodes} WHERE last_seen < $1 RETURNING locked_by`),
     nodes: statement(`SELECT node FROM ${nodes} ORDER BY locked_by`),
     jobs: statement(`SELECT job FROM ${jobs} ORDER BY job_name`),
     job: statement(`SELECT job FROM ${jobs} WHERE job_name = $1`),
@@ -81,6 +81,8 @@ export function operatorStatements(tables: PostgresTables) {
       ), recorded AS (${steered('entry')})
       SELECT (SELECT request FROM queued) AS queued,
         (SELECT request FROM ${triggers} WHERE job_name = $4) AS pending`),
+    /** `$1` job name: its pending trigger, which a request that raced it could not see in its own statement. */
+    pendingTrigger: statement(`SELECT request FROM ${triggers} WHERE job_name = $1`),
     /** `$1` job name, `$2` trigger id: a row if it was still waiting (no node took it), now withdrawn. */
     withdrawTrigger: statement(`DELETE FROM ${triggers} WHERE job_name = $1 AND request->>'id' = $2 RETURNING 1`),
     /**

@@ -118,9 +118,12 @@ export class PostgresOperatorStore implements OperatorStore {
     const request: TriggerRequest = { id: randomUUID(), jobName, actor: note.actor, reason: note.reason, at: entry.at };
     const [row] = await this.steer(this.statements.requestTrigger, lockName, entry, jobName, JSON.stringify(request));
     if (row?.queued) return { request, queued: true };
-    // Pending: the trigger queued before this one. (One queued by another node during this very statement is
-    // not visible to it: this one is dropped all the same, and named as pending.)
-    return { request: row?.pending ?? request, queued: false };
+    // Pending: the trigger queued before this one. One queued by another node during this very statement is
+    // not visible to it; a second statement sees it (unless a node took it meanwhile).
+    const pending =
+      row?.pending ??
+      (await this.session.run<{ request: TriggerRequest }>(this.statements.pendingTrigger, [jobName]))[0]?.request;
+    return { request: pending ?? request, queued: false };
   }
 
   async withdrawTrigger(jobName: string, id: string): Promise<boolean> {

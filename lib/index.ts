@@ -16,6 +16,10 @@ export type {
 } from './nest/scheduler-lock.module-definition.js';
 export type { SchedulerLockOptions } from './nest/scheduler-lock-options.interface.js';
 export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
+export { LeaderElection, type LeaderElectionOptions } from './nest/leader-election.decorator.js';
+export { LeaderElections } from './nest/leader-elections.js';
+export type { OnLeadershipAcquired, OnLeadershipLost } from './leader/leadership-hooks.js';
+export { LeadershipEndedError, type LeaderLease, type LeadershipEndReason } from './leader/leader-lease.js';
 export { parseDuration, type Duration, type DurationInput } from './core/provider/duration.js';
 
 // What a task sees, and programmatic locking.

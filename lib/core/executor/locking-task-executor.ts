@@ -184,6 +184,31 @@ export class LockingTaskExecutor {
     );
   }
 
+  /**
+   * @internal Renews `lock` (taken at `requestedAt` with `configuration`, a lease) in this node's lease batch until
+   * {@link dropLease}; `lost` hears when it is lost or about to expire. A leader's lease, held outside any run.
+   */
+  keepLease(
+    lock: SimpleLock,
+    configuration: RunLockConfiguration,
+    requestedAt: number,
+    lost: (reason: LockLostReason) => void,
+  ): ActiveLock {
+    const listener: ActiveLockListener = {
+      providerName: this.providerName,
+      extended: (active) => this.keeper.reschedule(active),
+      lost: (_active, reason) => lost(reason),
+    };
+    const active = new ActiveLock({ lock }, configuration, requestedAt, this.lockedBy, undefined, listener);
+    this.keeper.track(active);
+    return active;
+  }
+
+  /** @internal Stops renewing a lease of {@link keepLease}. */
+  dropLease(active: ActiveLock): void {
+    this.keeper.untrack(active);
+  }
+
   /** @internal The skips counted since the last call, by lock name and reason (for the cluster view). */
   drainSkips(): Map<string, Map<SkipReason, number>> {
     return this.events.drainSkips();

@@ -1,0 +1,216 @@
+import { jest } from '@jest/globals';
+import { Injectable } from '@nestjs/common';
+import {
+  LeaderElection,
+  LeadershipEndedError,
+  type LeaderLease,
+  type OnLeadershipAcquired,
+  type OnLeadershipLost,
+} from '../../lib/index.js';
+import { ScheduleModule } from '@nestjs/schedule';
+import { Test, type TestingModule } from '@nestjs/testing';
+import {
+  InMemoryLockProvider,
+  LeaderElections,
+  LockingTaskExecutor,
+  SCHEDULER_LOCK_PROVIDER,
+  SchedulerLockModule,
+} from '../../lib/index.js';
+import { SchedulerLockTest, TestLockStore, type TestNode } from '../../lib/testing/index.js';
+import { CapturedLogger } from '../support/captured-logger.js';
+
+const store = new TestLockStore();
+
+/** Every hook call of every node, as `<node> acquired #<token>` or `<node> lost (<reason>)`, in order. */
+const calls: string[] = [];
+/** The terms that began, with their signals: at most one may be unaborted at any instant. */
+const terms: LeaderLease[] = [];
+/** Makes `onLeadershipAcquired` throw on these nodes. */
+const failingNodes = new Set<string>();
+
+@Injectable()
+@LeaderElection('feed', { lease: '3s' })
+class FeedConsumer implements OnLeadershipAcquired, OnLeadershipLost {
+  onLeadershipAcquired(lease: LeaderLease) {
+    assertOneLeader();
+    terms.push(lease);
+    calls.push(`${lease.node} acquired #${lease.fencingToken}`);
+    if (failingNodes.has(lease.node)) throw new Error('the feed refused us');
+  }
+
+  onLeadershipLost(lease: LeaderLease) {
+    const reason = (lease.signal.reason as LeadershipEndedError).reason;
+    calls.push(`${lease.node} lost (${reason})`);
+  }
+}
+
+/** Kills `node`: its terms end with its process, which the hooks never hear of. */
+function kill(node: TestNode): void {
+  node.kill();
+  terms.splice(0, terms.length, ...terms.filter((term) => term.node !== node.lockedBy));
+}
+
+function assertOneLeader(): void {
+  const leading = terms.filter((term) => !term.signal.aborted).map((term) => term.node);
+  if (leading.length > 0) throw new Error(`a new term began while ${leading.join(', ')} still led`);
+}
+
+const loggers = new Map<string, CapturedLogger>();
+const apps = new Map<string, TestingModule>();
+
+/** A node of the cluster on `store` whose app has the `FeedConsumer`. */
+async function start(lockedBy: string): Promise<TestNode> {
+  const logger = new CapturedLogger();
+  const app = await SchedulerLockTest.override(
+    Test.createTestingModule({
+      imports: [
+        ScheduleModule.forRoot(),
+        SchedulerLockModule.forRoot({ redis: 'redis://no-such-host.invalid:6379', defaultLockAtMostFor: '1m' }),
+      ],
+      providers: [FeedConsumer],
+    }).setLogger(logger),
+    { store, lockedBy },
+  ).compile();
+  loggers.set(lockedBy, logger);
+  apps.set(lockedBy, app);
+  return SchedulerLockTest.node(app);
+}
+
+async function closeNodes(): Promise<void> {
+  await Promise.all([...apps.values()].map((app) => app.close()));
+  apps.clear();
+}
+
+/** Lets the campaigns' attempts and hooks settle at the current fake time. */
+const settle = () => jest.advanceTimersByTimeAsync(0);
+
+beforeEach(() => {
+  jest.useFakeTimers({ now: new Date('2027-01-01T00:00:00Z') });
+});
+afterEach(async () => {
+  await closeNodes();
+  jest.useRealTimers();
+  store.reset();
+  calls.length = 0;
+  terms.length = 0;
+  failingNodes.clear();
+});
+
+describe('@LeaderElection on the testing kit, on fake time', () => {
+  it('makes one node leader, and hands over after a kill within the lease plus one renewal interval', async () => {
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2');
+    await settle();
+    expect([a.isLeader('feed'), b.isLeader('feed')]).toEqual([true, false]);
+
+    // The leader renews; node-2 tries about once per second and never gets it while node-1 lives.
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(a.isLeader('feed')).toBe(true);
+    expect(b.isLeader('feed')).toBe(false);
+
+    kill(a);
+    await jest.advanceTimersByTimeAsync(3_000 + 1_000); // the lease, plus one renewal interval
+    expect(b.isLeader('feed')).toBe(true);
+    expect(calls).toEqual(['node-1 acquired #1', 'node-2 acquired #2']);
+  });
+
+  it('a killed leader never overlaps its successor: the successor waits for the lease to expire', async () => {
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2');
+    kill(a);
+    await jest.advanceTimersByTimeAsync(2_900);
+    expect(b.isLeader('feed')).toBe(false); // node-1's lease still runs in the store
+    await jest.advanceTimersByTimeAsync(1_100);
+    expect(b.isLeader('feed')).toBe(true);
+  });
+
+  it('a clean shutdown steps down and releases: a follower takes over within one interval, not one lease', async () => {
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2');
+    await settle();
+    const [lease] = terms;
+    await apps.get('node-1')!.close();
+    expect(lease.signal.aborted).toBe(true);
+    expect(a.isLeader('feed')).toBe(false);
+    await jest.advanceTimersByTimeAsync(1_000); // one renewal interval: the 3 s lease would still run
+    expect(b.isLeader('feed')).toBe(true);
+    expect(calls).toEqual(['node-1 acquired #1', 'node-1 lost (shutdown)', 'node-2 acquired #2']);
+  });
+
+  it('the leader loses the lead, its signal aborted, when another node takes the lease from it', async () => {
+    const a = await start('node-1');
+    await settle();
+    const [lease] = terms;
+    await store.lose('leader:feed', { as: 'node-9' });
+    await jest.advanceTimersByTimeAsync(1_000); // its next renewal finds the lock taken
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toBeInstanceOf(LeadershipEndedError);
+    expect(a.isLeader('feed')).toBe(false);
+    expect(calls).toEqual(['node-1 acquired #1', 'node-1 lost (not-owner)']);
+  });
+
+  it('a hook that throws makes the node step down and release, so another node leads', async () => {
+    failingNodes.add('node-1');
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2');
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(a.isLeader('feed')).toBe(false);
+    expect(b.isLeader('feed')).toBe(true);
+    expect(calls).toEqual(['node-1 acquired #1', 'node-1 lost (hook-failed)', 'node-2 acquired #2']);
+    expect(loggers.get('node-1')!.texts('error').join('\n')).toContain(
+      'onLeadershipAcquired failed, stepping down: the feed refused us',
+    );
+  });
+
+  it('an operator step-down ends the term at once and lets a follower lead, with a greater fencing token', async () => {
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2');
+    await settle();
+    expect(await a.get(LeaderElections).stepDown('feed')).toBe(true);
+    expect(await b.get(LeaderElections).stepDown('feed')).toBe(false); // a follower has nothing to step down from
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(b.isLeader('feed')).toBe(true);
+    expect(calls).toEqual(['node-1 acquired #1', 'node-1 lost (stepped-down)', 'node-2 acquired #2']);
+  });
+});
+
+describe('the cost of an election', () => {
+  it('a follower tries to lead about once per renewal interval, never more', async () => {
+    await start('node-1');
+    await settle();
+    const b = await start('node-2');
+    await settle();
+    const lock = jest.spyOn(b.get<InMemoryLockProvider>(SCHEDULER_LOCK_PROVIDER), 'lock');
+    await jest.advanceTimersByTimeAsync(30_000); // 30 renewal intervals of the 3 s lease
+    expect(lock.mock.calls.length).toBeGreaterThanOrEqual(30);
+    expect(lock.mock.calls.length).toBeLessThanOrEqual(40);
+  });
+
+  it("the leader's lease rides in the node's lease batch: one renewal call carries it with a running job's lease", async () => {
+    const a = await start('node-1');
+    await settle();
+    const provider = a.get<InMemoryLockProvider>(SCHEDULER_LOCK_PROVIDER);
+    const renewLeases = jest.spyOn(provider, 'renewLeases');
+    let finish = () => {};
+    const running = a
+      .get(LockingTaskExecutor)
+      .executeWithLock(() => new Promise<void>((resolve) => (finish = resolve)), {
+        name: 'report',
+        lockAtMostFor: '1m',
+        keepAlive: { lease: '3s' },
+      });
+    await jest.advanceTimersByTimeAsync(10_000);
+    const names = renewLeases.mock.calls.map(([renewals]) =>
+      renewals.map(({ lock }) => lock.configuration!.name).sort(),
+    );
+    expect(names.length).toBeGreaterThanOrEqual(9);
+    expect(names.slice(1)).toEqual(names.slice(1).map(() => ['leader:feed', 'report']));
+    finish();
+    expect(await running).toMatchObject({ executed: true });
+  });
+});

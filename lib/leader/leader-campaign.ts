@@ -1,4 +1,4 @@
-import type { ActiveLock } from '../core/executor/active-lock.js';
+import { ActiveLock } from '../core/executor/active-lock.js';
 import type { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { SchedulerLockLogger } from '../core/executor/logger.js';
 import type { LockLostReason } from '../core/provider/errors.js';
@@ -91,7 +91,7 @@ export class LeaderCampaign {
   halt(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    if (this.term) this.executor.dropLease(this.term.held);
+    if (this.term) this.executor.keeper.untrack(this.term.held);
     this.term = null;
   }
 
@@ -137,7 +137,14 @@ export class LeaderCampaign {
       since: new Date(),
       signal: controller.signal,
     };
-    const held = this.executor.keepLease(lock, this.configuration, requestedAt, (reason) => this.lost(reason));
+    const listener = {
+      providerName: describeProvider(this.provider),
+      extended: (active: ActiveLock) => this.executor.keeper.reschedule(active),
+      lost: (_active: ActiveLock, reason: LockLostReason) => this.lost(reason),
+    };
+    // Tracked by the node's lease keeper: renewed in the round trip that renews every lease of the node.
+    const held = new ActiveLock({ lock }, this.configuration, requestedAt, this.node, undefined, listener);
+    this.executor.keeper.track(held);
     const term: Term = { lease, held, controller };
     this.term = term;
     try {
@@ -165,7 +172,7 @@ export class LeaderCampaign {
   private async end(term: Term, reason: LeadershipEndReason, release: boolean): Promise<void> {
     if (this.term !== term) return;
     this.term = null;
-    this.executor.dropLease(term.held);
+    this.executor.keeper.untrack(term.held);
     term.controller.abort(new LeadershipEndedError(this.election, reason));
     try {
       await this.hooks.onLeadershipLost?.(term.lease);

@@ -47,7 +47,8 @@ const DEFAULTS: LockDefaults = { lockAtMostFor: 60_000, lockAtLeastFor: 0 };
 export class LockingTaskExecutor {
   private readonly logger: SchedulerLockLogger;
   private readonly faults: FaultLog;
-  private readonly keeper: LeaseKeeper;
+  /** @internal This node's lease keeper: it renews the leases of the elections the node leads too. */
+  readonly keeper: LeaseKeeper;
   private readonly defaults: LockDefaults;
   private readonly lockedBy: string;
   private readonly events: RunEvents;
@@ -182,31 +183,6 @@ export class LockingTaskExecutor {
       new ActiveLock(taken, configuration, requestedAt, this.lockedBy, jobName, this.listener),
       task,
     );
-  }
-
-  /**
-   * @internal Renews `lock` (taken at `requestedAt` with `configuration`, a lease) in this node's lease batch until
-   * {@link dropLease}; `lost` hears when it is lost or about to expire. A leader's lease, held outside any run.
-   */
-  keepLease(
-    lock: SimpleLock,
-    configuration: RunLockConfiguration,
-    requestedAt: number,
-    lost: (reason: LockLostReason) => void,
-  ): ActiveLock {
-    const listener: ActiveLockListener = {
-      providerName: this.providerName,
-      extended: (active) => this.keeper.reschedule(active),
-      lost: (_active, reason) => lost(reason),
-    };
-    const active = new ActiveLock({ lock }, configuration, requestedAt, this.lockedBy, undefined, listener);
-    this.keeper.track(active);
-    return active;
-  }
-
-  /** @internal Stops renewing a lease of {@link keepLease}. */
-  dropLease(active: ActiveLock): void {
-    this.keeper.untrack(active);
   }
 
   /** @internal The skips counted since the last call, by lock name and reason (for the cluster view). */

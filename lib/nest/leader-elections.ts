@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
-import { SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
+import { DEFAULT_LEASE, SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
 import { canRenewLeases } from '../core/provider/provider-abilities.js';
 import { describeProvider } from '../core/provider/provider-checks.js';
 import { LeaderCampaign, type LeadershipHooks } from '../leader/leader-campaign.js';
 import type { LeaderLease } from '../leader/leader-lease.js';
+import { LockedJobRegistry } from './locked-job.registry.js';
 import { LEADER_ELECTION, type LeaderElectionDefinition } from './leader-election.decorator.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -24,6 +25,7 @@ export class LeaderElections {
     private readonly executor: LockingTaskExecutor,
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
+    private readonly jobs: LockedJobRegistry,
   ) {}
 
   /** The names of the elections this node takes part in. */
@@ -49,31 +51,40 @@ export class LeaderElections {
     return this.campaigns.get(election)?.stepDown('stepped-down') ?? Promise.resolve(false);
   }
 
-  /** @internal Finds the `@LeaderElection()` providers and starts their campaigns. */
+  /**
+   * @internal Finds the `@LeaderElection()` providers, and the elections locked jobs run on, and starts their
+   * campaigns.
+   */
   start(): void {
-    const { provider, lockedBy } = this.settings;
     for (const wrapper of this.discovery.getProviders()) {
       const definition = wrapper.metatype
         ? this.reflector.get<LeaderElectionDefinition | undefined>(LEADER_ELECTION, wrapper.metatype)
         : undefined;
       if (!definition || !wrapper.instance) continue;
       const { election, lease } = definition;
+      const subject = `@LeaderElection("${election}")`;
       if (this.campaigns.has(election)) {
-        throw new SchedulerLockConfigurationError(`@LeaderElection("${election}"): two providers take part in it`);
+        throw new SchedulerLockConfigurationError(`${subject}: two providers take part in it`);
       }
-      if (!canRenewLeases(provider)) {
-        throw new SchedulerLockConfigurationError(
-          `@LeaderElection("${election}") needs a provider with renewLeases(), which provider ` +
-            `${describeProvider(provider)} does not have`,
-        );
-      }
-      const hooks = wrapper.instance as LeadershipHooks;
-      this.campaigns.set(
-        election,
-        new LeaderCampaign(election, lockedBy, lease, hooks, provider, this.executor, this.logger),
-      );
+      this.join(election, lease, wrapper.instance as LeadershipHooks, subject);
+    }
+    for (const job of this.jobs.all()) {
+      // A job on the leader of an election no provider takes part in: this node runs for it, with no hooks.
+      if (job.leader !== null && !this.campaigns.has(job.leader)) this.join(job.leader, DEFAULT_LEASE, {}, job.source);
     }
     for (const campaign of this.campaigns.values()) campaign.start();
+  }
+
+  private join(election: string, lease: number, hooks: LeadershipHooks, subject: string): void {
+    const { provider, lockedBy } = this.settings;
+    if (!canRenewLeases(provider)) {
+      throw new SchedulerLockConfigurationError(
+        `${subject}: an election needs a provider with renewLeases(), which provider ` +
+          `${describeProvider(provider)} does not have`,
+      );
+    }
+    const campaign = new LeaderCampaign(election, lockedBy, lease, hooks, provider, this.executor, this.logger);
+    this.campaigns.set(election, campaign);
   }
 
   /** @internal A clean shutdown: every term this node holds ends (`shutdown`) and its lease is released. */

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type Provider } from '@nestjs/common';
 import {
   LeaderElection,
   LeadershipEndedError,
@@ -7,14 +7,16 @@ import {
   type OnLeadershipAcquired,
   type OnLeadershipLost,
 } from '../../lib/index.js';
-import { ScheduleModule } from '@nestjs/schedule';
+import { Cron, Interval, ScheduleModule } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
   InMemoryLockProvider,
   LeaderElections,
   LockingTaskExecutor,
   SCHEDULER_LOCK_PROVIDER,
+  SchedulerLock,
   SchedulerLockModule,
+  type SchedulerLockModuleOptions,
 } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockStore, type TestNode } from '../../lib/testing/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
@@ -59,15 +61,23 @@ const loggers = new Map<string, CapturedLogger>();
 const apps = new Map<string, TestingModule>();
 
 /** A node of the cluster on `store` whose app has the `FeedConsumer`. */
-async function start(lockedBy: string): Promise<TestNode> {
+async function start(
+  lockedBy: string,
+  providers: Provider[] = [FeedConsumer],
+  options: Partial<SchedulerLockModuleOptions> = {},
+): Promise<TestNode> {
   const logger = new CapturedLogger();
   const app = await SchedulerLockTest.override(
     Test.createTestingModule({
       imports: [
         ScheduleModule.forRoot(),
-        SchedulerLockModule.forRoot({ redis: 'redis://no-such-host.invalid:6379', defaultLockAtMostFor: '1m' }),
+        SchedulerLockModule.forRoot({
+          redis: 'redis://no-such-host.invalid:6379',
+          defaultLockAtMostFor: '1m',
+          ...options,
+        }),
       ],
-      providers: [FeedConsumer],
+      providers,
     }).setLogger(logger),
     { store, lockedBy },
   ).compile();
@@ -212,5 +222,67 @@ describe('the cost of an election', () => {
     expect(names.slice(1)).toEqual(names.slice(1).map(() => ['leader:feed', 'report']));
     finish();
     expect(await running).toMatchObject({ executed: true });
+  });
+});
+
+/** Jobs on the leader of the module's default election, `scheduler`, and one that opts out. */
+@Injectable()
+class LeaderJobs {
+  @SchedulerLock()
+  @Cron('0 0 * * * *', { name: 'hourly', timeZone: 'UTC' })
+  hourly() {}
+
+  @SchedulerLock({ leader: false, occurrence: false })
+  @Cron('0 0 * * * *', { name: 'anywhere', timeZone: 'UTC' })
+  anywhere() {}
+
+  @SchedulerLock({ leader: 'feed' })
+  @Interval('poll', 3_600_000)
+  poll() {}
+}
+
+describe('jobs that run on the leader', () => {
+  const onLeader = { defaultLeader: 'scheduler' };
+  const HOUR = new Date('2027-01-01T01:00:00Z');
+
+  it('followers skip their ticks (follower) without a store call; the leader runs them', async () => {
+    const a = await start('node-1', [LeaderJobs], onLeader);
+    await settle();
+    const b = await start('node-2', [LeaderJobs], onLeader);
+    await settle();
+    const provider = b.get<InMemoryLockProvider>(SCHEDULER_LOCK_PROVIDER);
+    const storeCalls = (['lock', 'lockJob', 'lockOccurrence'] as const).map((method) => jest.spyOn(provider, method));
+
+    expect(await b.tick('hourly', { at: HOUR })).toMatchObject({ status: 'skipped', reason: 'follower' });
+    expect(await b.tick('poll')).toMatchObject({ status: 'skipped', reason: 'follower' });
+    for (const call of storeCalls) expect(call).not.toHaveBeenCalled();
+    expect(await a.tick('hourly', { at: HOUR })).toMatchObject({ status: 'ran', node: 'node-1' });
+    expect(await a.tick('poll')).toMatchObject({ status: 'ran', node: 'node-1' });
+    // leader: false runs wherever a tick takes the lock.
+    expect(await b.tick('anywhere')).toMatchObject({ status: 'ran', node: 'node-2' });
+  });
+
+  it('an occurrence the old leader ran is not run again by the new leader after the handover', async () => {
+    const a = await start('node-1', [LeaderJobs], onLeader);
+    await settle();
+    const b = await start('node-2', [LeaderJobs], onLeader);
+    await settle();
+    expect(await a.tick('hourly', { at: HOUR })).toMatchObject({ status: 'ran', node: 'node-1' });
+    a.kill();
+    await jest.advanceTimersByTimeAsync(30_000 + 10_000); // the default 30 s lease, plus one renewal interval
+    expect(b.isLeader('scheduler')).toBe(true);
+    expect(await b.tick('hourly', { at: HOUR })).toMatchObject({ status: 'skipped', reason: 'already-ran' });
+    expect(await b.tick('hourly', { at: new Date('2027-01-01T02:00:00Z') })).toMatchObject({ status: 'ran' });
+    await store.expectRanOnce('hourly', HOUR);
+  });
+
+  it("refuses a leader that is no election's name, naming the job and the value", async () => {
+    @Injectable()
+    class BadLeader {
+      @SchedulerLock({ leader: '' })
+      @Cron('0 0 * * * *', { name: 'bad', timeZone: 'UTC' })
+      bad() {}
+    }
+    await expect(start('node-1', [BadLeader])).rejects.toThrow(/leader must be an election's name or false \(got ""\)/);
   });
 });

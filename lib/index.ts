@@ -38,6 +38,7 @@ export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
 export { InvalidSteeringNoteError } from './operators/steering-note.js';
 export type { JobOverview } from './operators/job-overview.js';
+export type { ElectionOverview, StepDownOutcome } from './operators/election-admin.js';
 export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
 
 // Errors.

@@ -38,6 +38,11 @@ export class LeaderElections {
     return this.campaigns.get(election)?.leading ?? null;
   }
 
+  /** The elections this node leads now. */
+  led(): string[] {
+    return this.names().filter((election) => this.isLeader(election));
+  }
+
   /** Whether this node leads `election` now. */
   isLeader(election: string): boolean {
     return this.lease(election) !== null;

@@ -286,3 +286,37 @@ describe('jobs that run on the leader', () => {
     await expect(start('node-1', [BadLeader])).rejects.toThrow(/leader must be an election's name or false \(got ""\)/);
   });
 });
+
+describe('operators', () => {
+  it("show each election's leader, term and since when, and make the leader step down from another node", async () => {
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2');
+    await settle();
+    expect(await b.admin.election('feed')).toEqual({
+      election: 'feed',
+      leader: 'node-1',
+      term: 1,
+      since: new Date('2027-01-01T00:00:00Z'),
+    });
+
+    const stepping = b.admin.stepDown('feed', { actor: 'ops', reason: 'moving the feed off node-1' });
+    await jest.advanceTimersByTimeAsync(1_000); // node-1 takes the request at its next look for triggers
+    expect(await stepping).toEqual({ steppedDown: true, formerLeader: 'node-1' });
+    expect(a.isLeader('feed')).toBe(false);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(b.isLeader('feed')).toBe(true);
+    expect(calls).toEqual(['node-1 acquired #1', 'node-1 lost (stepped-down)', 'node-2 acquired #2']);
+    expect(await a.admin.election('feed')).toMatchObject({ leader: 'node-2', term: 2 });
+    expect(await a.admin.electionHistory('feed')).toEqual([
+      expect.objectContaining({ type: 'trigger', actor: 'ops', reason: 'moving the feed off node-1' }),
+    ]);
+  });
+
+  it('a step-down with no leader is refused and recorded nowhere', async () => {
+    const a = await start('node-1', [LeaderJobs]);
+    expect(await a.admin.election('feed')).toEqual({ election: 'feed', leader: null, term: null, since: null });
+    expect(await a.admin.stepDown('feed', { actor: 'ops' })).toEqual({ steppedDown: false, reason: 'no-leader' });
+    expect(await a.admin.electionHistory('feed')).toEqual([]);
+  });
+});

@@ -19,6 +19,10 @@ import {
   type SchedulerLockModuleOptions,
 } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockStore, type TestNode } from '../../lib/testing/index.js';
+import { parseInvocation } from '../../lib/cli/arguments.js';
+import { runCommand } from '../../lib/cli/commands.js';
+import { ClusterAdmin } from '../../lib/operators/cluster-admin.js';
+import { ElectionAdmin } from '../../lib/operators/election-admin.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 
 const store = new TestLockStore();
@@ -318,5 +322,37 @@ describe('operators', () => {
     expect(await a.admin.election('feed')).toEqual({ election: 'feed', leader: null, term: null, since: null });
     expect(await a.admin.stepDown('feed', { actor: 'ops' })).toEqual({ steppedDown: false, reason: 'no-leader' });
     expect(await a.admin.electionHistory('feed')).toEqual([]);
+  });
+});
+
+describe('the CLI', () => {
+  async function cli(node: TestNode, args: string[]) {
+    const invocation = parseInvocation(args, { REDIS_URL: 'redis://127.0.0.1:6379' });
+    if (invocation === 'help') throw new Error('help asked');
+    const store = node.get<InMemoryLockProvider>(SCHEDULER_LOCK_PROVIDER).operatorStore();
+    const admin = new ClusterAdmin(store, 5_000);
+    return runCommand(admin, new ElectionAdmin(store, admin), invocation, 'test store');
+  }
+
+  it('shows the leader, term and since when, and makes the leader step down with a reason', async () => {
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2');
+    await settle();
+    const shown = await cli(b, ['election', 'feed']);
+    expect(shown.text.split('\n')).toEqual([
+      'election: feed',
+      'leader:   node-1',
+      'term:     1',
+      'since:    2027-01-01T00:00:00.000Z (now)',
+    ]);
+
+    const stepping = cli(b, ['step-down', 'feed', '--actor', 'ops', '--reason', 'drain node-1']);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(await stepping).toMatchObject({ text: 'node-1 stepped down from feed: another node leads next.' });
+    expect(a.isLeader('feed')).toBe(false);
+    expect(await cli(b, ['step-down', 'feed', '--actor', 'ops'])).toMatchObject({
+      failure: 'feed did not step down: no node leads it',
+    });
   });
 });

@@ -10,7 +10,9 @@ export type LeadershipEndReason = LockLostReason | 'stepped-down' | 'hook-failed
 export class LeadershipEndedError extends Error {
   override readonly name = 'LeadershipEndedError';
   constructor(
+    /** The election whose term ended. */
     readonly election: string,
+    /** Why it ended. */
     readonly reason: LeadershipEndReason,
   ) {
     super(`Leadership of "${election}" ended (${reason})`);

@@ -6,6 +6,7 @@ import { checkedSteeringNote } from './steering-note.js';
 
 /** An election as operators see it, read from the store: who leads, in which term, since when. */
 export interface ElectionOverview {
+  /** The election's name. */
   readonly election: string;
   /** The leader's `lockedBy`; `null` while no node leads. */
   readonly leader: string | null;

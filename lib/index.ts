@@ -16,10 +16,6 @@ export type {
 } from './nest/scheduler-lock.module-definition.js';
 export type { SchedulerLockOptions } from './nest/scheduler-lock-options.interface.js';
 export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
-export { LeaderElection, type LeaderElectionOptions } from './nest/leader-election.decorator.js';
-export { LeaderElections } from './nest/leader-elections.js';
-export type { OnLeadershipAcquired, OnLeadershipLost } from './leader/leadership-hooks.js';
-export { LeadershipEndedError, type LeaderLease, type LeadershipEndReason } from './leader/leader-lease.js';
 export { parseDuration, type Duration, type DurationInput } from './core/provider/duration.js';
 
 // What a task sees, and programmatic locking.
@@ -38,7 +34,6 @@ export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
 export { InvalidSteeringNoteError } from './operators/steering-note.js';
 export type { JobOverview } from './operators/job-overview.js';
-export type { ElectionOverview, StepDownOutcome } from './operators/election-admin.js';
 export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
 
 // Errors.

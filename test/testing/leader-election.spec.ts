@@ -2,16 +2,16 @@ import { jest } from '@jest/globals';
 import { Injectable, type Provider } from '@nestjs/common';
 import {
   LeaderElection,
+  LeaderElections,
   LeadershipEndedError,
   type LeaderLease,
   type OnLeadershipAcquired,
   type OnLeadershipLost,
-} from '../../lib/index.js';
+} from '../../lib/leader/index.js';
 import { Cron, Interval, ScheduleModule } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
   InMemoryLockProvider,
-  LeaderElections,
   LockingTaskExecutor,
   SCHEDULER_LOCK_PROVIDER,
   SchedulerLock,

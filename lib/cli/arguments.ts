@@ -24,6 +24,8 @@ Commands:
   resume NAME     ends a pause
   trigger NAME    runs the job once now on one node that has it; refused while a run holds its lock
   unlock NAME     force-releases the job's lock; its run sees the lock lost (not-owner) at its next renewal
+  election NAME   an election's leader, term and since when
+  step-down NAME  makes the election's leader step down and release its lease, so another node leads
 
 Options:
   --redis URL     redis:// or rediss:// URL, or host:port (default: $REDIS_URL). A comma-separated list
@@ -48,14 +50,14 @@ Options:
 Exit codes: 0 done; 1 failed (unknown job, store unreachable, trigger refused or not taken); 2 usage error.`;
 
 /** The commands that read, and those that steer a job. */
-const READS = ['jobs', 'nodes', 'job', 'history'] as const;
-const STEERS = ['pause', 'resume', 'trigger', 'unlock'] as const;
+const READS = ['jobs', 'nodes', 'job', 'history', 'election'] as const;
+const STEERS = ['pause', 'resume', 'trigger', 'unlock', 'step-down'] as const;
 type Steering = (typeof STEERS)[number];
 
 /** What to do: a command and its job, with the steering note of a steering command. */
 export type Command =
   | { readonly name: 'jobs' | 'nodes' }
-  | { readonly name: 'job' | 'history'; readonly job: string }
+  | { readonly name: 'job' | 'history' | 'election'; readonly job: string }
   | { readonly name: Steering; readonly job: string; readonly note: SteeringNote };
 
 /** A command line, parsed. */
@@ -123,7 +125,7 @@ function command(positionals: string[], values: { actor?: string; reason?: strin
   const known = [...READS, ...STEERS] as readonly string[];
   if (!known.includes(name)) throw new UsageError(`unknown command "${name}"; the commands are ${known.join(', ')}`);
   if (job === undefined || job === '') throw new UsageError(`${name} needs a job name: ${name} NAME`);
-  if (name === 'job' || name === 'history') return { name, job };
+  if (name === 'job' || name === 'history' || name === 'election') return { name, job };
   const actor = values.actor ?? defaultActor();
   if (actor === undefined) throw new UsageError(`${name} needs --actor: the user name is unknown`);
   return { name: name as Steering, job, note: steeringNote({ actor, reason: values.reason }) };

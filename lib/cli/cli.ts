@@ -2,6 +2,7 @@ import { withoutCredentials } from '../core/provider/message-text.js';
 import { ClusterAdmin, UnknownJobError } from '../operators/cluster-admin.js';
 import { parseInvocation, USAGE, type Invocation } from './arguments.js';
 import { runCommand } from './commands.js';
+import { ElectionAdmin } from '../operators/election-admin.js';
 import { connectStore, type StoreConnection } from './store-connection.js';
 import { UsageError } from './store-target.js';
 import { printable, printableJson, printableLines } from './terminal-text.js';
@@ -37,7 +38,8 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
   try {
     connection = await connectStore(invocation.store);
     const admin = new ClusterAdmin(connection.operatorStore, invocation.heartbeatInterval);
-    const result = await runCommand(admin, invocation, connection.scope);
+    const elections = new ElectionAdmin(connection.operatorStore, admin);
+    const result = await runCommand(admin, elections, invocation, connection.scope);
     // Text from the store is made printable: views cell by cell, the rest here, JSON inside its strings.
     if (invocation.json) output.out(printableJson(result.json));
     else if (result.text) output.out(printableLines(result.text));

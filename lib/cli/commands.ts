@@ -1,6 +1,7 @@
 import type { ClusterAdmin, TriggerOutcome } from '../operators/cluster-admin.js';
 import type { Command, Invocation } from './arguments.js';
-import { historyView, jobsView, jobView, nodesView } from './views.js';
+import type { ElectionAdmin, StepDownOutcome } from '../operators/election-admin.js';
+import { electionView, historyView, jobsView, jobView, nodesView } from './views.js';
 
 /** What a command found or did, for people and for `--json`. */
 export interface CommandResult {
@@ -16,7 +17,12 @@ export interface CommandResult {
 const TRIGGER_WAIT_MS = 5_000;
 
 /** Runs `command` against the cluster `admin` sees; `scope` says where in the store, e.g. `key prefix "nsl:"`. */
-export async function runCommand(admin: ClusterAdmin, invocation: Invocation, scope: string): Promise<CommandResult> {
+export async function runCommand(
+  admin: ClusterAdmin,
+  elections: ElectionAdmin,
+  invocation: Invocation,
+  scope: string,
+): Promise<CommandResult> {
   const command: Command = invocation.command;
   const now = () => Date.now();
   switch (command.name) {
@@ -55,6 +61,12 @@ export async function runCommand(admin: ClusterAdmin, invocation: Invocation, sc
     }
     case 'trigger':
       return triggered(command.job, await admin.trigger(command.job, command.note, TRIGGER_WAIT_MS));
+    case 'election': {
+      const election = await elections.election(command.job);
+      return { json: election, text: electionView(election, now()) };
+    }
+    case 'step-down':
+      return steppedDown(command.job, await elections.stepDown(command.job, command.note, TRIGGER_WAIT_MS));
     case 'unlock': {
       const { formerHolder } = await admin.unlock(command.job, command.note);
       const text = formerHolder
@@ -64,6 +76,20 @@ export async function runCommand(admin: ClusterAdmin, invocation: Invocation, sc
       return { json: { job: command.job, action: 'unlock', formerHolder, ...command.note }, text };
     }
   }
+}
+
+function steppedDown(election: string, outcome: StepDownOutcome): CommandResult {
+  const json = { election, ...outcome };
+  if (outcome.steppedDown) {
+    return { json, text: `${outcome.formerLeader} stepped down from ${election}: another node leads next.` };
+  }
+  const why = {
+    'no-leader': 'no node leads it',
+    pending: 'a step-down of it is pending',
+    'not-taken': `its leader did not take the request within ${TRIGGER_WAIT_MS / 1_000}s; it is withdrawn`,
+    'not-leader': 'the node that took the request no longer led it',
+  }[outcome.reason];
+  return { json, text: '', failure: `${election} did not step down: ${why}` };
 }
 
 function triggered(job: string, outcome: TriggerOutcome): CommandResult {

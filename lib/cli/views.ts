@@ -1,4 +1,5 @@
 import type { ClusterNode, HistoryEntry } from '../operators/cluster-records.js';
+import type { ElectionOverview } from '../operators/election-admin.js';
 import type { JobOverview, LastRun } from '../operators/job-overview.js';
 import { renderFields, renderTable } from './table.js';
 
@@ -17,6 +18,16 @@ export function jobsView(jobs: readonly JobOverview[], now: number): string {
     job.lastRun ? lastRun(job.lastRun, now) : NONE,
   ]);
   return renderTable(['JOB', 'SCHEDULE', 'PAUSED', 'HOLDER', 'LOCKED UNTIL', 'NEXT FIRE', 'LAST RUN'], rows);
+}
+
+/** One election, a field per line: its leader (escaped where printed, as every field), term and since when. */
+export function electionView(election: ElectionOverview, now: number): string {
+  return renderFields([
+    ['election', election.election],
+    ['leader', election.leader ?? NONE],
+    ['term', election.term === null ? NONE : String(election.term)],
+    ['since', election.since === null ? NONE : moment(election.since.getTime(), now)],
+  ]);
 }
 
 /** One job, a field per line. */

@@ -15,6 +15,7 @@ import {
 import { LockStoreUnavailableError } from '../core/provider/errors.js';
 import type { SteeringAction } from '../core/task/lock-events.js';
 import type { ClusterNode, HistoryEntry, HistoryOutcome } from '../operators/cluster-records.js';
+import type { ElectionOverview, StepDownOutcome } from '../operators/election-admin.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { UnknownJobError } from '../operators/cluster-admin.js';
@@ -94,6 +95,24 @@ export class DashboardController {
   @Get('api/nodes')
   async nodes(): Promise<{ at: number; nodes: ClusterNode[] }> {
     return answered(async () => ({ at: Date.now(), nodes: await this.admin.listNodes() }));
+  }
+
+  /** An election's leader, term and since when. */
+  @Get('api/elections/:name')
+  async election(@Param('name') name: string): Promise<ElectionOverview> {
+    return answered(() => this.admin.election(name));
+  }
+
+  /** Makes an election's leader step down as the request's actor; body `{ "reason": "…" }` (optional). */
+  @Post('api/elections/:name/step-down')
+  @HttpCode(200)
+  async stepDown(
+    @Param('name') name: string,
+    @Body() body: unknown,
+    @Access() access: Required<DashboardAccess>,
+  ): Promise<StepDownOutcome> {
+    const reason = (body as { reason?: unknown } | undefined)?.reason;
+    return answered(() => this.admin.stepDown(name, { actor: access.actor, reason: (reason || undefined) as string }));
   }
 
   /** Pauses, resumes, triggers or unlocks a job as the request's actor; body `{ "reason": "…" }` (optional). */

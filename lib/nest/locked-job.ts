@@ -7,6 +7,7 @@ import {
   type RunLockConfiguration,
 } from '../core/provider/lock-configuration.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
+import { quoted } from '../core/provider/message-text.js';
 import { assertCanRenewLeases } from '../core/provider/provider-checks.js';
 import { CronSchedule } from '../occurrence/cron-schedule.js';
 import { occurrenceStore, type OccurrenceStore } from '../occurrence/occurrence-claims.js';
@@ -28,6 +29,8 @@ export interface LockedJob {
   readonly occurrence?: OccurrencePolicy;
   /** A runtime declaration's options, checked again once the job's kind is known. */
   readonly declaredOptions?: SchedulerLockOptions;
+  /** The election whose leader alone runs the job's ticks; `null` when any node may. */
+  readonly leader: string | null;
 }
 
 /** What a locked job is made from: a decorated method or a runtime declaration. */
@@ -56,8 +59,10 @@ export function createLockedJob(
   declaration: LockedJobDeclaration,
   defaults: LockDefaults,
   provider: LockProvider,
+  defaultLeader: string | null,
 ): LockedJob {
   const { jobName, kind, options, source } = declaration;
+  const leader = leaderOption(options.leader, defaultLeader, source);
   const configuration = createLockConfiguration(options.name ?? jobName, options, defaults, source);
   assertCanRenewLeases(provider, configuration, source);
   const occurrence = resolveOccurrencePolicy(options, kind, source);
@@ -70,7 +75,18 @@ export function createLockedJob(
     source,
     occurrence,
     declaredOptions: kind === undefined ? options : undefined,
+    leader,
   };
+}
+
+/** The `leader` option: an election's name, or `false` for none; the module's `defaultLeader` when absent. */
+function leaderOption(leader: unknown, fallback: string | null, source: string): string | null {
+  if (leader === undefined) return fallback;
+  if (leader === false) return null;
+  if (typeof leader === 'string' && leader.trim() !== '') return leader;
+  throw new SchedulerLockConfigurationError(
+    `${source}: leader must be an election's name or false (got ${quoted(leader)})`,
+  );
 }
 
 /**

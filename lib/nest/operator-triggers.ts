@@ -5,7 +5,9 @@ import type { TaskResult } from '../core/task/task-result.js';
 import { JobLock } from '../operators/job-lock.js';
 import { canLockJobs } from '../operators/operator-abilities.js';
 import type { OperatorStore } from '../operators/operator-store.js';
+import { leaderLockName } from '../leader/leader-campaign.js';
 import { logHandlerError } from './handler-errors.js';
+import { LeaderElections } from './leader-elections.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -36,6 +38,7 @@ export class OperatorTriggers {
     @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: OperatorStore | undefined,
     private readonly registered: RegisteredJobs,
     private readonly executor: LockingTaskExecutor,
+    private readonly elections: LeaderElections,
   ) {
     this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
   }
@@ -59,12 +62,19 @@ export class OperatorTriggers {
     const node = this.settings.lockedBy;
     const sentAt = performance.now();
     try {
-      const requests = await store.takeTriggers(new Set(this.registered.names()));
+      // An operator's step-down reaches the leader as a trigger of its election's lock.
+      const led = new Map(this.elections.led().map((election) => [leaderLockName(election), election]));
+      const requests = await store.takeTriggers(new Set([...this.registered.names(), ...led.keys()]));
       this.faults.storeAnswered('triggers');
       for (const { id, jobName, actor } of requests) {
         const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
         const skipped = (reason: string) =>
           void store.reportTrigger(id, { node, state: 'skipped', reason }).catch(() => undefined);
+        const election = led.get(jobName);
+        if (election !== undefined) {
+          void this.elections.stepDown(election).then((was) => (was ? started() : skipped('not-leader')));
+          continue;
+        }
         const run = this.run(jobName, { actor, triggerId: id }, started);
         // Every trigger taken is answered: its operator is told whether it ran, never left to guess.
         if (!run) skipped('not-registered');

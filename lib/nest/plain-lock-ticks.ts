@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import { FOLLOWER_SKIP } from '../leader/follower-skip.js';
 import { JobLock } from '../operators/job-lock.js';
 import { canLockJobs } from '../operators/operator-abilities.js';
 import { logHandlerError } from './handler-errors.js';
+import { LeaderElections } from './leader-elections.js';
 import type { LockedJob } from './locked-job.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -19,12 +21,15 @@ export class PlainLockTicks {
   constructor(
     private readonly executor: LockingTaskExecutor,
     @Inject(SCHEDULER_LOCK_SETTINGS) settings: SchedulerLockSettings,
+    private readonly elections: LeaderElections,
   ) {
     this.jobLock = canLockJobs(settings.provider) ? new JobLock(settings.provider) : undefined;
   }
 
   /** A tick of `locked` that runs `handler` under its lock; it tries the lock before it returns. */
   run(locked: LockedJob, handler: () => unknown): Promise<unknown> {
-    return this.executor.run(handler, locked.configuration, locked, this.jobLock).catch(logHandlerError);
+    const follows = locked.leader !== null && !this.elections.isLeader(locked.leader);
+    const acquisition = follows ? FOLLOWER_SKIP : this.jobLock;
+    return this.executor.run(handler, locked.configuration, locked, acquisition).catch(logHandlerError);
   }
 }

@@ -3,6 +3,7 @@ import { LockEvents, type SteeringAction } from '../core/task/lock-events.js';
 import { ClusterAdmin, type TriggerOutcome } from '../operators/cluster-admin.js';
 import type { ClusterNode, HistoryEntry, SteeringNote } from '../operators/cluster-records.js';
 import type { JobOverview } from '../operators/job-overview.js';
+import { ElectionAdmin, type ElectionOverview, type StepDownOutcome } from '../operators/election-admin.js';
 import type { OperatorStore } from '../operators/operator-store.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -17,6 +18,7 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 @Injectable()
 export class SchedulerLockAdmin {
   private readonly admin: ClusterAdmin | undefined;
+  private readonly elections: ElectionAdmin | undefined;
   private readonly lockedBy: string;
 
   constructor(
@@ -26,6 +28,7 @@ export class SchedulerLockAdmin {
   ) {
     this.lockedBy = settings.lockedBy;
     this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval);
+    this.elections = store && this.admin && new ElectionAdmin(store, this.admin);
   }
 
   /** Every locked job a live node runs. */
@@ -68,6 +71,29 @@ export class SchedulerLockAdmin {
    */
   async unlock(name: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
     return this.steered('unlock', name, note, await this.cluster().unlock(name, note));
+  }
+
+  /** The election's leader, term and since when, read from the store. */
+  election(election: string): Promise<ElectionOverview> {
+    return this.electionAdmin().election(election);
+  }
+
+  /** The election's last `limit` operator actions (step-downs, as triggers of its lock), newest first. */
+  electionHistory(election: string, limit = 50): Promise<HistoryEntry[]> {
+    return this.electionAdmin().history(election, limit);
+  }
+
+  /**
+   * Makes the election's leader step down, wherever it runs: its term ends (`stepped-down`) and its lease is released,
+   * so another node leads. Recorded in the history of the election's lock with `note`.
+   */
+  stepDown(election: string, note: SteeringNote): Promise<StepDownOutcome> {
+    return this.electionAdmin().stepDown(election, note);
+  }
+
+  private electionAdmin(): ElectionAdmin {
+    this.cluster(); // the same error without an operator store
+    return this.elections!;
   }
 
   private async steered<T>(action: SteeringAction, jobName: string, note: SteeringNote, result: T): Promise<T> {

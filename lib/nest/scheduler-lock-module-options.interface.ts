@@ -86,6 +86,11 @@ export interface SchedulerLockModuleOptions {
    */
   logSkips?: boolean;
   /**
+   * The election whose leader runs the ticks of every locked job that does not set `leader` itself. Default: none,
+   * every node tries every tick.
+   */
+  defaultLeader?: string;
+  /**
    * Before the app reports it started, the module checks its store once: credentials, the commands it
    * needs (ACL) and the TLS certificate. `'fail'` (default): a store that refuses any of them fails the
    * startup with an error naming the endpoint and the cause. `'warn'`: the app logs that as a warning and

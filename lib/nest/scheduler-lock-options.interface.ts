@@ -11,4 +11,9 @@ export interface SchedulerLockOptions extends LockDurations, OccurrenceOptions {
    * `@Interval(name, ms)`, `@Timeout(name, ms)`), else `ClassName.methodName`.
    */
   name?: string;
+  /**
+   * Run the job's ticks on the leader of this election only: the other nodes skip them (`follower`) without a
+   * store call. `false` runs them on any node. Default: the module's `defaultLeader`.
+   */
+  leader?: string | false;
 }

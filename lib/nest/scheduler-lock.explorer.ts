@@ -81,7 +81,12 @@ export class SchedulerLockExplorer implements OnModuleInit {
     }
     const options = this.accessor.getLockOptions(method)!;
     const { configuration } = this.jobs.add(
-      createLockedJob({ jobName, kind, options, source }, this.settings.defaults, this.settings.provider),
+      createLockedJob(
+        { jobName, kind, options, source },
+        this.settings.defaults,
+        this.settings.provider,
+        this.settings.defaultLeader,
+      ),
     );
     // The method as @nestjs/schedule reads it, off the instance.
     const instance = wrapper.instance as Record<string, Function>;

@@ -4,6 +4,7 @@ import { LockEvents } from '../core/task/lock-events.js';
 import { DecoratedJobMounts } from './decorated-job-mounts.js';
 import { ExplorerHandlers } from './explorer-handlers.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import { LeaderElections } from './leader-elections.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobStatus } from './locked-job.status.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
@@ -86,6 +87,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     DecoratedJobMounts,
     ExplorerHandlers,
     SchedulerRegistryInterceptor,
+    LeaderElections,
     SchedulerLockLifecycle,
   ],
   exports: [
@@ -95,6 +97,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     LockedJobRegistry,
     LockedJobStatus,
     SchedulerLockAdmin,
+    LeaderElections,
   ],
 })
 export class SchedulerLockModule extends ConfigurableSchedulerLockModule {

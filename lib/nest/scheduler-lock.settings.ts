@@ -48,6 +48,8 @@ export interface SchedulerLockSettings {
   readonly logSkips: boolean;
   /** What a store that fails the startup check does to the startup: fail it, or log a warning. */
   readonly startupCheck: StartupCheck;
+  /** The election whose leader runs the locked jobs that do not name one; `null` for none. */
+  readonly defaultLeader: string | null;
 }
 
 /** See {@link SchedulerLockModuleOptions.startupCheck}. */
@@ -75,6 +77,7 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
   'instrumentation',
   'logSkips',
   'startupCheck',
+  'defaultLeader',
 ];
 
 /** Validates the module options and builds the lock provider they describe. */
@@ -103,6 +106,10 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
   }
   const { startupCheck = 'fail' } = options;
   const logSkips = booleanOption(options.logSkips, false, 'logSkips', SUBJECT);
+  const defaultLeader =
+    options.defaultLeader === undefined
+      ? null
+      : nonEmptyStringOption(options.defaultLeader, '', 'defaultLeader', SUBJECT);
   if (!STARTUP_CHECKS.includes(startupCheck)) {
     throw new SchedulerLockConfigurationError(
       `${SUBJECT}: startupCheck must be 'fail' or 'warn' (got ${quoted(startupCheck)})`,
@@ -132,6 +139,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
     instrumentation,
     logSkips,
     startupCheck,
+    defaultLeader,
   };
   const replicaAck = replicaAckOptions(options, acquireTimeout);
   if (options.provider !== undefined) {

@@ -8,6 +8,7 @@ import { DecoratedJobMounts, type MountedTimer } from './decorated-job-mounts.js
 import { logHandlerError } from './handler-errors.js';
 import { checkCronJob, checkRuntimeTimer, checkTimerJob, type LockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
+import { LeaderElections } from './leader-elections.js';
 import { PlainLockTicks } from './plain-lock-ticks.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import {
@@ -44,8 +45,10 @@ export class SchedulerRegistryInterceptor {
     private readonly mounts: DecoratedJobMounts,
     private readonly ticks: PlainLockTicks,
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
+    elections: LeaderElections,
   ) {
-    this.occurrenceServices = { executor, watcher, handlerFailed: logHandlerError };
+    const leads = (election: string) => elections.isLeader(election);
+    this.occurrenceServices = { executor, watcher, handlerFailed: logHandlerError, leads };
     // Installed at construction: @nestjs/schedule registers jobs in onApplicationBootstrap, after every constructor.
     const { addCronJob, addInterval, addTimeout } = registry;
     registry.addCronJob = (name, job) => {

@@ -1,6 +1,7 @@
 import type { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { RunLockConfiguration } from '../core/provider/lock-configuration.js';
 import type { TaskResult } from '../core/task/task-result.js';
+import { FOLLOWER_SKIP } from '../leader/follower-skip.js';
 import { CronSchedule, type CronTimeLike } from './cron-schedule.js';
 import { OccurrenceLock, OccurrenceRecovery, type OccurrenceStore } from './occurrence-claims.js';
 import { clockSkewFor, recoveryGraceFor, type OccurrencePolicy } from './occurrence-policy.js';
@@ -12,6 +13,8 @@ interface OccurrenceJobLock {
   readonly configuration: RunLockConfiguration;
   /** Where the lock was declared, for error messages. */
   readonly source: string;
+  /** The election whose leader alone runs the job's ticks; `null` when any node may. */
+  readonly leader: string | null;
 }
 
 /** What an {@link OccurrenceJob} works with; one set per app. */
@@ -20,6 +23,8 @@ export interface OccurrenceServices {
   readonly watcher: RecoveryWatcher;
   /** Reports a handler's error the way the scheduler does, and resolves to `undefined`. */
   readonly handlerFailed: (error: unknown) => undefined;
+  /** Whether this node leads `election` now. */
+  readonly leads: (election: string) => boolean;
 }
 
 /** How often a watched occurrence is checked without a lease to go by. */
@@ -55,7 +60,10 @@ export class OccurrenceJob {
   tick(handler: () => unknown): Promise<void> {
     const occurrence = this.schedule.occurrenceAt(Date.now());
     const { executor, handlerFailed } = this.services;
-    const claim = new OccurrenceLock(this.store, occurrence);
+    const { leader } = this.job;
+    // A follower makes no store call: the leader's claim keeps the occurrence once across a handover.
+    const claim =
+      leader !== null && !this.services.leads(leader) ? FOLLOWER_SKIP : new OccurrenceLock(this.store, occurrence);
     return executor
       .run(handler, this.job.configuration, this.job, claim)
       .then((result) => this.watchIfRunningElsewhere(result, handler, occurrence), handlerFailed);

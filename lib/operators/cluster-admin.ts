@@ -117,8 +117,8 @@ export class ClusterAdmin {
     return { formerHolder: formerHolder ?? null };
   }
 
-  /** Trigger `id`'s result, looked for every {@link TRIGGER_POLL_MS} for up to `waitMs`. */
-  private async triggerResult(id: string, waitMs: number): Promise<TriggerResult | undefined> {
+  /** @internal Trigger `id`'s result, looked for every {@link TRIGGER_POLL_MS} for up to `waitMs`. */
+  async triggerResult(id: string, waitMs: number): Promise<TriggerResult | undefined> {
     for (const until = Date.now() + waitMs; ;) {
       const result = await this.store.triggerResult(id);
       if (result || Date.now() >= until) return result;

@@ -17,6 +17,7 @@ import {
 } from '../operators/operator-abilities.js';
 import { identityChecks, operatorIdentityChecks } from './identity-checks.js';
 import { jobLockChecks, pauseChecks } from './job-lock-checks.js';
+import { leaderChecks } from './leader-checks.js';
 import { lockChecks } from './lock-checks.js';
 import { moduleChecks } from './module-checks.js';
 import { jobRecordChecks, occurrenceChecks } from './occurrence-checks.js';
@@ -68,6 +69,7 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('readJobRecord', recordsOccurrences, [...jobRecordChecks, ...catchUpChecks]),
     section('recoverOccurrence', canRecoverOccurrences, [...recoveryChecks, ...rerunChecks]),
     section('renewLeases', canRenewLeases, renewalChecks),
+    section('leaderElection', canRenewLeases, leaderChecks),
     section('checkStore', canCheckStore, storeChecks),
     section('renewByOwner', canAddressOwners, ownerChecks),
     section('lockStore', canAddressOwners, lockStoreChecks),

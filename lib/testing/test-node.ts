@@ -2,6 +2,7 @@ import type { INestApplicationContext, Type } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
+import { LeaderElections } from '../nest/leader-elections.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
 import { RegisteredJobs } from '../nest/registered-jobs.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
@@ -41,6 +42,7 @@ export class TestNode {
     private readonly registered: RegisteredJobs,
     private readonly recorder: TickRecorder,
     private readonly presence: ClusterPresence,
+    private readonly elections: LeaderElections,
   ) {}
 
   /** @internal The node of `app`, which must be built with `SchedulerLockTest.override()`. */
@@ -64,6 +66,7 @@ export class TestNode {
       app.get(RegisteredJobs),
       recorder,
       app.get(ClusterPresence),
+      app.get(LeaderElections),
     );
     await node.publish();
     return node;
@@ -91,6 +94,19 @@ export class TestNode {
         Date.now = now;
       }
     });
+  }
+
+  /** Whether this node leads the election `election` now (a `@LeaderElection()` provider of its app). */
+  isLeader(election: string): boolean {
+    return this.elections.isLeader(election);
+  }
+
+  /**
+   * Kills this node's part in its elections, as `kill -9` would: no hook is called and no lease released, so a
+   * follower takes over once the lease has expired in the store (advance the fake clock by the lease).
+   */
+  kill(): void {
+    this.elections.halt();
   }
 
   /** A provider of this node's app, as `moduleRef.get()` finds it: a service to spy on, a job. */

@@ -11,7 +11,8 @@ describe('nest-scheduler-lock exit codes', () => {
       [[...redis], 'no command given'],
       [
         ['list', ...redis],
-        'unknown command "list"; the commands are jobs, nodes, job, history, pause, resume, trigger, unlock',
+        'unknown command "list"; the commands are jobs, nodes, job, history, election, pause, resume, trigger, ' +
+          'unlock, step-down',
       ],
       [['pause', ...redis], 'pause needs a job name: pause NAME'],
       [['jobs', 'report', ...redis], 'jobs takes no job name (got "report")'],

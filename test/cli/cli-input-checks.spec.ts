@@ -100,7 +100,7 @@ describe('nest-scheduler-lock masks passwords by parsing the URLs it quotes', ()
       [`redis://127.0.0.1:6379?password=${SECRET}&db=2`, 'jobs'],
       {},
       'unknown command "redis://127.0.0.1:6379?password=***&db=2"; the commands are jobs, nodes, job, history, ' +
-        'pause, resume, trigger, unlock',
+        'election, pause, resume, trigger, unlock, step-down',
     ],
     [
       "PostgreSQL's ?password=, the user kept",

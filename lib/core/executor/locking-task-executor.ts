@@ -47,7 +47,8 @@ const DEFAULTS: LockDefaults = { lockAtMostFor: 60_000, lockAtLeastFor: 0 };
 export class LockingTaskExecutor {
   private readonly logger: SchedulerLockLogger;
   private readonly faults: FaultLog;
-  private readonly keeper: LeaseKeeper;
+  /** @internal This node's lease keeper: it renews the leases of the elections the node leads too. */
+  readonly keeper: LeaseKeeper;
   private readonly defaults: LockDefaults;
   private readonly lockedBy: string;
   private readonly events: RunEvents;

@@ -1,9 +1,9 @@
 /**
  * Why a task did not run: the lock is held elsewhere, the store failed, the app is shutting down, or
  * (once-per-occurrence cron jobs) the occurrence was already run or is running, or an operator paused the
- * job (`paused`).
+ * job (`paused`), or the job runs on an election's leader and this node follows (`follower`).
  */
-export type SkipReason = 'locked' | 'store-error' | 'shutdown' | 'already-ran' | 'paused';
+export type SkipReason = 'locked' | 'store-error' | 'shutdown' | 'already-ran' | 'paused' | 'follower';
 
 /** The outcome of {@link LockingTaskExecutor.executeWithLock}. */
 export type TaskResult<T> =

@@ -1,6 +1,14 @@
+import type { FireTimes } from './job-health.js';
+
 /** The part of the `cron` package this needs: its `CronTime` (cron 3 and 4 alike). */
 interface CronPackage {
-  readonly CronTime: new (source: string, timeZone?: string) => { sendAt(): { toMillis(): number } };
+  readonly CronTime: new (
+    source: string,
+    timeZone?: string,
+  ) => {
+    sendAt(): { toMillis(): number };
+    getNextDateFrom(start: Date, timeZone?: string): { toMillis(): number };
+  };
 }
 
 /**
@@ -35,6 +43,21 @@ export async function nextCronFireTime(expression: string, timeZone?: string): P
   if (!cron) return null;
   try {
     return new cron.CronTime(expression, timeZone).sendAt().toMillis();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The fire times of a cron expression in `timeZone`, as the scheduler computes them; `null` when `cron` cannot
+ * be loaded or does not accept the expression.
+ */
+export async function cronFireTimes(expression: string, timeZone?: string): Promise<FireTimes | null> {
+  const cron = await loadCron();
+  if (!cron) return null;
+  try {
+    const cronTime = new cron.CronTime(expression, timeZone);
+    return { nextAfter: (ms) => cronTime.getNextDateFrom(new Date(ms), timeZone).toMillis() };
   } catch {
     return null;
   }

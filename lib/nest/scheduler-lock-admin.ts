@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LockEvents, type SteeringAction } from '../core/task/lock-events.js';
 import { ClusterAdmin, type TriggerOutcome } from '../operators/cluster-admin.js';
 import type { ClusterNode, HistoryEntry, SteeringNote } from '../operators/cluster-records.js';
+import type { JobHealth } from '../operators/job-health.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import type { OperatorStore } from '../operators/operator-store.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
@@ -25,7 +26,7 @@ export class SchedulerLockAdmin {
     private readonly events: LockEvents,
   ) {
     this.lockedBy = settings.lockedBy;
-    this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval);
+    this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval, settings.health);
   }
 
   /** Every locked job a live node runs. */
@@ -41,6 +42,19 @@ export class SchedulerLockAdmin {
   /** The job's last `limit` runs and operator actions, newest first. */
   history(name: string, limit?: number): Promise<HistoryEntry[]> {
     return this.cluster().history(name, limit);
+  }
+
+  /**
+   * The health of every job the nodes published, by name, also of a job whose nodes are all gone: its state,
+   * its last success, the occurrences no node ran since then.
+   */
+  listHealth(): Promise<JobHealth[]> {
+    return this.cluster().listHealth();
+  }
+
+  /** One job's health; rejects with `UnknownJobError` when no node ever published it. */
+  getHealth(name: string): Promise<JobHealth> {
+    return this.cluster().getHealth(name);
   }
 
   /** The nodes whose heartbeat is recent. */

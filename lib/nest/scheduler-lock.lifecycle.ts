@@ -12,6 +12,7 @@ import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { canCheckStore } from '../core/provider/provider-abilities.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { ClusterPresence } from './cluster-presence.js';
+import { JobHealthWatch } from './job-health-watch.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -34,6 +35,7 @@ export class SchedulerLockLifecycle
     private readonly jobs: LockedJobRegistry,
     private readonly watcher: RecoveryWatcher,
     private readonly presence: ClusterPresence,
+    private readonly health: JobHealthWatch,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -50,11 +52,13 @@ export class SchedulerLockLifecycle
   onApplicationBootstrap(): void {
     this.settings.outages?.start(() => this.jobs.size);
     this.presence.start();
+    this.health.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.watcher.stop();
     this.presence.stop();
+    this.health.stop();
     await this.executor.shutdown(this.settings.shutdownTimeout);
   }
 

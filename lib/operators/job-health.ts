@@ -24,7 +24,10 @@ export interface JobHealth {
   readonly unhealthy: boolean;
   /** When the newest successful run started, or `null`. */
   readonly lastSuccess: Date | null;
-  /** The occurrences no node ran since the last success, oldest first (at most {@link MAX_LISTED_MISSES}). */
+  /**
+   * The occurrences no node ran, oldest first, among those since the oldest run the history keeps (at most
+   * {@link MAX_LISTED_MISSES}): also those before the last success, which no longer make the job `missed`.
+   */
   readonly missed: readonly Date[];
   /** The occurrence due and not started within the grace period, or `null`. */
   readonly late: Date | null;
@@ -66,16 +69,16 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
   const runs = recent.filter(isRun);
   const success = runs.find((run) => run.outcome === 'succeeded');
   const failuresInARow = success ? runs.indexOf(success) : runs.length;
-  // Misses are looked for after the last success; without one, after the oldest run known, or the watch began.
-  const oldest = runs.length > 0 ? runStart(runs[runs.length - 1]) : facts.watchedSince.getTime();
-  const from = success ? runStart(success) : Math.min(oldest, facts.watchedSince.getTime());
+  // Misses are looked for after the oldest run the history keeps, or, for a job with none, since the watch began.
+  const from = runs.length > 0 ? runStart(runs[runs.length - 1]) : facts.watchedSince.getTime();
   const started = [...runs.map(runStart), ...(lock.holder ? [lock.holder.since] : [])];
   const { missed, late } = dueWithoutRun(facts, started, from, policy.grace, now);
+  const sinceSuccess = success ? missed.filter((at) => at > runStart(success)) : missed;
   const state: JobHealthState = lock.paused
     ? 'paused'
     : failuresInARow >= policy.failingAfter
       ? 'failing'
-      : missed.length > 0
+      : sinceSuccess.length > 0
         ? 'missed'
         : late !== null
           ? 'late'

@@ -2,6 +2,8 @@ import type { INestApplicationContext, Type } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
+import { JobHealthWatch } from '../nest/job-health-watch.js';
+import type { JobHealth } from '../operators/job-health.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
 import { RegisteredJobs } from '../nest/registered-jobs.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
@@ -41,6 +43,7 @@ export class TestNode {
     private readonly registered: RegisteredJobs,
     private readonly recorder: TickRecorder,
     private readonly presence: ClusterPresence,
+    private readonly health: JobHealthWatch,
   ) {}
 
   /** @internal The node of `app`, which must be built with `SchedulerLockTest.override()`. */
@@ -64,6 +67,7 @@ export class TestNode {
       app.get(RegisteredJobs),
       recorder,
       app.get(ClusterPresence),
+      app.get(JobHealthWatch),
     );
     await node.publish();
     return node;
@@ -101,6 +105,14 @@ export class TestNode {
   /** Publishes this node and its jobs to the console now (a heartbeat), as it does every `heartbeatInterval`. */
   publish(): Promise<void> {
     return this.presence.heartbeat();
+  }
+
+  /**
+   * Checks every job's health now, as this node does every `heartbeatInterval`: emits `missed` for the misses
+   * whose report it claims first in the cluster, `failing` and `healthy` on a change. Resolves to the health seen.
+   */
+  checkHealth(): Promise<JobHealth[]> {
+    return this.health.check();
   }
 
   private scheduled(jobName: string): Fire {

@@ -37,6 +37,7 @@ const FILE_TIERS = {
   'dashboard/dashboard-options.spec.ts': 'unit',
   'lease/events.spec.ts': 'system',
   'operators/job-health.spec.ts': 'unit',
+  'cli/cli-health.spec.ts': 'unit',
   'lease/fencing.spec.ts': 'system',
   'lease/keep-alive.spec.ts': 'system',
   'lease/keep-alive-short-cap.spec.ts': 'unit',

@@ -1,14 +1,20 @@
 import type { ClusterNode, HistoryEntry } from '../operators/cluster-records.js';
+import type { JobHealth, JobHealthState } from '../operators/job-health.js';
 import type { JobOverview, LastRun } from '../operators/job-overview.js';
 import { renderFields, renderTable } from './table.js';
 
 /** What stands in a cell that has no value. */
 const NONE = '-';
 
-/** The jobs as a table, one row each. */
-export function jobsView(jobs: readonly JobOverview[], now: number): string {
+/** The jobs as a table, one row each, with each one's health state. */
+export function jobsView(
+  jobs: readonly JobOverview[],
+  states: ReadonlyMap<string, JobHealthState>,
+  now: number,
+): string {
   const rows = jobs.map((job) => [
     job.name,
+    states.get(job.name) ?? NONE,
     schedule(job),
     job.paused ? 'yes' : 'no',
     job.holder ?? NONE,
@@ -16,7 +22,18 @@ export function jobsView(jobs: readonly JobOverview[], now: number): string {
     job.nextFireAt === null ? NONE : relative(job.nextFireAt, now),
     job.lastRun ? lastRun(job.lastRun, now) : NONE,
   ]);
-  return renderTable(['JOB', 'SCHEDULE', 'PAUSED', 'HOLDER', 'LOCKED UNTIL', 'NEXT FIRE', 'LAST RUN'], rows);
+  return renderTable(['JOB', 'HEALTH', 'SCHEDULE', 'PAUSED', 'HOLDER', 'LOCKED UNTIL', 'NEXT FIRE', 'LAST RUN'], rows);
+}
+
+/** Each job's health: its state, last success and the occurrences no node ran. */
+export function healthView(healths: readonly JobHealth[], now: number): string {
+  const rows = healths.map((health) => [
+    health.name,
+    health.state,
+    health.lastSuccess === null ? NONE : relative(health.lastSuccess.getTime(), now),
+    health.missed.length > 0 ? health.missed.map((at) => at.toISOString()).join(', ') : NONE,
+  ]);
+  return renderTable(['JOB', 'HEALTH', 'LAST SUCCESS', 'MISSED'], rows);
 }
 
 /** One job, a field per line. */

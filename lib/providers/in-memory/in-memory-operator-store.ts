@@ -154,8 +154,8 @@ export class InMemoryOperatorStore implements OperatorStore {
   }
 
   /**
-   * @internal Forgets every skip count, trigger, pause, history entry and missed report. The nodes and the catalogue stay: they
-   * describe the apps still running, which publish them only when they change.
+   * @internal Forgets every skip count, trigger, pause, history entry and missed report. The nodes and the
+   * catalogue stay: they describe the apps still running, which publish them only when they change.
    */
   clearRecords(): void {
     const records = [this.skipCounts, this.triggers, this.triggerResults, this.pauses, this.histories];

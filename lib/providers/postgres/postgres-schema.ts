@@ -55,8 +55,8 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
  * free once `lock_until` has passed on the database's clock, or once an operator force-released it (its
  * `owner` is then a marker, `force-unlocked:<epoch ms>:<actor>`). The `run_*` columns are a once-per-occurrence
  * job's record; `paused` an operator's pause (JSON). Every other table is bounded: the history by its ring of
- * slots, nodes by `forgetNodes`, trigger results and missed reports by age. The README prints this DDL for DBAs who create the
- * tables themselves.
+ * slots, nodes by `forgetNodes`, trigger results and missed reports by age. The README prints this DDL for
+ * DBAs who create the tables themselves.
  */
 export function tablesDdl(tables: PostgresTables): string[] {
   return [

@@ -196,5 +196,5 @@ function healthPolicy(grace: string | undefined, failingAfter: string | undefine
     }
     count = Number(failingAfter);
   }
-  return { grace: graceMs, failingAfter: count };
+  return { ...DEFAULT_HEALTH_POLICY, grace: graceMs, failingAfter: count };
 }

@@ -7,6 +7,9 @@ import type { OperatorStore } from '../operators/operator-store.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
+/** Who pauses a job after `health.pauseAfter` failed runs, in its history. */
+export const SCHEDULER_ACTOR = 'scheduler';
+
 /**
  * This node's watch over every job's health, cluster-wide, every `heartbeatInterval` on its own `unref`'d
  * timer: nothing here is on a tick's path. It emits `missed` for the occurrences whose report it claimed in
@@ -62,6 +65,21 @@ export class JobHealthWatch {
     const base = { lockName, jobName, lockedBy: this.settings.lockedBy };
     const occurrences = await this.store!.claimMissedReports(lockName, health.missed);
     if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
+    const { pauseAfter } = this.settings.health;
+    if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
+      // One node's pause is recorded; the others find the job paused already.
+      const reason = `${health.failuresInARow} failed runs in a row (health.pauseAfter: ${pauseAfter})`;
+      if (await this.store!.pause(lockName, { actor: SCHEDULER_ACTOR, reason })) {
+        this.events.emit({
+          type: 'operator',
+          action: 'pause',
+          ...base,
+          actor: SCHEDULER_ACTOR,
+          reason,
+          at: Date.now(),
+        });
+      }
+    }
     const before = this.states.get(jobName);
     this.states.set(jobName, state);
     if (state === before) return;

@@ -103,4 +103,9 @@ export interface JobHealthOptions {
   grace?: DurationInput;
   /** How many failed runs in a row make a job failing: a whole number from 1. Default 3. */
   failingAfter?: number;
+  /**
+   * After how many failed runs in a row the scheduler pauses the job: a whole number from 1. The pause is
+   * recorded in its history as an operator action by `scheduler`, and `resume` ends it. Default: never.
+   */
+  pauseAfter?: number;
 }

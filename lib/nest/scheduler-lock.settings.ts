@@ -157,10 +157,11 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
 function healthPolicy(option: JobHealthOptions | undefined): HealthPolicy {
   if (option === undefined) return DEFAULT_HEALTH_POLICY;
   const subject = `${SUBJECT} health`;
-  const given = optionsObject(option, ['grace', 'failingAfter'], subject);
+  const given = optionsObject(option, ['grace', 'failingAfter', 'pauseAfter'], subject);
   return {
     grace: durationOption(given.grace, DEFAULT_HEALTH_POLICY.grace, 'grace', subject, MAX_TIMER_MS),
     failingAfter: wholeNumberOption(given.failingAfter, DEFAULT_HEALTH_POLICY.failingAfter, 'failingAfter', subject),
+    pauseAfter: given.pauseAfter === undefined ? null : wholeNumberOption(given.pauseAfter, 0, 'pauseAfter', subject),
   };
 }
 

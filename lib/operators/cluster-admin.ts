@@ -10,7 +10,7 @@ const MISSED_HEARTBEATS = 3;
 /** How many history entries the last run is looked for in (operator actions stand between runs). */
 const LAST_RUN_LOOKBACK = 20;
 /** Health's defaults: an occurrence is late 30 s after its time; three failed runs in a row are failing. */
-export const DEFAULT_HEALTH_POLICY: HealthPolicy = { grace: 30_000, failingAfter: 3 };
+export const DEFAULT_HEALTH_POLICY: HealthPolicy = { grace: 30_000, failingAfter: 3, pauseAfter: null };
 /** How often a `trigger` looks whether a node has taken it, and for how long at most. */
 const TRIGGER_POLL_MS = 100;
 

@@ -31,7 +31,7 @@ export interface JobHealth {
   readonly missed: readonly Date[];
   /** The occurrence due and not started within the grace period, or `null`. */
   readonly late: Date | null;
-  /** How many of the newest runs failed in a row. */
+  /** How many of the newest runs failed in a row, since the last success or `resume`. */
   readonly failuresInARow: number;
 }
 
@@ -41,6 +41,8 @@ export interface HealthPolicy {
   readonly grace: number;
   /** How many failed runs in a row make a job `failing`. */
   readonly failingAfter: number;
+  /** How many failed runs in a row make the scheduler pause the job (`null`: never). */
+  readonly pauseAfter: number | null;
 }
 
 /** The fire times of a cron job: the first strictly after a time (epoch ms). */
@@ -68,7 +70,9 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
   const { job, lock, recent } = facts;
   const runs = recent.filter(isRun);
   const success = runs.find((run) => run.outcome === 'succeeded');
-  const failuresInARow = success ? runs.indexOf(success) : runs.length;
+  // A resume starts the count anew: the pause it ends may be the failure policy's own.
+  const streakEnd = recent.findIndex((entry) => entry.type === 'resume' || entry === success);
+  const failuresInARow = (streakEnd < 0 ? recent : recent.slice(0, streakEnd)).filter(isRun).length;
   // Misses are looked for after the oldest run the history keeps, or, for a job with none, since the watch began.
   const from = runs.length > 0 ? runStart(runs[runs.length - 1]) : facts.watchedSince.getTime();
   const started = [...runs.map(runStart), ...(lock.holder ? [lock.holder.since] : [])];
@@ -114,14 +118,30 @@ function dueWithoutRun(
   const claimed = new Set(
     recent.filter(isRun).flatMap((run) => (run.occurrence === undefined ? [] : [run.occurrence])),
   );
+  const paused = pausedSpans(recent);
   const missed: number[] = [];
   for (let at = next(from); at + grace <= now && missed.length < MAX_LISTED_MISSES; at = next(at)) {
     const following = next(at);
     if (claimed.has(at) || started.some((start) => start >= at && start < following)) continue;
+    if (paused.some(([start, end]) => at >= start && at < end)) continue;
     if (following > now) return { missed, late: at };
     missed.push(at);
   }
   return { missed, late: null };
+}
+
+/** When the job was paused, from the pauses and resumes of its history (newest first): `[from, until)`, epoch ms. */
+function pausedSpans(recent: readonly HistoryEntry[]): [number, number][] {
+  const spans: [number, number][] = [];
+  let until = Infinity;
+  for (const entry of recent) {
+    if (entry.type === 'resume') until = entry.at;
+    if (entry.type === 'pause') {
+      spans.push([entry.at, until]);
+      until = Infinity;
+    }
+  }
+  return spans;
 }
 
 /** The occurrence after a time: a cron job's next fire time, an interval job's time plus its period. */

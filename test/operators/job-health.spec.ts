@@ -15,7 +15,7 @@ const CRON: CatalogueJob = {
 };
 const INTERVAL: CatalogueJob = { ...CRON, kind: 'interval', schedule: '5000', occurrence: false };
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const POLICY = { grace: 500, failingAfter: 3 };
+const POLICY = { grace: 500, failingAfter: 3, pauseAfter: null };
 
 function run(occurrence: number, outcome: RunHistoryEntry['outcome'] = 'succeeded'): RunHistoryEntry {
   return { type: 'run', occurrence, node: 'node-a', startedAt: occurrence + 3, outcome, attempt: 1 };
@@ -66,6 +66,9 @@ describe('jobHealth: a job cluster-wide from its schedule and its history', () =
     expect(jobHealth(await facts(recent), POLICY, T0 + 9_000)).toMatchObject({ state: 'failing', failuresInARow: 3 });
     const paused = { actor: 'scheduler', reason: 'failing', at: T0 };
     expect(jobHealth(await facts(recent, { paused }), POLICY, T0 + 9_000).state).toBe('paused');
+    // A resume starts the count anew.
+    const resumed = [run(T0 + 10_000, 'failed'), { type: 'resume' as const, actor: 'ops', at: T0 + 9_500 }, ...recent];
+    expect(jobHealth(await facts(resumed), POLICY, T0 + 11_000)).toMatchObject({ state: 'on-time', failuresInARow: 1 });
   });
 
   it('measures an @Interval job against its interval', async () => {

@@ -23,7 +23,7 @@ class Jobs {
   }
 }
 
-async function startNode(lockedBy: string): Promise<TestNode> {
+async function startNode(lockedBy: string, pauseAfter?: number): Promise<TestNode> {
   const moduleRef = await SchedulerLockTest.override(
     Test.createTestingModule({
       imports: [
@@ -31,7 +31,7 @@ async function startNode(lockedBy: string): Promise<TestNode> {
         SchedulerLockModule.forRoot({
           redis: 'redis://no-such-host.invalid:6379',
           defaultLockAtMostFor: '1m',
-          health: { grace: '500ms', failingAfter: 2 },
+          health: { grace: '500ms', failingAfter: 2, pauseAfter },
         }),
       ],
       providers: [Jobs],
@@ -79,14 +79,14 @@ afterEach(async () => {
 
 describe('job health on three nodes of a */2 s job, on fake time', () => {
   it('lists the occurrences missed while every node was down, once, and emits missed once for the cluster', async () => {
-    const first = await Promise.all(['node-1', 'node-2', 'node-3'].map(startNode));
+    const first = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name)));
     for (const second of [0, 2, 4]) await tickAll(first, second);
     expect((await first[0].checkHealth())[0]).toMatchObject({ state: 'on-time', missed: [] });
     await stopNodes();
 
     // Ten seconds without a node; then two start, and both check before either ticks.
     jest.setSystemTime(T0 + 14_100);
-    const [a, b] = await Promise.all(['node-4', 'node-5'].map(startNode));
+    const [a, b] = await Promise.all(['node-4', 'node-5'].map((name) => startNode(name)));
     const seen = healthEvents([a, b]);
     const missed = [6, 8, 10, 12].map(at);
     const [health] = await a.checkHealth();
@@ -105,7 +105,7 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
   });
 
   it('reports failing after failingAfter failed runs, and healthy after the next success', async () => {
-    const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map(startNode));
+    const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name)));
     const seen = healthEvents(nodes);
     failures = 2;
     await tickAll(nodes, 0);
@@ -117,8 +117,31 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     expect(seen).toEqual(['node-1 failing 2', 'node-1 healthy']);
   });
 
+  it('pauses the job after pauseAfter failed runs, an operator action in its history, until resume', async () => {
+    const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name, 3)));
+    failures = 10;
+    for (const second of [0, 2, 4]) await tickAll(nodes, second);
+    await Promise.all(nodes.map((node) => node.checkHealth()));
+    const [pause] = await nodes[1].admin.history('every-2s', 1);
+    expect(pause).toMatchObject({
+      type: 'pause',
+      actor: 'scheduler',
+      reason: '3 failed runs in a row (health.pauseAfter: 3)',
+    });
+    expect((await nodes[2].admin.history('every-2s')).filter((entry) => entry.type === 'pause')).toHaveLength(1);
+    await tickAll(nodes, 6);
+    expect(await nodes[0].tick('every-2s')).toMatchObject({ status: 'skipped', reason: 'paused' });
+    expect(await nodes[0].admin.getHealth('every-2s')).toMatchObject({ state: 'paused' });
+
+    // An operator resumes it: the count starts anew, and the scheduler does not pause it again at once.
+    await nodes[0].admin.resume('every-2s', { actor: 'ops' });
+    await tickAll(nodes, 8);
+    await Promise.all(nodes.map((node) => node.checkHealth()));
+    expect(await nodes[0].admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', failuresInARow: 1 });
+  });
+
   it('is late when an occurrence is not started within the grace, and never-run before the first', async () => {
-    const [node] = await Promise.all(['node-1'].map(startNode));
+    const [node] = await Promise.all(['node-1'].map((name) => startNode(name)));
     expect((await node.checkHealth())[0].state).toBe('never-run');
     await tickAll([node], 0);
     jest.setSystemTime(T0 + 2_600);

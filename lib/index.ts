@@ -34,7 +34,7 @@ export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
 export { InvalidSteeringNoteError } from './operators/steering-note.js';
 export type { JobOverview } from './operators/job-overview.js';
-export type { JobHealth, JobHealthState } from './operators/job-health.js';
+export type { ClusterJobHealth, JobHealthState } from './operators/job-health.js';
 export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
 
 // Errors.

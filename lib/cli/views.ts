@@ -1,5 +1,5 @@
 import type { ClusterNode, HistoryEntry } from '../operators/cluster-records.js';
-import type { JobHealth, JobHealthState } from '../operators/job-health.js';
+import type { ClusterJobHealth, JobHealthState } from '../operators/job-health.js';
 import type { JobOverview, LastRun } from '../operators/job-overview.js';
 import { renderFields, renderTable } from './table.js';
 
@@ -26,7 +26,7 @@ export function jobsView(
 }
 
 /** Each job's health: its state, last success and the occurrences no node ran. */
-export function healthView(healths: readonly JobHealth[], now: number): string {
+export function healthView(healths: readonly ClusterJobHealth[], now: number): string {
   const rows = healths.map((health) => [
     health.name,
     health.state,

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { FaultLog } from '../core/executor/fault-log.js';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterAdmin } from '../operators/cluster-admin.js';
-import { UNHEALTHY_STATES, type JobHealth, type JobHealthState } from '../operators/job-health.js';
+import { UNHEALTHY_STATES, type ClusterJobHealth, type JobHealthState } from '../operators/job-health.js';
 import type { OperatorStore } from '../operators/operator-store.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -45,7 +45,7 @@ export class JobHealthWatch {
   }
 
   /** @internal Checks every job's health now, emits what changed, and resolves to it. */
-  async check(): Promise<JobHealth[]> {
+  async check(): Promise<ClusterJobHealth[]> {
     if (!this.admin) return [];
     const sentAt = performance.now();
     try {
@@ -60,7 +60,7 @@ export class JobHealthWatch {
     }
   }
 
-  private async report(health: JobHealth): Promise<void> {
+  private async report(health: ClusterJobHealth): Promise<void> {
     const { name: jobName, lockName, state } = health;
     const base = { lockName, jobName, lockedBy: this.settings.lockedBy };
     const occurrences = await this.store!.claimMissedReports(lockName, health.missed);

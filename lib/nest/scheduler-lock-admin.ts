@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LockEvents, type SteeringAction } from '../core/task/lock-events.js';
 import { ClusterAdmin, type TriggerOutcome } from '../operators/cluster-admin.js';
 import type { ClusterNode, HistoryEntry, SteeringNote } from '../operators/cluster-records.js';
-import type { JobHealth } from '../operators/job-health.js';
+import type { ClusterJobHealth } from '../operators/job-health.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import type { OperatorStore } from '../operators/operator-store.js';
 import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
@@ -48,12 +48,12 @@ export class SchedulerLockAdmin {
    * The health of every job the nodes published, by name, also of a job whose nodes are all gone: its state,
    * its last success, the occurrences no node ran since then.
    */
-  listHealth(): Promise<JobHealth[]> {
+  listHealth(): Promise<ClusterJobHealth[]> {
     return this.cluster().listHealth();
   }
 
   /** One job's health; rejects with `UnknownJobError` when no node ever published it. */
-  getHealth(name: string): Promise<JobHealth> {
+  getHealth(name: string): Promise<ClusterJobHealth> {
     return this.cluster().getHealth(name);
   }
 

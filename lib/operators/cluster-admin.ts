@@ -1,5 +1,5 @@
 import { cronFireTimes, nextCronFireTime } from './next-fire-time.js';
-import { jobHealth, type HealthPolicy, type JobHealth } from './job-health.js';
+import { jobHealth, type HealthPolicy, type ClusterJobHealth } from './job-health.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, SteeringNote, TriggerResult } from './cluster-records.js';
 import { jobOverview, type JobOverview } from './job-overview.js';
 import type { OperatorStore } from './operator-store.js';
@@ -55,14 +55,14 @@ export class ClusterAdmin {
    * The health of every job in the catalogue, by name: also of a job whose nodes are all gone, whose
    * occurrences no node runs now. Two reads per job (its history, its lock).
    */
-  async listHealth(): Promise<JobHealth[]> {
+  async listHealth(): Promise<ClusterJobHealth[]> {
     const [jobs, nodes] = await Promise.all([this.store.jobs(), this.listNodes()]);
     const sorted = jobs.sort((a, b) => a.jobName.localeCompare(b.jobName));
     return Promise.all(sorted.map((job) => this.health(job, nodes)));
   }
 
   /** One job's health; {@link UnknownJobError} when no node ever published it. */
-  async getHealth(jobName: string): Promise<JobHealth> {
+  async getHealth(jobName: string): Promise<ClusterJobHealth> {
     const [job, nodes] = await Promise.all([this.catalogued(jobName), this.listNodes()]);
     return this.health(job, nodes);
   }
@@ -161,7 +161,7 @@ export class ClusterAdmin {
     return { job, nodes };
   }
 
-  private async health(job: CatalogueJob, nodes: readonly ClusterNode[]): Promise<JobHealth> {
+  private async health(job: CatalogueJob, nodes: readonly ClusterNode[]): Promise<ClusterJobHealth> {
     const [lock, recent, fireTimes] = await Promise.all([
       this.store.lockState(job.lockName),
       this.store.history(job.lockName, LAST_RUN_LOOKBACK),

@@ -16,7 +16,7 @@ export type JobHealthState = 'on-time' | 'late' | 'missed' | 'failing' | 'paused
 export const UNHEALTHY_STATES: ReadonlySet<JobHealthState> = new Set(['late', 'missed', 'failing']);
 
 /** A job's health, as the admin service, the CLI and the status page show it. */
-export interface JobHealth {
+export interface ClusterJobHealth {
   readonly name: string;
   readonly lockName: string;
   readonly state: JobHealthState;
@@ -66,7 +66,7 @@ export interface HealthFacts {
 export const MAX_LISTED_MISSES = 100;
 
 /** `facts`' health at `now` (epoch ms). */
-export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number): JobHealth {
+export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number): ClusterJobHealth {
   const { job, lock, recent } = facts;
   const runs = recent.filter(isRun);
   const success = runs.find((run) => run.outcome === 'succeeded');

@@ -3,7 +3,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
 import { JobHealthWatch } from '../nest/job-health-watch.js';
-import type { JobHealth } from '../operators/job-health.js';
+import type { ClusterJobHealth } from '../operators/job-health.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
 import { RegisteredJobs } from '../nest/registered-jobs.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
@@ -111,7 +111,7 @@ export class TestNode {
    * Checks every job's health now, as this node does every `heartbeatInterval`: emits `missed` for the misses
    * whose report it claims first in the cluster, `failing` and `healthy` on a change. Resolves to the health seen.
    */
-  checkHealth(): Promise<JobHealth[]> {
+  checkHealth(): Promise<ClusterJobHealth[]> {
     return this.health.check();
   }
 

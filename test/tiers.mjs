@@ -39,6 +39,7 @@ const FILE_TIERS = {
   'operators/job-health.spec.ts': 'unit',
   'cli/cli-health.spec.ts': 'unit',
   'opentelemetry/missed-metric.spec.ts': 'unit',
+  'terminus/unhealthy-jobs.spec.ts': 'unit',
   'lease/fencing.spec.ts': 'system',
   'lease/keep-alive.spec.ts': 'system',
   'lease/keep-alive-short-cap.spec.ts': 'unit',

@@ -81,13 +81,13 @@ export class LockMetrics {
       case 'missed':
         this.missed.add(event.occurrences.length, job);
         break;
-      // No metric of their own: a run is counted when it finishes, a renewal by renewalRoundTrip().
+      // No metric of their own: a run is counted when it finishes, a renewal by renewalRoundTrip(); failing and
+      // healthy are a job's state, which every node watching it emits.
       case 'started':
       case 'released':
       case 'extended':
       case 'release-failed':
       case 'operator':
-      // A job's state: the health watch's, on every node that watches it.
       case 'failing':
       case 'healthy':
         break;

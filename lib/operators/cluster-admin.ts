@@ -52,12 +52,13 @@ export class ClusterAdmin {
   ) {}
 
   /**
-   * The health of every job in the catalogue, by name: also of a job whose nodes are all gone, whose
-   * occurrences no node runs now. Two reads per job (its history, its lock).
+   * The health of every job a known node runs, by name: also of a job whose nodes are all gone, until they are
+   * forgotten (an hour after their last heartbeat). Two reads per job (its history, its lock).
    */
   async listHealth(): Promise<ClusterJobHealth[]> {
-    const [jobs, nodes] = await Promise.all([this.store.jobs(), this.listNodes()]);
-    const sorted = jobs.sort((a, b) => a.jobName.localeCompare(b.jobName));
+    const [jobs, known, nodes] = await Promise.all([this.store.jobs(), this.store.nodes(), this.listNodes()]);
+    const watched = jobs.filter((job) => known.some((node) => node.jobs.includes(job.jobName)));
+    const sorted = watched.sort((a, b) => a.jobName.localeCompare(b.jobName));
     return Promise.all(sorted.map((job) => this.health(job, nodes)));
   }
 

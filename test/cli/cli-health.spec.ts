@@ -53,6 +53,14 @@ describe('nest-scheduler-lock health: a probe exit code', () => {
     expect((await health()).failure).toBeUndefined();
   });
 
+  it('leaves out a job no known node runs: one removed from the code, once its nodes are forgotten', async () => {
+    await store.publish({ lockedBy: 'old', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [] }, [
+      { ...JOB, jobName: 'removed', lockName: 'removed' },
+    ]);
+    jest.setSystemTime(T0 + 60_000);
+    expect(((await health()).json as { name: string }[]).map((job) => job.name)).toEqual(['every-2s']);
+  });
+
   it('fails for a failing job, and refuses a bad --grace or --failing-after as a usage error', async () => {
     for (const second of [0, 2, 4]) store.record(JOB.lockName, ran(second, 'failed'));
     jest.setSystemTime(T0 + 5_000);

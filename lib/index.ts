@@ -9,7 +9,7 @@
 export { SchedulerLockModule } from './nest/scheduler-lock.module.js';
 export { SchedulerLock } from './nest/scheduler-lock.decorator.js';
 export { SCHEDULER_LOCK_PROVIDER } from './nest/scheduler-lock.constants.js';
-export type { SchedulerLockModuleOptions } from './nest/scheduler-lock-module-options.interface.js';
+export type { JobHealthOptions, SchedulerLockModuleOptions } from './nest/scheduler-lock-module-options.interface.js';
 export type {
   SchedulerLockModuleAsyncOptions,
   SchedulerLockOptionsFactory,

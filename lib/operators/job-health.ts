@@ -17,16 +17,19 @@ export const UNHEALTHY_STATES: ReadonlySet<JobHealthState> = new Set(['late', 'm
 
 /** A job's health, as the admin service, the CLI and the status page show it. */
 export interface ClusterJobHealth {
+  /** The job's name. */
   readonly name: string;
+  /** The name of its lock, under which the store keeps its history. */
   readonly lockName: string;
+  /** How it stands. */
   readonly state: JobHealthState;
-  /** Whether {@link state} is one of {@link UNHEALTHY_STATES}. */
+  /** Whether `state` is `late`, `missed` or `failing`. */
   readonly unhealthy: boolean;
   /** When the newest successful run started, or `null`. */
   readonly lastSuccess: Date | null;
   /**
    * The occurrences no node ran, oldest first, among those since the oldest run the history keeps (at most
-   * {@link MAX_LISTED_MISSES}): also those before the last success, which no longer make the job `missed`.
+   * 100): also those before the last success, which no longer make the job `missed`.
    */
   readonly missed: readonly Date[];
   /** The occurrence due and not started within the grace period, or `null`. */

@@ -48,8 +48,10 @@ export type LockEvent =
       readonly type: 'failing';
       readonly failuresInARow: number;
     })
-  /** The job is on time again after it was late, missed an occurrence or was failing. */
-  | (LockEventBase & { readonly type: 'healthy' })
+  | (LockEventBase & {
+      /** The job is on time again after it was late, missed an occurrence or was failing. */
+      readonly type: 'healthy';
+    })
   | (LockEventBase & {
       readonly type: 'release-failed';
       readonly reason: 'expired' | 'not-owner' | 'store-error';

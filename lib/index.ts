@@ -9,7 +9,7 @@
 export { SchedulerLockModule } from './nest/scheduler-lock.module.js';
 export { SchedulerLock } from './nest/scheduler-lock.decorator.js';
 export { SCHEDULER_LOCK_PROVIDER } from './nest/scheduler-lock.constants.js';
-export type { SchedulerLockModuleOptions } from './nest/scheduler-lock-module-options.interface.js';
+export type { JobHealthOptions, SchedulerLockModuleOptions } from './nest/scheduler-lock-module-options.interface.js';
 export type {
   SchedulerLockModuleAsyncOptions,
   SchedulerLockOptionsFactory,
@@ -34,6 +34,7 @@ export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
 export { InvalidSteeringNoteError } from './operators/steering-note.js';
 export type { JobOverview } from './operators/job-overview.js';
+export type { ClusterJobHealth, JobHealthState } from './operators/job-health.js';
 export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
 
 // Errors.

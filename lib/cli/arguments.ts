@@ -10,6 +10,8 @@ import {
 } from '../operators/steering-note.js';
 import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
 import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-options.js';
+import { DEFAULT_HEALTH_POLICY } from '../operators/cluster-admin.js';
+import type { HealthPolicy } from '../operators/job-health.js';
 import { storeTarget, UsageError, type StoreTarget } from './store-target.js';
 
 /** The CLI's help text, printed by `--help` and after a usage error. */
@@ -20,6 +22,8 @@ Commands:
   job NAME        one job in detail
   history NAME    the job's last runs and operator actions, newest first
   nodes           the live nodes: version, start, last heartbeat, jobs
+  health          each job's health: on-time, late, missed (with the times), failing, paused, never-run;
+                  exit code 1 when a job is late, missed an occurrence or is failing (for a probe)
   pause NAME      every node skips the job's ticks (reason paused) until resume; a run in progress goes on
   resume NAME     ends a pause
   trigger NAME    runs the job once now on one node that has it; refused while a run holds its lock
@@ -39,6 +43,9 @@ Options:
   --table-prefix P
                   PostgreSQL: the apps' tablePrefix (default: ${DEFAULT_TABLE_PREFIX})
   --heartbeat D   the apps' heartbeatInterval, e.g. 5s (default): a node silent for 3 of them is gone
+  --grace D       health: the apps' health.grace, e.g. 30s (default)
+  --failing-after N
+                  health: the apps' health.failingAfter (default 3)
   --json          machine-readable JSON on stdout
   --actor A       who acts, recorded in the job's history (default: cli:<your user name>; at most
                   ${ACTOR_MAX_LENGTH} characters)
@@ -47,16 +54,17 @@ Options:
   --limit N       history: how many entries (default 20)
   -h, --help      this text
 
-Exit codes: 0 done; 1 failed (unknown job, store unreachable, trigger refused or not taken); 2 usage error.`;
+Exit codes: 0 done; 1 failed (unknown job, store unreachable, trigger refused or not taken, a job
+unhealthy); 2 usage error.`;
 
 /** The commands that read, and those that steer a job. */
-const READS = ['jobs', 'nodes', 'job', 'history', 'election'] as const;
+const READS = ['jobs', 'nodes', 'health', 'job', 'history', 'election'] as const;
 const STEERS = ['pause', 'resume', 'trigger', 'unlock', 'step-down'] as const;
 type Steering = (typeof STEERS)[number];
 
 /** What to do: a command and its job, with the steering note of a steering command. */
 export type Command =
-  | { readonly name: 'jobs' | 'nodes' }
+  | { readonly name: 'jobs' | 'nodes' | 'health' }
   | { readonly name: 'job' | 'history' | 'election'; readonly job: string }
   | { readonly name: Steering; readonly job: string; readonly note: SteeringNote };
 
@@ -67,6 +75,8 @@ export interface Invocation {
   readonly store: StoreTarget;
   /** The apps' `heartbeatInterval` (ms). */
   readonly heartbeatInterval: number;
+  /** The apps' `health` option. */
+  readonly health: HealthPolicy;
   readonly json: boolean;
   /** How many history entries to show. */
   readonly limit: number;
@@ -80,6 +90,8 @@ const OPTIONS = {
   schema: { type: 'string' },
   'table-prefix': { type: 'string' },
   heartbeat: { type: 'string' },
+  grace: { type: 'string' },
+  'failing-after': { type: 'string' },
   json: { type: 'boolean' },
   actor: { type: 'string' },
   reason: { type: 'string' },
@@ -109,6 +121,7 @@ export function parseInvocation(args: readonly string[], env: NodeJS.ProcessEnv)
     command: command(positionals, values),
     store: storeTarget(values, env),
     heartbeatInterval: heartbeat(values.heartbeat ?? DEFAULT_HEARTBEAT),
+    health: healthPolicy(values.grace, values['failing-after']),
     json: values.json ?? false,
     limit: limit(values.limit),
   };
@@ -118,7 +131,7 @@ function command(positionals: string[], values: { actor?: string; reason?: strin
   const [name, job, ...extra] = positionals;
   if (name === undefined) throw new UsageError('no command given');
   if (extra.length > 0) throw new UsageError(`unexpected argument${extra.length > 1 ? 's' : ''}: ${extra.join(' ')}`);
-  if (name === 'jobs' || name === 'nodes') {
+  if (name === 'jobs' || name === 'nodes' || name === 'health') {
     if (job !== undefined) throw new UsageError(`${name} takes no job name (got "${job}")`);
     return { name };
   }
@@ -167,4 +180,23 @@ function limit(value: string | undefined): number {
   if (!Number.isInteger(count) || count < 1)
     throw new UsageError(`--limit must be a whole number of at least 1 (got "${value}")`);
   return count;
+}
+
+/** `--grace` and `--failing-after`, as the apps' `health` option. */
+function healthPolicy(grace: string | undefined, failingAfter: string | undefined): HealthPolicy {
+  let { grace: graceMs, failingAfter: count } = DEFAULT_HEALTH_POLICY;
+  if (grace !== undefined) {
+    try {
+      graceMs = parseDuration(grace);
+    } catch {
+      throw new UsageError(`--grace must be a duration such as 30s (got "${grace}")`);
+    }
+  }
+  if (failingAfter !== undefined) {
+    if (!/^[1-9]\d{0,8}$/.test(failingAfter)) {
+      throw new UsageError(`--failing-after must be a whole number from 1 (got "${failingAfter}")`);
+    }
+    count = Number(failingAfter);
+  }
+  return { ...DEFAULT_HEALTH_POLICY, grace: graceMs, failingAfter: count };
 }

@@ -37,7 +37,7 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
   let connection: StoreConnection | undefined;
   try {
     connection = await connectStore(invocation.store);
-    const admin = new ClusterAdmin(connection.operatorStore, invocation.heartbeatInterval);
+    const admin = new ClusterAdmin(connection.operatorStore, invocation.heartbeatInterval, invocation.health);
     const elections = new ElectionAdmin(connection.operatorStore, admin);
     const result = await runCommand(admin, elections, invocation, connection.scope);
     // Text from the store is made printable: views cell by cell, the rest here, JSON inside its strings.

@@ -1,7 +1,7 @@
 import type { ClusterAdmin, TriggerOutcome } from '../operators/cluster-admin.js';
 import type { Command, Invocation } from './arguments.js';
 import type { ElectionAdmin, StepDownOutcome } from '../operators/election-admin.js';
-import { electionView, historyView, jobsView, jobView, nodesView } from './views.js';
+import { electionView, healthView, historyView, jobsView, jobView, nodesView } from './views.js';
 
 /** What a command found or did, for people and for `--json`. */
 export interface CommandResult {
@@ -27,9 +27,17 @@ export async function runCommand(
   const now = () => Date.now();
   switch (command.name) {
     case 'jobs': {
-      const jobs = await admin.listJobs();
+      const [jobs, healths] = await Promise.all([admin.listJobs(), admin.listHealth()]);
       const none = `No live node runs a locked job under the ${scope}.`;
-      return { json: jobs, text: jobs.length > 0 ? jobsView(jobs, now()) : none };
+      const states = new Map(healths.map((health) => [health.name, health.state]));
+      return { json: jobs, text: jobs.length > 0 ? jobsView(jobs, states, now()) : none };
+    }
+    case 'health': {
+      const healths = await admin.listHealth();
+      const unhealthy = healths.filter((health) => health.unhealthy).map((health) => health.name);
+      const none = `No node published a locked job under the ${scope}.`;
+      const failure = unhealthy.length > 0 ? `unhealthy: ${unhealthy.join(', ')}` : undefined;
+      return { json: healths, text: healths.length > 0 ? healthView(healths, now()) : none, failure };
     }
     case 'nodes': {
       const nodes = await admin.listNodes();

@@ -1,15 +1,21 @@
 import type { ClusterNode, HistoryEntry } from '../operators/cluster-records.js';
 import type { ElectionOverview } from '../operators/election-admin.js';
+import type { ClusterJobHealth, JobHealthState } from '../operators/job-health.js';
 import type { JobOverview, LastRun } from '../operators/job-overview.js';
 import { renderFields, renderTable } from './table.js';
 
 /** What stands in a cell that has no value. */
 const NONE = '-';
 
-/** The jobs as a table, one row each. */
-export function jobsView(jobs: readonly JobOverview[], now: number): string {
+/** The jobs as a table, one row each, with each one's health state. */
+export function jobsView(
+  jobs: readonly JobOverview[],
+  states: ReadonlyMap<string, JobHealthState>,
+  now: number,
+): string {
   const rows = jobs.map((job) => [
     job.name,
+    states.get(job.name) ?? NONE,
     schedule(job),
     job.paused ? 'yes' : 'no',
     job.holder ?? NONE,
@@ -17,7 +23,18 @@ export function jobsView(jobs: readonly JobOverview[], now: number): string {
     job.nextFireAt === null ? NONE : relative(job.nextFireAt, now),
     job.lastRun ? lastRun(job.lastRun, now) : NONE,
   ]);
-  return renderTable(['JOB', 'SCHEDULE', 'PAUSED', 'HOLDER', 'LOCKED UNTIL', 'NEXT FIRE', 'LAST RUN'], rows);
+  return renderTable(['JOB', 'HEALTH', 'SCHEDULE', 'PAUSED', 'HOLDER', 'LOCKED UNTIL', 'NEXT FIRE', 'LAST RUN'], rows);
+}
+
+/** Each job's health: its state, last success and the occurrences no node ran. */
+export function healthView(healths: readonly ClusterJobHealth[], now: number): string {
+  const rows = healths.map((health) => [
+    health.name,
+    health.state,
+    health.lastSuccess === null ? NONE : relative(health.lastSuccess.getTime(), now),
+    health.missed.length > 0 ? health.missed.map((at) => at.toISOString()).join(', ') : NONE,
+  ]);
+  return renderTable(['JOB', 'HEALTH', 'LAST SUCCESS', 'MISSED'], rows);
 }
 
 /** One election, a field per line: its leader (escaped where printed, as every field), term and since when. */

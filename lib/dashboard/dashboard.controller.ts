@@ -17,6 +17,7 @@ import type { SteeringAction } from '../core/task/lock-events.js';
 import type { ClusterNode, HistoryEntry, HistoryOutcome } from '../operators/cluster-records.js';
 import type { ElectionOverview, StepDownOutcome } from '../operators/election-admin.js';
 import type { JobOverview } from '../operators/job-overview.js';
+import type { ClusterJobHealth } from '../operators/job-health.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { UnknownJobError } from '../operators/cluster-admin.js';
 import { InvalidSteeringNoteError } from '../operators/steering-note.js';
@@ -41,6 +42,8 @@ export interface DashboardRun {
 /** A job as `GET <path>/api/jobs` sends it: its overview and its recent runs, newest first. */
 export interface DashboardJob extends JobOverview {
   readonly recentRuns: readonly DashboardRun[];
+  /** Its health, cluster-wide: state, last success, missed occurrences. */
+  readonly health: ClusterJobHealth | null;
 }
 
 /**
@@ -76,9 +79,13 @@ export class DashboardController {
   @Get('api/jobs')
   async jobs(): Promise<{ at: number; jobs: DashboardJob[] }> {
     return answered(async () => {
-      const jobs = await this.admin.listJobs();
+      const [jobs, healths] = await Promise.all([this.admin.listJobs(), this.admin.listHealth()]);
       const runs = await Promise.all(jobs.map((job) => this.recentRuns(job.name)));
-      return { at: Date.now(), jobs: jobs.map((job, index) => ({ ...job, recentRuns: runs[index] })) };
+      const health = (name: string) => healths.find((each) => each.name === name) ?? null;
+      return {
+        at: Date.now(),
+        jobs: jobs.map((job, index) => ({ ...job, recentRuns: runs[index], health: health(job.name) })),
+      };
     });
   }
 

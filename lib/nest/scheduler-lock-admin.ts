@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LockEvents, type SteeringAction } from '../core/task/lock-events.js';
 import { ClusterAdmin, type TriggerOutcome } from '../operators/cluster-admin.js';
 import type { ClusterNode, HistoryEntry, SteeringNote } from '../operators/cluster-records.js';
+import type { ClusterJobHealth } from '../operators/job-health.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import { ElectionAdmin, type ElectionOverview, type StepDownOutcome } from '../operators/election-admin.js';
 import type { OperatorStore } from '../operators/operator-store.js';
@@ -27,7 +28,7 @@ export class SchedulerLockAdmin {
     private readonly events: LockEvents,
   ) {
     this.lockedBy = settings.lockedBy;
-    this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval);
+    this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval, settings.health);
     this.elections = store && this.admin && new ElectionAdmin(store, this.admin);
   }
 
@@ -44,6 +45,19 @@ export class SchedulerLockAdmin {
   /** The job's last `limit` runs and operator actions, newest first. */
   history(name: string, limit?: number): Promise<HistoryEntry[]> {
     return this.cluster().history(name, limit);
+  }
+
+  /**
+   * The health of every job the nodes published, by name, also of a job whose nodes are all gone: its state,
+   * its last success, the occurrences no node ran since then.
+   */
+  listHealth(): Promise<ClusterJobHealth[]> {
+    return this.cluster().listHealth();
+  }
+
+  /** One job's health; rejects with `UnknownJobError` when no node ever published it. */
+  getHealth(name: string): Promise<ClusterJobHealth> {
+    return this.cluster().getHealth(name);
   }
 
   /** The nodes whose heartbeat is recent. */

@@ -62,6 +62,8 @@ export interface SchedulerLockModuleOptions {
    * shown as gone), and sends its skip counts. Default 5 s. Triggers are looked for every second.
    */
   heartbeatInterval?: DurationInput;
+  /** How strict job health is (`SchedulerLockAdmin.listHealth()`, the `missed` and `failing` events). */
+  health?: JobHealthOptions;
   /**
    * With `redis`: a lock counts as taken only once this many replicas acknowledged it (Redis `WAIT` after
    * each lock taken: one more round trip), so a failover right after it was taken does not lose it. While
@@ -98,4 +100,17 @@ export interface SchedulerLockModuleOptions {
    * an outage, and the app starts.
    */
   startupCheck?: 'fail' | 'warn';
+}
+
+/** Options of {@link SchedulerLockModuleOptions.health}; another key throws naming it. */
+export interface JobHealthOptions {
+  /** How long after its time an occurrence may start before it counts as late. Default 30 s. */
+  grace?: DurationInput;
+  /** How many failed runs in a row make a job failing: a whole number from 1. Default 3. */
+  failingAfter?: number;
+  /**
+   * After how many failed runs in a row the scheduler pauses the job: a whole number from 1. The pause is
+   * recorded in its history as an operator action by `scheduler`, and `resume` ends it. Default: never.
+   */
+  pauseAfter?: number;
 }

@@ -13,6 +13,7 @@ import { canCheckStore } from '../core/provider/provider-abilities.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { ClusterPresence } from './cluster-presence.js';
 import { LeaderElections } from './leader-elections.js';
+import { JobHealthWatch } from './job-health-watch.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
@@ -36,6 +37,7 @@ export class SchedulerLockLifecycle
     private readonly watcher: RecoveryWatcher,
     private readonly presence: ClusterPresence,
     private readonly elections: LeaderElections,
+    private readonly health: JobHealthWatch,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -53,12 +55,14 @@ export class SchedulerLockLifecycle
     this.settings.outages?.start(() => this.jobs.size);
     this.presence.start();
     this.elections.start();
+    this.health.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.watcher.stop();
     this.presence.stop();
     await this.elections.stop(); // released first: a follower takes over at once
+    this.health.stop();
     await this.executor.shutdown(this.settings.shutdownTimeout);
   }
 

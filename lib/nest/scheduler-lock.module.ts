@@ -11,6 +11,7 @@ import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
 import { hasOperatorStore } from '../operators/operator-abilities.js';
 import { ClusterPresence } from './cluster-presence.js';
+import { JobHealthWatch } from './job-health-watch.js';
 import { OperatorTriggers } from './operator-triggers.js';
 import { PlainLockTicks } from './plain-lock-ticks.js';
 import { RegisteredJobs } from './registered-jobs.js';
@@ -78,6 +79,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     LockedJobStatus,
     RegisteredJobs,
     ClusterPresence,
+    JobHealthWatch,
     OperatorTriggers,
     SchedulerLockAdmin,
     { provide: RecoveryWatcher, useFactory: () => new RecoveryWatcher() },

@@ -22,7 +22,10 @@ import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor/executor-settings.js';
 import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
 import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
 import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
-import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
+import { DEFAULT_HEALTH_POLICY } from '../operators/cluster-admin.js';
+import type { HealthPolicy } from '../operators/job-health.js';
+import { optionsObject } from '../core/provider/option-values.js';
+import type { JobHealthOptions, SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import { loadRedisOption } from './load-redis-option.js';
 import { replicaAckOptions } from './replica-ack-options.js';
 import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
@@ -36,8 +39,10 @@ export interface SchedulerLockSettings {
   readonly shutdownTimeout: number;
   /** How long a lock attempt may take before the tick is skipped, in ms. */
   readonly acquireTimeout: number;
-  /** How often this node publishes itself and its jobs for operators, in ms. */
+  /** How often this node publishes itself and its jobs for operators, and checks their health, in ms. */
   readonly heartbeatInterval: number;
+  /** How strict job health is. */
+  readonly health: HealthPolicy;
   /** Closes the store client the module created (from `redis`); never one it was handed. */
   readonly closeStore?: () => Promise<unknown>;
   /** Reports outages of the module's Redis (its own client or the app's), or of a provider that reports its own. */
@@ -72,6 +77,7 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
   'acquireTimeout',
   'historyLimit',
   'heartbeatInterval',
+  'health',
   'minReplicasToAck',
   'replicaAckTimeout',
   'instrumentation',
@@ -125,6 +131,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
   const shutdownTimeout = timerOption(options.shutdownTimeout, DEFAULT_SHUTDOWN_TIMEOUT, 'shutdownTimeout', 0);
   const acquireTimeout = timerOption(options.acquireTimeout, DEFAULT_ACQUIRE_TIMEOUT, 'acquireTimeout');
   const heartbeatInterval = timerOption(options.heartbeatInterval, DEFAULT_HEARTBEAT_INTERVAL, 'heartbeatInterval');
+  const health = healthPolicy(options.health);
   const historyLimit = wholeNumberOption(options.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT);
   const instrumentation = options.instrumentation;
   if (instrumentation !== undefined && typeof instrumentation?.around !== 'function') {
@@ -136,6 +143,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
     shutdownTimeout,
     acquireTimeout,
     heartbeatInterval,
+    health,
     instrumentation,
     logSkips,
     startupCheck,
@@ -151,6 +159,18 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
   }
   const redisSettings = { keyPrefix, lockedBy, historyLimit, ...replicaAck };
   return { ...common, ...redisOption!.redisOptionStore(options.redis!, redisSettings, new Logger('SchedulerLock')) };
+}
+
+/** The `health` option, checked: each key known, `grace` a duration, `failingAfter` a whole number from 1. */
+function healthPolicy(option: JobHealthOptions | undefined): HealthPolicy {
+  if (option === undefined) return DEFAULT_HEALTH_POLICY;
+  const subject = `${SUBJECT} health`;
+  const given = optionsObject(option, ['grace', 'failingAfter', 'pauseAfter'], subject);
+  return {
+    grace: durationOption(given.grace, DEFAULT_HEALTH_POLICY.grace, 'grace', subject, MAX_TIMER_MS),
+    failingAfter: wholeNumberOption(given.failingAfter, DEFAULT_HEALTH_POLICY.failingAfter, 'failingAfter', subject),
+    pauseAfter: given.pauseAfter === undefined ? null : wholeNumberOption(given.pauseAfter, 0, 'pauseAfter', subject),
+  };
 }
 
 /** A provider's own node name (`lockedBy`, when it has one), else `<hostname>:<pid>`: one name per node. */

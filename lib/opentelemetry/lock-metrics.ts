@@ -2,8 +2,8 @@ import type { Attributes, Meter } from '@opentelemetry/api';
 import type { LockEvent, LockEvents } from '../core/task/lock-events.js';
 
 /**
- * The lock metrics of one node, from its lock events: runs by outcome, skips by reason, locks lost, run
- * duration, lock wait (attempt to acquired or skipped), and lease renewal round trips. Attribute
+ * The lock metrics of one node, from its lock events: runs by outcome, skips by reason, locks lost, missed
+ * occurrences, run duration, lock wait (attempt to acquired or skipped), and lease renewal round trips. Attribute
  * `scheduler_lock.job` is the job's name, or the lock's name for an `executeWithLock` task (so give those
  * tasks few distinct names, or metrics get one series per name).
  */
@@ -15,6 +15,7 @@ export class LockMetrics {
   private readonly lockWait;
   private readonly renewals;
   private readonly renewalDuration;
+  private readonly missed;
   /** When each lock's pending attempts started (`performance.now()`), oldest first. */
   private readonly attempts = new Map<string, number[]>();
 
@@ -34,6 +35,9 @@ export class LockMetrics {
     });
     this.renewals = meter.createCounter('scheduler_lock.renewal.round_trips', {
       description: 'Lease renewal round trips to the store (each renews every due lease of the node)',
+    });
+    this.missed = meter.createCounter('scheduler_lock.missed', {
+      description: 'Occurrences no node ran, counted once for the cluster on the node that reported them',
     });
     this.renewalDuration = meter.createHistogram('scheduler_lock.renewal.duration', {
       description: 'How long a lease renewal round trip took',
@@ -74,12 +78,18 @@ export class LockMetrics {
       case 'lost':
         this.lost.add(1, { ...job, 'scheduler_lock.reason': event.reason });
         break;
-      // No metric of their own: a run is counted when it finishes, a renewal by renewalRoundTrip().
+      case 'missed':
+        this.missed.add(event.occurrences.length, job);
+        break;
+      // No metric of their own: a run is counted when it finishes, a renewal by renewalRoundTrip(); failing and
+      // healthy are a job's state, which every node watching it emits.
       case 'started':
       case 'released':
       case 'extended':
       case 'release-failed':
       case 'operator':
+      case 'failing':
+      case 'healthy':
         break;
     }
   }

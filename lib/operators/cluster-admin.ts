@@ -1,4 +1,5 @@
-import { nextCronFireTime } from './next-fire-time.js';
+import { cronFireTimes, nextCronFireTime } from './next-fire-time.js';
+import { jobHealth, type HealthPolicy, type ClusterJobHealth } from './job-health.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, SteeringNote, TriggerResult } from './cluster-records.js';
 import { jobOverview, type JobOverview } from './job-overview.js';
 import type { OperatorStore } from './operator-store.js';
@@ -8,6 +9,8 @@ import { checkedSteeringNote } from './steering-note.js';
 const MISSED_HEARTBEATS = 3;
 /** How many history entries the last run is looked for in (operator actions stand between runs). */
 const LAST_RUN_LOOKBACK = 20;
+/** Health's defaults: an occurrence is late 30 s after its time; three failed runs in a row are failing. */
+export const DEFAULT_HEALTH_POLICY: HealthPolicy = { grace: 30_000, failingAfter: 3, pauseAfter: null };
 /** How often a `trigger` looks whether a node has taken it, and for how long at most. */
 const TRIGGER_POLL_MS = 100;
 
@@ -44,7 +47,26 @@ export class ClusterAdmin {
     private readonly store: OperatorStore,
     /** How often nodes send a heartbeat (ms): a node silent for 3 of them is gone. */
     private readonly heartbeatInterval: number,
+    /** How strict {@link listHealth} is. */
+    private readonly healthPolicy: HealthPolicy = DEFAULT_HEALTH_POLICY,
   ) {}
+
+  /**
+   * The health of every job a known node runs, by name: also of a job whose nodes are all gone, until they are
+   * forgotten (an hour after their last heartbeat). Two reads per job (its history, its lock).
+   */
+  async listHealth(): Promise<ClusterJobHealth[]> {
+    const [jobs, known, nodes] = await Promise.all([this.store.jobs(), this.store.nodes(), this.listNodes()]);
+    const watched = jobs.filter((job) => known.some((node) => node.jobs.includes(job.jobName)));
+    const sorted = watched.sort((a, b) => a.jobName.localeCompare(b.jobName));
+    return Promise.all(sorted.map((job) => this.health(job, nodes)));
+  }
+
+  /** One job's health; {@link UnknownJobError} when no node ever published it. */
+  async getHealth(jobName: string): Promise<ClusterJobHealth> {
+    const [job, nodes] = await Promise.all([this.catalogued(jobName), this.listNodes()]);
+    return this.health(job, nodes);
+  }
 
   /** The nodes whose heartbeat is recent, by name. */
   async listNodes(): Promise<ClusterNode[]> {
@@ -138,6 +160,18 @@ export class ClusterAdmin {
     const [job, nodes] = await Promise.all([this.store.job(jobName), this.listNodes()]);
     if (!job || !nodes.some((node) => node.jobs.includes(jobName))) throw new UnknownJobError(jobName);
     return { job, nodes };
+  }
+
+  private async health(job: CatalogueJob, nodes: readonly ClusterNode[]): Promise<ClusterJobHealth> {
+    const [lock, recent, fireTimes] = await Promise.all([
+      this.store.lockState(job.lockName),
+      this.store.history(job.lockName, LAST_RUN_LOOKBACK),
+      job.kind === 'cron' ? cronFireTimes(job.schedule, job.timeZone) : null,
+    ]);
+    // A job no live node runs is watched since now: only its history tells what it missed.
+    const starts = nodes.filter((node) => node.jobs.includes(job.jobName)).map((node) => node.startedAt);
+    const watchedSince = new Date(Math.min(Date.now(), ...starts));
+    return jobHealth({ job, lock, recent, fireTimes, watchedSince }, this.healthPolicy, Date.now());
   }
 
   private async overview(job: CatalogueJob, nodes: string[], skips: Record<string, number> = {}): Promise<JobOverview> {

@@ -1,6 +1,14 @@
+import type { FireTimes } from './job-health.js';
+
 /** The part of the `cron` package this needs: its `CronTime` (cron 3 and 4 alike). */
 interface CronPackage {
-  readonly CronTime: new (source: string, timeZone?: string) => { sendAt(): { toMillis(): number } };
+  readonly CronTime: new (
+    source: string,
+    timeZone?: string,
+  ) => {
+    sendAt(): { toMillis(): number };
+    getNextDateFrom(start: Date, timeZone?: string): { toMillis(): number };
+  };
 }
 
 /**
@@ -39,3 +47,43 @@ export async function nextCronFireTime(expression: string, timeZone?: string): P
     return null;
   }
 }
+
+/**
+ * The fire times of a cron expression in `timeZone`, as the scheduler computes them; `null` when `cron` cannot
+ * be loaded or does not accept the expression.
+ */
+export async function cronFireTimes(expression: string, timeZone?: string): Promise<FireTimes | null> {
+  const key = `${expression}\n${timeZone ?? ''}`;
+  if (parsed.has(key)) return parsed.get(key)!;
+  const cron = await loadCron();
+  let fireTimes: FireTimes | null = null;
+  try {
+    const cronTime = cron && new cron.CronTime(expression, timeZone);
+    if (cronTime) fireTimes = remembered((ms) => cronTime.getNextDateFrom(new Date(ms), timeZone).toMillis());
+  } catch {
+    // An expression `cron` refuses has no fire times.
+  }
+  if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+  parsed.set(key, fireTimes);
+  return fireTimes;
+}
+
+/** `nextAfter`, remembered: each health check walks mostly the fire times the one before walked. */
+function remembered(nextAfter: (ms: number) => number): FireTimes {
+  const known = new Map<number, number>();
+  return {
+    nextAfter(ms) {
+      let next = known.get(ms);
+      if (next === undefined) {
+        if (known.size >= REMEMBERED_LIMIT) known.clear();
+        known.set(ms, (next = nextAfter(ms)));
+      }
+      return next;
+    },
+  };
+}
+const REMEMBERED_LIMIT = 10_000;
+
+/** Fire times by expression and zone: every health check of every job asks again. */
+const parsed = new Map<string, FireTimes | null>();
+const PARSED_LIMIT = 1_000;

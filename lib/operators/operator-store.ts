@@ -15,6 +15,9 @@ export const DEFAULT_HISTORY_LIMIT = 50;
 /** How long a trigger's result is kept for the operator who asked (ms). */
 export const TRIGGER_RESULT_TTL = 300_000;
 
+/** How long the claim of a missed occurrence's report is kept (ms): 30 days. */
+export const MISSED_REPORT_TTL = 2_592_000_000;
+
 /**
  * The operator console's port (nestjs/throttler's storage idea): what a store keeps so that operators see the
  * cluster's locked jobs and steer them from any process. A provider offers one through
@@ -35,6 +38,11 @@ export interface OperatorStore {
   reportTrigger(id: string, result: TriggerResult): Promise<void>;
   /** Forgets the nodes last seen before `cutoff` (epoch ms), so the list stays bounded; resolves to how many. */
   forgetNodes(cutoff: number): Promise<number>;
+  /**
+   * Claims the report of each missed occurrence of the job that locks `lockName`, in one round trip: resolves to
+   * those this caller claimed. Each is claimed once cluster-wide, for {@link MISSED_REPORT_TTL}.
+   */
+  claimMissedReports(lockName: string, occurrences: readonly Date[]): Promise<Date[]>;
 
   // Read by operators.
 

@@ -15,6 +15,7 @@ import {
   type JobLockProvider,
   type OperatorLockProvider,
 } from '../operators/operator-abilities.js';
+import { missedReportChecks } from './health-checks.js';
 import { identityChecks, operatorIdentityChecks } from './identity-checks.js';
 import { jobLockChecks, pauseChecks } from './job-lock-checks.js';
 import { leaderChecks } from './leader-checks.js';
@@ -75,6 +76,7 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('lockStore', canAddressOwners, lockStoreChecks),
     section('lockJob', canLockJobs, jobLockChecks),
     section('operatorStore', pausesJobs, [...pauseChecks, ...operatorIdentityChecks, ...operatorChecks]),
+    section('claimMissedReports', hasOperatorStore, missedReportChecks),
   ];
   return sections
     .filter(({ has }) => has(sample))

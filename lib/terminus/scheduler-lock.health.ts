@@ -6,6 +6,7 @@ import type { JobRecord, LockProvider } from '../core/provider/lock-provider.js'
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { RunInProgress } from '../core/executor/run-health.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
+import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { SCHEDULER_LOCK_PROVIDER } from '../nest/scheduler-lock.constants.js';
 import { LastRuns } from './last-runs.js';
 import { probeStore, type StoreProbe } from './store-probe.js';
@@ -14,6 +15,11 @@ import { probeStore, type StoreProbe } from './store-probe.js';
 export interface SchedulerLockHealthOptions {
   /** How long the lock store may take to answer before the check is down. Default 1 s. */
   timeout?: DurationInput;
+  /**
+   * `down`: the check is also down while a job of the cluster is late, missed an occurrence or is failing
+   * (`SchedulerLockAdmin.listHealth()`; needs a provider with an operator store). Default `ignore`.
+   */
+  unhealthyJobs?: 'ignore' | 'down';
 }
 
 /** What the indicator reports of one locked job. */
@@ -65,6 +71,7 @@ export class SchedulerLockHealthIndicator implements OnModuleDestroy {
     private readonly jobs: LockedJobRegistry,
     @Inject(SCHEDULER_LOCK_PROVIDER) private readonly provider: LockProvider,
     events: LockEvents,
+    private readonly admin: SchedulerLockAdmin,
   ) {
     this.lastRuns = new LastRuns(events);
   }
@@ -72,6 +79,12 @@ export class SchedulerLockHealthIndicator implements OnModuleDestroy {
   /** The indicator's result under `key` (default `scheduler-lock`), for `HealthCheckService.check()`. */
   async isHealthy(key: string = DEFAULT_KEY, options: SchedulerLockHealthOptions = {}): Promise<HealthIndicatorResult> {
     const timeoutMs = options.timeout === undefined ? DEFAULT_TIMEOUT : parseDuration(options.timeout);
+    const { unhealthyJobs = 'ignore' } = options;
+    if (unhealthyJobs !== 'ignore' && unhealthyJobs !== 'down') {
+      throw new Error(
+        `SchedulerLockHealthIndicator: unhealthyJobs must be 'ignore' or 'down' (got "${unhealthyJobs}")`,
+      );
+    }
     const jobs = [...this.jobs.all()];
     const lockNames = [...new Set(jobs.map((job) => job.configuration.name))];
     const store = await probeStore(this.provider, lockNames, key, timeoutMs);
@@ -88,8 +101,20 @@ export class SchedulerLockHealthIndicator implements OnModuleDestroy {
         jobs.map((job) => [job.jobName, this.jobHealth(job.jobName, job.configuration.name, runs, store)]),
       ),
     };
+    const unhealthy = unhealthyJobs === 'down' && store.status === 'up' ? await this.unhealthyJobs() : {};
+    const jobsDown = Object.keys(unhealthy).length > 0;
+    const withHealth =
+      unhealthyJobs === 'down' ? { ...details, health: { status: jobsDown ? 'down' : 'up', unhealthy } } : details;
     const session = this.health.check(key);
-    return store.status === 'down' || behind.length > 0 ? session.down(details) : session.up(details);
+    const down = store.status === 'down' || behind.length > 0 || jobsDown;
+    return down ? session.down(withHealth) : session.up(withHealth);
+  }
+
+  /** The cluster's unhealthy jobs: job name → state. */
+  private async unhealthyJobs(): Promise<Record<string, string>> {
+    // The store answered the probe just now; a failure here is the probe's next time to report.
+    const healths = await this.admin.listHealth().catch(() => []);
+    return Object.fromEntries(healths.filter((job) => job.unhealthy).map((job) => [job.name, job.state]));
   }
 
   onModuleDestroy(): void {

@@ -3,6 +3,8 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
 import { LeaderElections } from '../nest/leader-elections.js';
+import { JobHealthWatch } from '../nest/job-health-watch.js';
+import type { ClusterJobHealth } from '../operators/job-health.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
 import { RegisteredJobs } from '../nest/registered-jobs.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
@@ -43,6 +45,7 @@ export class TestNode {
     private readonly recorder: TickRecorder,
     private readonly presence: ClusterPresence,
     private readonly elections: LeaderElections,
+    private readonly health: JobHealthWatch,
   ) {}
 
   /** @internal The node of `app`, which must be built with `SchedulerLockTest.override()`. */
@@ -67,6 +70,7 @@ export class TestNode {
       recorder,
       app.get(ClusterPresence),
       app.get(LeaderElections),
+      app.get(JobHealthWatch),
     );
     await node.publish();
     return node;
@@ -117,6 +121,14 @@ export class TestNode {
   /** Publishes this node and its jobs to the console now (a heartbeat), as it does every `heartbeatInterval`. */
   publish(): Promise<void> {
     return this.presence.heartbeat();
+  }
+
+  /**
+   * Checks every job's health now, as this node does every `heartbeatInterval`: emits `missed` for the misses
+   * whose report it claims first in the cluster, `failing` and `healthy` on a change. Resolves to the health seen.
+   */
+  checkHealth(): Promise<ClusterJobHealth[]> {
+    return this.health.check();
   }
 
   private scheduled(jobName: string): Fire {

@@ -84,6 +84,7 @@ describe('nest-scheduler-lock jobs', () => {
     });
     expect(table[2]).toEqual({
       JOB: 'sweep',
+      HEALTH: 'never-run',
       SCHEDULE: 'every 3600000 ms',
       PAUSED: 'no',
       HOLDER: '-',

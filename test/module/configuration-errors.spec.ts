@@ -132,6 +132,22 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       [/unknown option "histroyLimit"; did you mean "historyLimit"\?/],
     ],
     [
+      'a health option with a typo',
+      { health: { grase: '1s' } } as never,
+      [/SchedulerLockModule options health: unknown option "grase"; did you mean "grace"\?/],
+    ],
+    [
+      'a health failingAfter of 0',
+      { health: { failingAfter: 0 } },
+      [/SchedulerLockModule options health: failingAfter must be a whole number from 1 .* \(got 0\)/],
+    ],
+    ['a negative health grace', { health: { grace: -1 } }, [/SchedulerLockModule options health: .*grace/]],
+    [
+      'a fractional health pauseAfter',
+      { health: { pauseAfter: 1.5 } },
+      [/SchedulerLockModule options health: pauseAfter must be a whole number from 1 .* \(got 1.5\)/],
+    ],
+    [
       'a fractional historyLimit',
       { historyLimit: 2.5 },
       [/historyLimit must be a whole number from 1 to 2147483647 \(got 2.5\)/],

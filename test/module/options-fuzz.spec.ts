@@ -68,6 +68,14 @@ const SUBJECTS: Subject[] = [
       acquireTimeout: timer,
       historyLimit: whole,
       heartbeatInterval: timer,
+      health: optional(
+        (value) =>
+          isOptionsObject(value) &&
+          Object.keys(value).every((key) => ['grace', 'failingAfter', 'pauseAfter'].includes(key)) &&
+          optional((grace) => (durationMs(grace) ?? Infinity) <= MAX_INT)(value.grace) &&
+          whole(value.failingAfter) &&
+          whole(value.pauseAfter),
+      ),
       minReplicasToAck: whole,
       replicaAckTimeout: optional((value) => timer(value) && Math.ceil(durationMs(value)!) < 2_000),
       instrumentation: optional((value) => typeof (value as { around?: unknown } | null)?.around === 'function'),

@@ -36,6 +36,23 @@ export type LockEvent =
   | (LockEventBase & { readonly type: 'extended'; readonly lockedUntil: number })
   | (LockEventBase & { readonly type: 'lost'; readonly reason: LockLostReason })
   | (LockEventBase & {
+      /**
+       * Occurrences of the job that no node ran, oldest first: emitted once for the cluster, on the node that
+       * claimed their report, however many nodes watch the job.
+       */
+      readonly type: 'missed';
+      readonly occurrences: readonly Date[];
+    })
+  | (LockEventBase & {
+      /** The job's last runs failed, `failuresInARow` of them: emitted by each node that watches it. */
+      readonly type: 'failing';
+      readonly failuresInARow: number;
+    })
+  | (LockEventBase & {
+      /** The job is on time again after it was late, missed an occurrence or was failing. */
+      readonly type: 'healthy';
+    })
+  | (LockEventBase & {
       readonly type: 'release-failed';
       readonly reason: 'expired' | 'not-owner' | 'store-error';
       readonly error?: unknown;

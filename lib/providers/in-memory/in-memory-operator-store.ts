@@ -9,6 +9,7 @@ import type {
   TriggerResult,
 } from '../../operators/cluster-records.js';
 import {
+  MISSED_REPORT_TTL,
   TRIGGER_RESULT_TTL,
   type LockState,
   type OperatorStore,
@@ -32,6 +33,8 @@ export class InMemoryOperatorStore implements OperatorStore {
   private readonly pauses = new Map<string, PauseState>();
   /** Lock name → history, newest first. */
   private readonly histories = new Map<string, HistoryEntry[]>();
+  /** `<lock name>|<occurrence>` → when its missed report was claimed (epoch ms). */
+  private readonly missedReports = new Map<string, number>();
 
   constructor(
     private readonly locks: InMemoryLocks,
@@ -68,6 +71,17 @@ export class InMemoryOperatorStore implements OperatorStore {
     const gone = [...this.nodesByName.values()].filter((node) => node.lastSeen < cutoff);
     for (const node of gone) this.nodesByName.delete(node.lockedBy);
     return gone.length;
+  }
+
+  async claimMissedReports(lockName: string, occurrences: readonly Date[]): Promise<Date[]> {
+    const now = Date.now();
+    for (const [key, at] of this.missedReports) if (now - at > MISSED_REPORT_TTL) this.missedReports.delete(key);
+    return occurrences.filter((occurrence) => {
+      const key = `${lockName}|${occurrence.getTime()}`;
+      if (this.missedReports.has(key)) return false;
+      this.missedReports.set(key, now);
+      return true;
+    });
   }
 
   async nodes(): Promise<ClusterNode[]> {
@@ -140,12 +154,13 @@ export class InMemoryOperatorStore implements OperatorStore {
   }
 
   /**
-   * @internal Forgets every skip count, trigger, pause and history entry. The nodes and the catalogue stay: they
-   * describe the apps still running, which publish them only when they change.
+   * @internal Forgets every skip count, trigger, pause, history entry and missed report. The nodes and the
+   * catalogue stay: they describe the apps still running, which publish them only when they change.
    */
   clearRecords(): void {
-    for (const records of [this.skipCounts, this.triggers, this.triggerResults, this.pauses, this.histories]) {
-      records.clear();
+    const records = [this.skipCounts, this.triggers, this.triggerResults, this.pauses, this.histories];
+    for (const kept of [...records, this.missedReports]) {
+      kept.clear();
     }
   }
 

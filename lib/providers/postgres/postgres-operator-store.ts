@@ -64,6 +64,13 @@ export class PostgresOperatorStore implements OperatorStore {
     return (await this.session.run(this.statements.forgetNodes, [cutoff])).length;
   }
 
+  async claimMissedReports(lockName: string, occurrences: readonly Date[]): Promise<Date[]> {
+    if (occurrences.length === 0) return [];
+    const times = occurrences.map((occurrence) => occurrence.getTime());
+    const rows = await this.session.run<{ occurrence: string }>(this.statements.claimMissedReports, [lockName, times]);
+    return rows.map((row) => new Date(Number(row.occurrence))).sort((a, b) => a.getTime() - b.getTime());
+  }
+
   async nodes(): Promise<ClusterNode[]> {
     return (await this.session.run<{ node: ClusterNode }>(this.statements.nodes, [])).map((row) => row.node);
   }

@@ -22,6 +22,8 @@ export interface PostgresTables {
   /** Triggers waiting for a node, by job name, and what became of them (kept a few minutes). */
   readonly triggers: string;
   readonly triggerResults: string;
+  /** The claims of missed occurrences' reports, by lock name and occurrence (kept 30 days). */
+  readonly missedReports: string;
 }
 
 /** The tables of `name`, checked to be plain identifiers. */
@@ -42,6 +44,7 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
     skips: table('skips'),
     triggers: table('triggers'),
     triggerResults: table('trigger_results'),
+    missedReports: table('missed_reports'),
   };
 }
 
@@ -52,8 +55,8 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
  * free once `lock_until` has passed on the database's clock, or once an operator force-released it (its
  * `owner` is then a marker, `force-unlocked:<epoch ms>:<actor>`). The `run_*` columns are a once-per-occurrence
  * job's record; `paused` an operator's pause (JSON). Every other table is bounded: the history by its ring of
- * slots, nodes by `forgetNodes`, trigger results by age. The README prints this DDL for DBAs who create the
- * tables themselves.
+ * slots, nodes by `forgetNodes`, trigger results and missed reports by age. The README prints this DDL for
+ * DBAs who create the tables themselves.
  */
 export function tablesDdl(tables: PostgresTables): string[] {
   return [
@@ -81,6 +84,12 @@ export function tablesDdl(tables: PostgresTables): string[] {
   id text PRIMARY KEY,
   result jsonb NOT NULL,
   reported_at timestamptz NOT NULL
+)`,
+    `CREATE TABLE IF NOT EXISTS ${tables.missedReports} (
+  name text NOT NULL,
+  occurrence bigint NOT NULL,
+  reported_at timestamptz NOT NULL,
+  PRIMARY KEY (name, occurrence)
 )`,
     `CREATE TABLE IF NOT EXISTS ${tables.locks} (
   name text PRIMARY KEY,

@@ -19,7 +19,8 @@ export function fenceKeyOf(lockKey: string): string {
  * Where the Redis store keeps everything, under one `keyPrefix` (BullMQ's queue-keys idea: one module builds
  * every key). Per lock name, in one Cluster slot (the braces): `<prefix>:{<name>}` (the lock, its value the
  * owner value of `owner-value.ts`), `…:fence` (the last fencing token), `…:record` (an
- * occurrence's job record, a hash), `…:paused` (an operator's pause) and `…:history` (a list, newest first).
+ * occurrence's job record, a hash), `…:paused` (an operator's pause), `…:history` (a list, newest first) and
+ * `…:missed:<occurrence>` (the claim of a missed occurrence's report).
  * For the cluster view: `<prefix>:nodes` (hash: lockedBy → node), `<prefix>:jobs` (hash: job name → catalogue
  * entry), `<prefix>:skips` (hash: `<lock>|<reason>` → count), `<prefix>:triggers` (hash: job name → request),
  * `<prefix>:trigger:<id>` (a trigger's result).
@@ -58,6 +59,11 @@ export class RedisKeys {
       this.jobKeysByName.set(name, (keys = { lock, fence: this.fence(lock), record, paused, history }));
     }
     return keys;
+  }
+
+  /** The claim of the report that the job that locks `name` missed `occurrence` (epoch ms), in its slot. */
+  missedReport(name: string, occurrence: number): string {
+    return `${this.lock(name)}:missed:${occurrence}`;
   }
 
   /** Where a trigger's result waits for the operator who asked. */

@@ -10,6 +10,7 @@ import type {
   TriggerResult,
 } from '../../operators/cluster-records.js';
 import {
+  MISSED_REPORT_TTL,
   TRIGGER_RESULT_TTL,
   type LockState,
   type OperatorStore,
@@ -75,6 +76,17 @@ export class RedisOperatorStore implements OperatorStore {
   /** Records what became of a trigger, for the operator waiting for it. */
   async reportTrigger(id: string, result: TriggerResult): Promise<void> {
     await this.send(this.client.set(this.keys.triggerResult(id), JSON.stringify(result), 'PX', TRIGGER_RESULT_TTL));
+  }
+
+  /** One `SET NX` per occurrence, in one MULTI: the job's keys share a Cluster slot. */
+  async claimMissedReports(lockName: string, occurrences: readonly Date[]): Promise<Date[]> {
+    if (occurrences.length === 0) return [];
+    const claiming = this.client.multi();
+    for (const occurrence of occurrences) {
+      claiming.set(this.keys.missedReport(lockName, occurrence.getTime()), '1', 'PX', MISSED_REPORT_TTL, 'NX');
+    }
+    const replies = (await this.send(claiming.exec())) ?? [];
+    return occurrences.filter((_, index) => replies[index]?.[1] === 'OK');
   }
 
   // Operators: reading.

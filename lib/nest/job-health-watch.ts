@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { FaultLog } from '../core/executor/fault-log.js';
+import { LockEvents } from '../core/task/lock-events.js';
+import { ClusterAdmin } from '../operators/cluster-admin.js';
+import { UNHEALTHY_STATES, type ClusterJobHealth, type JobHealthState } from '../operators/job-health.js';
+import type { OperatorStore } from '../operators/operator-store.js';
+import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
+
+/** Who pauses a job after `health.pauseAfter` failed runs, in its history. */
+export const SCHEDULER_ACTOR = 'scheduler';
+
+/**
+ * This node's watch over every job's health, cluster-wide, every `heartbeatInterval` on its own `unref`'d
+ * timer: nothing here is on a tick's path. It emits `missed` for the occurrences whose report it claimed in
+ * the store (one node per occurrence), and `failing` and `healthy` when a job's state changes.
+ */
+@Injectable()
+export class JobHealthWatch {
+  private readonly admin: ClusterAdmin | undefined;
+  private readonly faults: FaultLog;
+  /** Each job's state at the last check, by job name. */
+  private readonly states = new Map<string, JobHealthState>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
+    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: OperatorStore | undefined,
+    private readonly events: LockEvents,
+  ) {
+    this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval, settings.health);
+    this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
+  }
+
+  /** Starts the watch (a provider without an operator store keeps no history to watch). */
+  start(): void {
+    if (!this.admin) return;
+    this.timer = setInterval(() => void this.check(), this.settings.heartbeatInterval);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** @internal Checks every job's health now, emits what changed, and resolves to it. */
+  async check(): Promise<ClusterJobHealth[]> {
+    if (!this.admin) return [];
+    const sentAt = performance.now();
+    try {
+      const healths = await this.admin.listHealth();
+      for (const health of healths) await this.report(health);
+      this.faults.storeAnswered('health');
+      return healths;
+    } catch (error) {
+      // The next check sees the same misses: their reports are claimed only once emitted.
+      this.faults.storeFailed('health', `Job health not checked: ${(error as Error).message}`, error, sentAt);
+      return [];
+    }
+  }
+
+  private async report(health: ClusterJobHealth): Promise<void> {
+    const { name: jobName, lockName, state } = health;
+    const base = { lockName, jobName, lockedBy: this.settings.lockedBy };
+    const occurrences = await this.store!.claimMissedReports(lockName, health.missed);
+    if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
+    const { pauseAfter } = this.settings.health;
+    if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
+      // One node's pause is recorded; the others find the job paused already.
+      const reason = `${health.failuresInARow} failed runs in a row (health.pauseAfter: ${pauseAfter})`;
+      if (await this.store!.pause(lockName, { actor: SCHEDULER_ACTOR, reason })) {
+        this.events.emit({
+          type: 'operator',
+          action: 'pause',
+          ...base,
+          actor: SCHEDULER_ACTOR,
+          reason,
+          at: Date.now(),
+        });
+      }
+    }
+    const before = this.states.get(jobName);
+    this.states.set(jobName, state);
+    if (state === before) return;
+    if (state === 'failing') {
+      this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: Date.now() });
+    } else if (state === 'on-time' && before !== undefined && UNHEALTHY_STATES.has(before)) {
+      this.events.emit({ type: 'healthy', ...base, at: Date.now() });
+    }
+  }
+}

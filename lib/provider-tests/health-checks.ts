@@ -1,0 +1,38 @@
+import { strict as assert } from 'node:assert';
+import type { OperatorLockProvider } from '../operators/operator-abilities.js';
+import { uniqueLockName } from './lock-probes.js';
+import type { CheckDefinition } from './provider-subject.js';
+
+/** Three occurrences of a job two seconds apart, as a job down for six seconds missed them. */
+const MISSED = [0, 2_000, 4_000].map((offset) => new Date(Date.UTC(2026, 0, 1) + offset));
+
+/** `claimMissedReports()`: a missed occurrence is reported by one node of the cluster, never by two. */
+export const missedReportChecks: CheckDefinition<OperatorLockProvider>[] = [
+  {
+    name: "claims each missed occurrence's report once across nodes, and each job's apart",
+    async run({ provider, other }) {
+      const name = uniqueLockName('job');
+      const [first, second] = [provider.operatorStore(), other.operatorStore()];
+      assert.deepEqual(await first.claimMissedReports(name, MISSED.slice(0, 2)), MISSED.slice(0, 2));
+      // The other node sees the same misses, and one more: it reports only the new one.
+      assert.deepEqual(await second.claimMissedReports(name, MISSED), MISSED.slice(2), 'a claimed report, again');
+      assert.deepEqual(await first.claimMissedReports(name, MISSED), [], 'every report claimed already');
+      assert.deepEqual(await first.claimMissedReports(name, []), [], 'no occurrence');
+      const otherJob = uniqueLockName('job');
+      assert.deepEqual(await second.claimMissedReports(otherJob, MISSED), MISSED, "another job's misses");
+    },
+  },
+  {
+    name: 'lets one of several nodes claiming the same misses at once report each',
+    async run({ provider, other, connect }) {
+      const name = uniqueLockName('job');
+      const nodes = [provider, other, await connect()];
+      const claims = await Promise.all(nodes.map((node) => node.operatorStore().claimMissedReports(name, MISSED)));
+      const reported = claims.flat().map((occurrence) => occurrence.getTime());
+      assert.deepEqual(
+        reported.sort((a, b) => a - b),
+        MISSED.map((occurrence) => occurrence.getTime()),
+      );
+    },
+  },
+];

@@ -1,0 +1,150 @@
+import { jest } from '@jest/globals';
+import { Injectable } from '@nestjs/common';
+import { Cron, ScheduleModule } from '@nestjs/schedule';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { SchedulerLock, SchedulerLockModule, type LockEvent } from '../../lib/index.js';
+import { SchedulerLockTest, TestLockStore, type TestNode } from '../../lib/testing/index.js';
+import { CapturedLogger } from '../support/captured-logger.js';
+
+/** The 2 s occurrences start here; the nodes start 100 ms before the first. */
+const T0 = Date.parse('2027-01-01T00:00:00Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1_000);
+
+const store = new TestLockStore();
+const open: TestingModule[] = [];
+let failures = 0;
+
+@Injectable()
+class Jobs {
+  @SchedulerLock({ lockAtMostFor: '1m' })
+  @Cron('*/2 * * * * *', { name: 'every-2s' })
+  every2s() {
+    if (failures > 0) throw new Error(`boom (${failures--} more)`);
+  }
+}
+
+async function startNode(lockedBy: string, pauseAfter?: number): Promise<TestNode> {
+  const moduleRef = await SchedulerLockTest.override(
+    Test.createTestingModule({
+      imports: [
+        ScheduleModule.forRoot(),
+        SchedulerLockModule.forRoot({
+          redis: 'redis://no-such-host.invalid:6379',
+          defaultLockAtMostFor: '1m',
+          health: { grace: '500ms', failingAfter: 2, pauseAfter },
+        }),
+      ],
+      providers: [Jobs],
+    }).setLogger(new CapturedLogger()),
+    { store, lockedBy },
+  ).compile();
+  open.push(moduleRef);
+  return SchedulerLockTest.node(moduleRef);
+}
+
+async function stopNodes(): Promise<void> {
+  await Promise.all(open.splice(0).map((moduleRef) => moduleRef.close()));
+}
+
+/** Every health event of `nodes`, as `<node> <type> <occurrences>`. */
+function healthEvents(nodes: TestNode[]): string[] {
+  const seen: string[] = [];
+  for (const node of nodes) {
+    node.events.events$.subscribe((event: LockEvent) => {
+      if (event.type === 'missed') seen.push(`${event.lockedBy} missed ${event.occurrences.map(seconds).join(',')}`);
+      if (event.type === 'failing') seen.push(`${event.lockedBy} failing ${event.failuresInARow}`);
+      if (event.type === 'healthy') seen.push(`${event.lockedBy} healthy`);
+    });
+  }
+  return seen;
+}
+
+const seconds = (date: Date) => `${(date.getTime() - T0) / 1_000}s`;
+
+/** Each node ticks the occurrence of `second`, on the fake clock at that second plus 10 ms. */
+async function tickAll(nodes: TestNode[], second: number): Promise<void> {
+  jest.setSystemTime(T0 + second * 1_000 + 10);
+  for (const node of nodes) await node.tick('every-2s');
+}
+
+beforeEach(() => {
+  jest.useFakeTimers({ now: T0 - 100 });
+});
+afterEach(async () => {
+  await stopNodes();
+  jest.useRealTimers();
+  store.reset();
+  failures = 0;
+});
+
+describe('job health on three nodes of a */2 s job, on fake time', () => {
+  it('lists the occurrences missed while every node was down, once, and emits missed once for the cluster', async () => {
+    const first = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name)));
+    for (const second of [0, 2, 4]) await tickAll(first, second);
+    expect((await first[0].checkHealth())[0]).toMatchObject({ state: 'on-time', missed: [] });
+    await stopNodes();
+
+    // Ten seconds without a node; then two start, and both check before either ticks.
+    jest.setSystemTime(T0 + 14_100);
+    const [a, b] = await Promise.all(['node-4', 'node-5'].map((name) => startNode(name)));
+    const seen = healthEvents([a, b]);
+    const missed = [6, 8, 10, 12].map(at);
+    const [health] = await a.checkHealth();
+    expect(health).toMatchObject({ name: 'every-2s', state: 'missed', unhealthy: true, missed });
+    expect(health.lastSuccess).toEqual(new Date(T0 + 4_010));
+    await b.checkHealth();
+    expect(seen).toEqual(['node-4 missed 6s,8s,10s,12s']);
+
+    // The admin of any node lists them; after a run the job is healthy again, and nothing is reported twice.
+    expect(await b.admin.getHealth('every-2s')).toMatchObject({ missed });
+    await tickAll([a, b], 14);
+    await a.checkHealth();
+    await b.checkHealth();
+    expect(seen).toEqual(['node-4 missed 6s,8s,10s,12s', 'node-4 healthy', 'node-5 healthy']);
+    expect(await a.admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', missed });
+  });
+
+  it('reports failing after failingAfter failed runs, and healthy after the next success', async () => {
+    const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name)));
+    const seen = healthEvents(nodes);
+    failures = 2;
+    await tickAll(nodes, 0);
+    await nodes[0].checkHealth();
+    await tickAll(nodes, 2);
+    expect((await nodes[0].checkHealth())[0]).toMatchObject({ state: 'failing', failuresInARow: 2 });
+    await tickAll(nodes, 4);
+    await nodes[0].checkHealth();
+    expect(seen).toEqual(['node-1 failing 2', 'node-1 healthy']);
+  });
+
+  it('pauses the job after pauseAfter failed runs, an operator action in its history, until resume', async () => {
+    const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name, 3)));
+    failures = 10;
+    for (const second of [0, 2, 4]) await tickAll(nodes, second);
+    await Promise.all(nodes.map((node) => node.checkHealth()));
+    const [pause] = await nodes[1].admin.history('every-2s', 1);
+    expect(pause).toMatchObject({
+      type: 'pause',
+      actor: 'scheduler',
+      reason: '3 failed runs in a row (health.pauseAfter: 3)',
+    });
+    expect((await nodes[2].admin.history('every-2s')).filter((entry) => entry.type === 'pause')).toHaveLength(1);
+    await tickAll(nodes, 6);
+    expect(await nodes[0].tick('every-2s')).toMatchObject({ status: 'skipped', reason: 'paused' });
+    expect(await nodes[0].admin.getHealth('every-2s')).toMatchObject({ state: 'paused' });
+
+    // An operator resumes it: the count starts anew, and the scheduler does not pause it again at once.
+    await nodes[0].admin.resume('every-2s', { actor: 'ops' });
+    await tickAll(nodes, 8);
+    await Promise.all(nodes.map((node) => node.checkHealth()));
+    expect(await nodes[0].admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', failuresInARow: 1 });
+  });
+
+  it('is late when an occurrence is not started within the grace, and never-run before the first', async () => {
+    const [node] = await Promise.all(['node-1'].map((name) => startNode(name)));
+    expect((await node.checkHealth())[0].state).toBe('never-run');
+    await tickAll([node], 0);
+    jest.setSystemTime(T0 + 2_600);
+    expect((await node.checkHealth())[0]).toMatchObject({ state: 'late', late: at(2), unhealthy: true });
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * `npm test [-- <jest arguments>]`: runs the specs the arguments select (all of them by default), building only
+ * what those specs need first:
+ * - a system spec (test/tiers.mjs) may load dist/ or .build/: the package and the run's build are made first;
+ * - an integration spec needs a Redis: the run's Redis (test/support/with-redis.ts, compiled once) is found or started;
+ * - a unit spec needs nothing, so `npm test -- test/core` starts at once.
+ * Spec files run on two Jest workers. Jest's own exit code is this script's.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tierOf } from '../test/tiers.mjs';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const JEST = [process.execPath, '--experimental-vm-modules', 'node_modules/jest/bin/jest.js'];
+const WITH_REDIS = '.build/test/support/with-redis.js';
+/** Two workers: the specs that wait on servers and timers overlap, and the unit tier fills the gaps. */
+const WORKERS = ['--maxWorkers', '2'];
+
+/** Runs `command`, inheriting the terminal; exits with its code when it fails. */
+function run(command, args) {
+  const { status, signal } = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (status !== 0) process.exit(status ?? (signal ? 1 : 0));
+}
+
+/** The tiers of the spec files that Jest would run with `args`. */
+function selectedTiers(args) {
+  const listed = spawnSync(JEST[0], [...JEST.slice(1), '--listTests', '--json', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (listed.status !== 0) process.exit(listed.status ?? 1);
+  const files = JSON.parse(listed.stdout.slice(listed.stdout.indexOf('[')));
+  return new Set(files.map((file) => tierOf(relative(`${root}test`, file).split('\\').join('/'))));
+}
+
+const args = process.argv.slice(2);
+const tiers = selectedTiers(args);
+if (tiers.has('system')) {
+  run('npm', ['run', 'build']);
+  run('npm', ['run', 'build:run']);
+} else if (tiers.has('integration') && !existsSync(`${root}${WITH_REDIS}`)) {
+  run('npm', ['run', 'build:run']);
+}
+const hasWorkers = args.some((arg) => /^(--maxWorkers|-w|--runInBand|-i)(=|$)/.test(arg));
+const jest = [...JEST, ...(hasWorkers ? [] : WORKERS), ...args];
+const needsRedis = tiers.has('integration') || tiers.has('system');
+run(needsRedis ? JEST[0] : jest[0], needsRedis ? [WITH_REDIS, ...jest] : jest.slice(1));

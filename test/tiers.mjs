@@ -28,6 +28,9 @@ const FOLDER_TIERS = {
 /** The specs not in their folder's tier. */
 const FILE_TIERS = {
   'chaos/fault-proxy.spec.ts': 'system',
+  'cli/cli-arguments.spec.ts': 'unit',
+  'cli/cli-help-in-docs.spec.ts': 'unit',
+  'cli/cli-input-checks.spec.ts': 'integration',
   'core/attempt-deadlines.spec.ts': 'integration',
   'core/locking-task-executor.spec.ts': 'integration',
   'dashboard/dashboard-cross-origin.spec.ts': 'unit',

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runCli as runCliOfLib } from '../../../lib/cli/cli.js';
 
 /** The built CLI, as `bin` in package.json names it (`npm run pretest` builds it). */
 const CLI = fileURLToPath(new URL('../../../dist/cjs/cli/main.js', import.meta.url));
@@ -31,6 +32,19 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
       },
     );
   });
+}
+
+/**
+ * Runs the CLI in this process (lib/cli/cli.ts, as the built bin runs it), with what the bin would print: each
+ * line written ends with a line feed. For what the child process adds nothing to: arguments, views, masking.
+ */
+export async function runCliInProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const [out, err]: string[][] = [[], []];
+  const code = await runCliOfLib(args, env, {
+    out: (text) => out.push(`${text}\n`),
+    err: (text) => err.push(`${text}\n`),
+  });
+  return { code, stdout: out.join(''), stderr: err.join('') };
 }
 
 /** The CLI bound to one Redis and key prefix, as an operator of one cluster types it. */

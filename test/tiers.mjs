@@ -31,6 +31,8 @@ const FILE_TIERS = {
   'cli/cli-arguments.spec.ts': 'unit',
   'cli/cli-help-in-docs.spec.ts': 'unit',
   'cli/cli-input-checks.spec.ts': 'integration',
+  'cli/cli-steering.spec.ts': 'integration',
+  'cli/cli-views.spec.ts': 'integration',
   'core/attempt-deadlines.spec.ts': 'integration',
   'core/locking-task-executor.spec.ts': 'integration',
   'dashboard/dashboard-cross-origin.spec.ts': 'unit',

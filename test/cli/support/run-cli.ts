@@ -53,11 +53,13 @@ export class Operator {
     private readonly connection: readonly string[],
     /** The CLI's environment, e.g. `DATABASE_URL`. */
     private readonly env: NodeJS.ProcessEnv = {},
+    /** The built bin in a child process (end to end), or {@link runCliInProcess} (views and actions). */
+    private readonly runner: typeof runCli = runCli,
   ) {}
 
   /** `--redis URL --prefix P --heartbeat …` plus `args`. */
   run(...args: string[]): Promise<CliRun> {
-    return runCli([...args, ...this.connection], this.env);
+    return this.runner([...args, ...this.connection], this.env);
   }
 
   /** Runs `args --json`, expects exit code 0 and parses stdout. */

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCli as runCliOfLib } from '../../../lib/cli/cli.js';
 
-/** The built CLI, as `bin` in package.json names it (`npm run pretest` builds it). */
+/** The built CLI, as `bin` in package.json names it (`npm test` builds it first, as `npm run build` does). */
 const CLI = fileURLToPath(new URL('../../../dist/cjs/cli/main.js', import.meta.url));
 
 /** How one run of the CLI ended. */

@@ -67,7 +67,7 @@ async function startNodes(...names: string[]): Promise<SchedulerApp[]> {
 }
 
 describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => {
-  it('jobs, job, nodes and history read what the apps on PostgresLockProvider wrote (the built bin)', async () => {
+  it('jobs, job, nodes and history read what the apps on PostgresLockProvider wrote (the jobs table through the built bin)', async () => {
     const apps = await startNodes('node-a', 'node-b');
     await firstValueFrom(merge(...apps.map((app) => app.events$)).pipe(filter(jobEvent('released', 'report'))));
 
@@ -77,20 +77,20 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       ['report', '*', 'no'],
       ['sweep', 'every', 'no'],
     ]);
-    expect((await bin.json<JobOverview[]>('jobs')).map((job) => job.name)).toEqual(JOB_NAMES);
-    expect(fields(await bin.text('job', 'noon'))).toMatchObject({
+    expect((await operator.json<JobOverview[]>('jobs')).map((job) => job.name)).toEqual(JOB_NAMES);
+    expect(fields(await operator.text('job', 'noon'))).toMatchObject({
       job: 'noon',
       lock: 'reports.noon',
       kind: 'cron',
       nodes: 'node-a, node-b',
     });
-    expect((await bin.json<{ lockedBy: string }[]>('nodes')).map((node) => node.lockedBy)).toEqual([
+    expect((await operator.json<{ lockedBy: string }[]>('nodes')).map((node) => node.lockedBy)).toEqual([
       'node-a',
       'node-b',
     ]);
-    const [run] = await bin.json<HistoryEntry[]>('history', 'report', '--limit', '1');
+    const [run] = await operator.json<HistoryEntry[]>('history', 'report', '--limit', '1');
     expect(run).toMatchObject({ type: 'run', outcome: 'succeeded' });
-    expect(tableRows(await bin.text('history', 'report', '--limit', '1'))).toEqual([
+    expect(tableRows(await operator.text('history', 'report', '--limit', '1'))).toEqual([
       expect.objectContaining({ WHAT: 'run succeeded' }),
     ]);
   });

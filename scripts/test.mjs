@@ -1,14 +1,14 @@
 /**
  * `npm test [-- <jest arguments>]`: runs the specs the arguments select (all of them by default), building only
  * what those specs need first:
- * - a system spec (test/tiers.mjs) may load dist/ or .build/: the package and the run's build are made first;
+ * - a system spec (test/tiers.mjs) may load dist/ or .build/: both are made first, unless no source is newer;
  * - an integration spec needs a Redis: the run's Redis (test/support/with-redis.ts, compiled once) is found or started;
  * - a unit spec needs nothing, so `npm test -- test/core` starts at once.
  * Spec files run on two Jest workers. Jest's own exit code is this script's.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tierOf } from '../test/tiers.mjs';
 
@@ -17,6 +17,39 @@ const JEST = [process.execPath, '--experimental-vm-modules', 'node_modules/jest/
 const WITH_REDIS = '.build/test/support/with-redis.js';
 /** Two workers: the specs that wait on servers and timers overlap, and the unit tier fills the gaps. */
 const WORKERS = ['--maxWorkers', '2'];
+
+/** What dist/ and .build/ are compiled from (tsconfig.json, tsconfig.build.json, scripts/embed-assets.mjs). */
+const SOURCES = [
+  'lib',
+  'test',
+  'sample-app',
+  'bench',
+  'scripts/embed-assets.mjs',
+  'scripts/write-esm-entries.mjs',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+];
+/** A file each build writes anew: the package's main entry, and the run's helper in .build/. */
+const OUTPUTS = ['dist/cjs/index.js', WITH_REDIS];
+
+/** The newest modification time of the files under `paths`, in ms. */
+function newest(paths) {
+  return Math.max(
+    ...paths.map((path) => {
+      const stat = statSync(join(root, path));
+      if (!stat.isDirectory()) return stat.mtimeMs;
+      const files = readdirSync(join(root, path), { recursive: true }).map((file) => join(path, String(file)));
+      return Math.max(stat.mtimeMs, ...files.map((file) => statSync(join(root, file)).mtimeMs));
+    }),
+  );
+}
+
+/** Whether dist/ and .build/ are missing, or older than a source: as make decides. */
+function buildIsStale() {
+  if (!OUTPUTS.every((output) => existsSync(join(root, output)))) return true;
+  return newest(SOURCES) > Math.min(...OUTPUTS.map((output) => statSync(join(root, output)).mtimeMs));
+}
 
 /** Runs `command`, inheriting the terminal; exits with its code when it fails. */
 function run(command, args) {
@@ -38,7 +71,7 @@ function selectedTiers(args) {
 
 const args = process.argv.slice(2);
 const tiers = selectedTiers(args);
-if (tiers.has('system')) {
+if (tiers.has('system') && buildIsStale()) {
   run('npm', ['run', 'build']);
   run('npm', ['run', 'build:run']);
 } else if (tiers.has('integration') && !existsSync(`${root}${WITH_REDIS}`)) {

@@ -31,6 +31,11 @@ const FOLDER_TIERS = {
 /** The specs not in their folder's tier. */
 const FILE_TIERS = {
   'chaos/fault-proxy.spec.ts': 'system',
+  'cli/cli-arguments.spec.ts': 'unit',
+  'cli/cli-help-in-docs.spec.ts': 'unit',
+  'cli/cli-input-checks.spec.ts': 'integration',
+  'cli/cli-steering.spec.ts': 'integration',
+  'cli/cli-views.spec.ts': 'integration',
   'dashboard/dashboard-cross-origin.spec.ts': 'unit',
   'dashboard/dashboard-http.spec.ts': 'integration',
   'dashboard/dashboard-open-page.spec.ts': 'unit',

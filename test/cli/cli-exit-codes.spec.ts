@@ -5,51 +5,18 @@ import { runCli } from './support/run-cli.js';
 const USAGE_FIRST_LINE = 'Usage: nest-scheduler-lock <command> [options]';
 
 describe('nest-scheduler-lock exit codes', () => {
-  it('2 on a usage error: the reason on one line, then the usage text, on stderr', async () => {
-    const redis = ['--redis', SHARED_REDIS_URL];
-    const cases: [args: string[], reason: string][] = [
-      [[...redis], 'no command given'],
-      [
-        ['list', ...redis],
-        'unknown command "list"; the commands are jobs, nodes, job, history, election, pause, resume, trigger, ' +
-          'unlock, step-down',
-      ],
-      [['pause', ...redis], 'pause needs a job name: pause NAME'],
-      [['jobs', 'report', ...redis], 'jobs takes no job name (got "report")'],
-      [['job', 'report', 'noon', ...redis], 'unexpected argument: noon'],
-      [['jobs', '--verbose', ...redis], "Unknown option '--verbose'"],
-      [['jobs', '--redis'], "Option '--redis <value>' argument missing"],
-      [['jobs'], 'no store given: --redis URL or REDIS_URL for Redis, --postgres URL or DATABASE_URL for PostgreSQL'],
-      [['jobs', '--redis', 'http://127.0.0.1:6379'], '--redis address 1 must be redis:// or rediss:// (got http://)'],
-      [['history', 'report', '--limit', '0', ...redis], '--limit must be a whole number of at least 1 (got "0")'],
-      [['nodes', '--heartbeat', 'soon', ...redis], '--heartbeat: Invalid duration "soon"'],
-      [['unlock', 'report', '--actor', ' ', ...redis], '--actor must not be empty'],
-    ];
-    for (const [args, reason] of cases) {
-      const { code, stdout, stderr } = await runCli(args);
-      expect({ args, code, stdout }).toEqual({ args, code: 2, stdout: '' });
-      const [first, blank, usage] = stderr.split('\n');
-      expect(first).toContain(`nest-scheduler-lock: ${reason}`);
-      expect([blank, usage]).toEqual(['', USAGE_FIRST_LINE]);
-      expect(stderr).toMatch(/Exit codes: 0 done; 1 failed .*; 2 usage error\.\n$/);
-    }
-  });
-
-  it('0 for --help, with the usage text on stdout', async () => {
-    const { code, stdout, stderr } = await runCli(['--help']);
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(stdout.split('\n')[0]).toBe(USAGE_FIRST_LINE);
-    for (const command of [
-      'jobs',
-      'job NAME',
-      'history NAME',
-      'nodes',
-      'pause NAME',
-      'resume NAME',
-      'trigger NAME',
-      'unlock NAME',
-    ])
-      expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+  it('the bin: 2 on a usage error, with the usage text on stderr; 0 for --help, with it on stdout', async () => {
+    const usage = await runCli(['list', '--redis', SHARED_REDIS_URL]);
+    expect({ code: usage.code, stdout: usage.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(usage.stderr.split('\n').slice(0, 3)).toEqual([
+      'nest-scheduler-lock: unknown command "list"; the commands are jobs, nodes, health, job, history, election, pause, resume, trigger, ' +
+        'unlock, step-down',
+      '',
+      USAGE_FIRST_LINE,
+    ]);
+    const help = await runCli(['--help']);
+    expect({ code: help.code, stderr: help.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(help.stdout.split('\n')[0]).toBe(USAGE_FIRST_LINE);
   });
 
   it('1 for a job no node runs, on one line, for every command that names a job', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { REPO } from '../support/doc-pages.js';
-import { runCli } from './support/run-cli.js';
+import { runCliInProcess } from './support/run-cli.js';
 
 /** The text block of docs/operators.md that starts with `$ nest-scheduler-lock --help`, without that line. */
 function documentedHelp(): string {
@@ -11,8 +11,8 @@ function documentedHelp(): string {
 }
 
 describe('the CLI help that docs/operators.md shows', () => {
-  it('is what the built CLI prints', async () => {
-    const { code, stdout } = await runCli(['--help']);
+  it('is what the CLI prints', async () => {
+    const { code, stdout } = await runCliInProcess(['--help']);
     expect(code).toBe(0);
     expect(documentedHelp()).toBe(stdout);
   });

@@ -1,126 +1,14 @@
 import pg from 'pg';
-import { Redis } from 'ioredis';
-import { runCli } from '../../lib/cli/cli.js';
-import { described } from '../../lib/cli/redis-connection.js';
-import { freePort } from '../support/redis-server.js';
 import { SHARED_POSTGRES } from '../support/shared-postgres.js';
 import { deleteKeys, sharedRedis, SHARED_REDIS_URL, uniquePrefix } from '../support/shared-redis.js';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';
+import { runCliInProcess as cli } from './support/run-cli.js';
 
 /**
- * The CLI run in this process (lib/cli/cli.ts, as the built bin runs it), for what needs no app: the arguments
- * checked before any connection, masked URLs, JSON escapes, and the wording of a store's refusal.
+ * The CLI run in this process against the shared Redis and PostgreSQL, for what needs no app: JSON escapes of
+ * what the store holds, and the wording of a store's refusal. cli-arguments.spec.ts checks the command line.
  */
-async function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
-  const [out, err]: string[][] = [[], []];
-  const code = await runCli(args, env, { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n'), firstLine: err.join('\n').split('\n')[0] };
-}
-
-const SECRET = 'S3cr3t-never-shown';
 const SHARED_POSTGRES_URL = `postgres://${SHARED_POSTGRES.host}:${SHARED_POSTGRES.port}/${SHARED_POSTGRES.database}`;
-
-describe('nest-scheduler-lock checks every argument before it connects', () => {
-  /** A Redis URL nothing listens on: a check made after connecting would exit 1 (unreachable) instead of 2. */
-  let nowhere: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    nowhere = { REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
-  });
-
-  it.each<[string, string[], string]>([
-    ['a 100 KB --actor', ['--actor', 'a'.repeat(100_000)], '--actor must be at most 100 characters (got 100000)'],
-    ['a 101-character --actor', ['--actor', 'a'.repeat(101)], '--actor must be at most 100 characters (got 101)'],
-    ['a 501-character --reason', ['--reason', 'x'.repeat(501)], '--reason must be at most 500 characters (got 501)'],
-    [
-      'a NUL in --reason',
-      ['--reason', 'before\u0000after'],
-      '--reason must not contain a control character (U+0000 at index 6)',
-    ],
-    [
-      'a lone surrogate in --reason',
-      ['--reason', 'half \ud83d an emoji'],
-      '--reason must not contain a lone surrogate (U+D83D at index 5)',
-    ],
-    [
-      'an escape in --actor',
-      ['--actor', 'ops\u001b[2J'],
-      '--actor must not contain a control character (U+001B at index 3)',
-    ],
-    [
-      'a C1 control in --reason',
-      ['--reason', '\u009b31m'],
-      '--reason must not contain a control character (U+009B at index 0)',
-    ],
-  ])('%s: exit 2, as the admin words it', async (_, options, says) => {
-    for (const command of ['pause', 'resume', 'trigger', 'unlock']) {
-      const { code, stdout, firstLine } = await cli([command, 'report', ...options], nowhere);
-      expect({ command, code, stdout, firstLine }).toEqual({
-        command,
-        code: 2,
-        stdout: '',
-        firstLine: `nest-scheduler-lock: ${says}`,
-      });
-    }
-  });
-
-  it('takes a note at the limits: an actor of 100 characters, a reason of 500 with an emoji (a surrogate pair)', async () => {
-    const run = await cli(['pause', 'report', '--actor', 'a'.repeat(100), '--reason', `${'x'.repeat(498)}👍`], nowhere);
-    // It gets as far as connecting: the store is what fails.
-    expect(run).toMatchObject({ code: 1, stderr: expect.stringContaining('is unreachable') });
-  });
-
-  it('--schema and --table-prefix: exit 2 at once, not after a connection attempt', async () => {
-    const postgres = `postgres://127.0.0.1:${await freePort()}/locks`;
-    const identifier = 'must be letters, digits and underscores, starting with a letter or an underscore';
-    for (const [option, value] of [
-      ['--schema', 'public; DROP TABLE x'],
-      ['--table-prefix', 'x"y'],
-      ['--schema', 'a'.repeat(59)],
-    ]) {
-      const run = await cli(['jobs', '--postgres', postgres, option, value]);
-      expect({ option, code: run.code, firstLine: run.firstLine }).toEqual({
-        option,
-        code: 2,
-        firstLine: `nest-scheduler-lock: ${option} ${identifier}, at most 58 characters (got ${JSON.stringify(value)})`,
-      });
-    }
-  });
-});
-
-describe('nest-scheduler-lock masks passwords by parsing the URLs it quotes', () => {
-  it.each<[string, string[], NodeJS.ProcessEnv, string]>([
-    [
-      'a password with a quote',
-      ['jobs', `redis://:pa"${SECRET}@127.0.0.1:6379`],
-      {},
-      'jobs takes no job name (got "redis://:***@127.0.0.1:6379")',
-    ],
-    [
-      'a ?password= query parameter',
-      [`redis://127.0.0.1:6379?password=${SECRET}&db=2`, 'jobs'],
-      {},
-      'unknown command "redis://127.0.0.1:6379?password=***&db=2"; the commands are jobs, nodes, job, history, ' +
-        'election, pause, resume, trigger, unlock, step-down',
-    ],
-    [
-      "PostgreSQL's ?password=, the user kept",
-      ['job', 'report', `postgres://ops@db/app?password=${SECRET}`],
-      {},
-      'unexpected argument: postgres://ops@db/app?password=***',
-    ],
-    [
-      'a URL without a scheme',
-      ['nodes', `:${SECRET}@cache:6379`],
-      {},
-      'nodes takes no job name (got ":***@cache:6379")',
-    ],
-  ])('%s', async (_, args, env, says) => {
-    const run = await cli(args, { REDIS_URL: SHARED_REDIS_URL, ...env });
-    expect(run.code).toBe(2);
-    expect(run.firstLine).toBe(`nest-scheduler-lock: ${says}`);
-    expect(run.stdout + run.stderr).not.toContain(SECRET);
-  });
-});
 
 describe('nest-scheduler-lock --json', () => {
   const prefix = uniquePrefix('cli-json-escapes');
@@ -147,17 +35,6 @@ describe('nest-scheduler-lock --json', () => {
 });
 
 describe('nest-scheduler-lock says a store refused it, not that it is unreachable', () => {
-  it('Redis: refused credentials, naming the user, from the error ioredis gives', async () => {
-    const port = await freePort();
-    const client = new Redis({ port, username: 'locks', password: SECRET, lazyConnect: true });
-    const wrongPassword = Object.assign(new Error('WRONGPASS invalid username-password pair or user is disabled.'), {
-      name: 'ReplyError',
-    });
-    expect(described(client, wrongPassword).message).toBe(
-      `Redis localhost:${port} is reachable, but authentication failed for user "locks": WRONGPASS`,
-    );
-  });
-
   describe('PostgreSQL', () => {
     let defaultUser: string | undefined;
     beforeAll(() => {
@@ -183,7 +60,7 @@ describe('nest-scheduler-lock says a store refused it, not that it is unreachabl
       const endpoint = new URL(url);
       expect({ code, stderr }).toEqual({
         code: 1,
-        stderr: `nest-scheduler-lock: PostgreSQL ${endpoint.host}${endpoint.pathname} ${says}`,
+        stderr: `nest-scheduler-lock: PostgreSQL ${endpoint.host}${endpoint.pathname} ${says}\n`,
       });
     });
 

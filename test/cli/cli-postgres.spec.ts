@@ -12,7 +12,7 @@ import { createSchema, dropSchema, postgresPool, SHARED_POSTGRES, uniqueSchema }
 import { SHARED_REDIS_URL } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 import { HEARTBEAT, JOB_NAMES, RunGate, startOperatedApp, waitForNodes } from './support/operated-app.js';
-import { fields, Operator, runCli, tableRows } from './support/run-cli.js';
+import { fields, Operator, runCli, runCliInProcess, tableRows } from './support/run-cli.js';
 
 /** The shared PostgreSQL as a URL, the way an operator exports DATABASE_URL. */
 const { host, port, database, user } = SHARED_POSTGRES;
@@ -30,8 +30,10 @@ const WITHOUT_PG = {
 let admin: pg.Pool;
 let schema: string;
 let gate: RunGate;
-/** The CLI on DATABASE_URL, in the test's schema. */
+/** The CLI on DATABASE_URL, in the test's schema, run in this process. */
 let operator: Operator;
+/** The same, run as the built bin in a child process: the end-to-end path on PostgreSQL. */
+let bin: Operator;
 const pools: pg.Pool[] = [];
 
 beforeEach(async () => {
@@ -39,7 +41,8 @@ beforeEach(async () => {
   schema = uniqueSchema('cli');
   await createSchema(admin, schema);
   gate = new RunGate();
-  operator = new Operator(['--schema', schema, '--heartbeat', HEARTBEAT], { DATABASE_URL });
+  operator = new Operator(['--schema', schema, '--heartbeat', HEARTBEAT], { DATABASE_URL }, runCliInProcess);
+  bin = new Operator(['--schema', schema, '--heartbeat', HEARTBEAT], { DATABASE_URL });
 });
 
 afterEach(async () => {
@@ -64,11 +67,11 @@ async function startNodes(...names: string[]): Promise<SchedulerApp[]> {
 }
 
 describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => {
-  it('jobs, job, nodes and history read what the apps on PostgresLockProvider wrote', async () => {
+  it('jobs, job, nodes and history read what the apps on PostgresLockProvider wrote (the jobs table through the built bin)', async () => {
     const apps = await startNodes('node-a', 'node-b');
     await firstValueFrom(merge(...apps.map((app) => app.events$)).pipe(filter(jobEvent('released', 'report'))));
 
-    const jobs = tableRows(await operator.text('jobs'));
+    const jobs = tableRows(await bin.text('jobs'));
     expect(jobs.map((row) => [row.JOB, row.SCHEDULE.split(' ')[0], row.PAUSED])).toEqual([
       ['noon', '0', 'no'],
       ['report', '*', 'no'],
@@ -170,11 +173,11 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
   it('never prints the password: not for --postgres, an unreachable database, a missing table or a usage error', async () => {
     await startNodes('node-a');
     const runs = [
-      await runCli(['nodes', '--postgres', WITH_PASSWORD, '--schema', schema]),
-      await runCli(['jobs', '--schema', `${schema}_missing`], { DATABASE_URL: WITH_PASSWORD }),
-      await runCli(['jobs', '--postgres', `postgres://ops:${PASSWORD}@127.0.0.1:${await freePort()}/locks`]),
-      await runCli(['jobs', '--postgres', `http://ops:${PASSWORD}@127.0.0.1/locks`]),
-      await runCli([`postgres://ops:${PASSWORD}@127.0.0.1/locks`, 'jobs']),
+      await runCliInProcess(['nodes', '--postgres', WITH_PASSWORD, '--schema', schema]),
+      await runCliInProcess(['jobs', '--schema', `${schema}_missing`], { DATABASE_URL: WITH_PASSWORD }),
+      await runCliInProcess(['jobs', '--postgres', `postgres://ops:${PASSWORD}@127.0.0.1:${await freePort()}/locks`]),
+      await runCliInProcess(['jobs', '--postgres', `http://ops:${PASSWORD}@127.0.0.1/locks`]),
+      await runCliInProcess([`postgres://ops:${PASSWORD}@127.0.0.1/locks`, 'jobs']),
     ];
     for (const { stdout, stderr } of runs) expect(stdout + stderr).not.toContain(PASSWORD);
     expect(runs[0]).toMatchObject({ code: 0, stderr: '' });
@@ -203,7 +206,7 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
     const server = await startPrivatePostgres({ password: PASSWORD });
     try {
       const url = (password: string) => `postgres://postgres:${password}@127.0.0.1:${server.port}/postgres`;
-      expect(await runCli(['jobs'], { DATABASE_URL: url('wrong-Pa55word') })).toEqual({
+      expect(await runCliInProcess(['jobs'], { DATABASE_URL: url('wrong-Pa55word') })).toEqual({
         code: 1,
         stdout: '',
         stderr:
@@ -211,7 +214,7 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
           '"postgres": password authentication failed for user "postgres" (28P01)\n',
       });
       // The right password gets in: the tables are missing, and the message says so without the password.
-      const authorized = await runCli(['jobs'], { DATABASE_URL: url(PASSWORD) });
+      const authorized = await runCliInProcess(['jobs'], { DATABASE_URL: url(PASSWORD) });
       expect(authorized).toMatchObject({ code: 1, stderr: expect.stringContaining('answered: relation') });
       expect(authorized.stderr).not.toContain(PASSWORD);
     } finally {
@@ -220,7 +223,9 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
   });
 
   it('--help advises DATABASE_URL over --postgres; usage errors for options of the other store', async () => {
-    expect((await runCli(['--help'])).stdout).toContain('A URL with a password belongs in DATABASE_URL, not here (ps)');
+    expect((await runCliInProcess(['--help'])).stdout).toContain(
+      'A URL with a password belongs in DATABASE_URL, not here (ps)',
+    );
     const cases: [string[], NodeJS.ProcessEnv, string][] = [
       [['jobs', '--prefix', 'x'], { DATABASE_URL }, '--prefix is not an option of PostgreSQL'],
       [['jobs', '--schema', 'x', '--redis', SHARED_REDIS_URL], {}, '--schema is not an option of Redis'],
@@ -228,7 +233,7 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       [['jobs'], { DATABASE_URL, REDIS_URL: SHARED_REDIS_URL }, 'REDIS_URL and DATABASE_URL are both set'],
     ];
     for (const [args, env, reason] of cases)
-      expect(await runCli(args, env)).toMatchObject({
+      expect(await runCliInProcess(args, env)).toMatchObject({
         code: 2,
         stderr: expect.stringContaining(`nest-scheduler-lock: ${reason}`),
       });

@@ -15,7 +15,7 @@ import {
   waitForNodes,
 } from './support/operated-app.js';
 import { placementOf } from '../topologies/cluster-placement.js';
-import { Operator, runCli } from './support/run-cli.js';
+import { Operator, runCliInProcess } from './support/run-cli.js';
 
 let redisCluster: SharedRedisCluster;
 let client: Cluster;
@@ -40,7 +40,12 @@ describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
     await waitForNodes(redisOperatorStore(client, keyPrefix), ['node-a']);
     const [first, second, third] = redisCluster.ports;
     const connection = ['--prefix', keyPrefix, '--heartbeat', HEARTBEAT];
-    const operator = new Operator(['--redis', `127.0.0.1:${first},127.0.0.1:${second}`, ...connection]);
+    // The views and actions in this process; the built bin once, through one node with --cluster, below.
+    const operator = new Operator(
+      ['--redis', `127.0.0.1:${first},127.0.0.1:${second}`, ...connection],
+      {},
+      runCliInProcess,
+    );
 
     const jobs = await operator.json<JobOverview[]>('jobs');
     expect(jobs.map((job) => [job.name, job.nodes])).toEqual(JOB_NAMES.map((name) => [name, ['node-a']]));
@@ -72,7 +77,7 @@ describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
     const key = `${keyPrefix}:nodes`;
     const { slot, master } = await placementOf(client, key);
     const other = redisCluster.ports.find((port) => `127.0.0.1:${port}` !== master)!;
-    expect(await runCli(['nodes', '--redis', `redis://127.0.0.1:${other}`, '--prefix', keyPrefix])).toEqual({
+    expect(await runCliInProcess(['nodes', '--redis', `redis://127.0.0.1:${other}`, '--prefix', keyPrefix])).toEqual({
       code: 1,
       stdout: '',
       stderr: `nest-scheduler-lock: Redis 127.0.0.1:${other} answered: MOVED ${slot} ${master} (a Redis Cluster: add --cluster)\n`,

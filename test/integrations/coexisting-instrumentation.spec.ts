@@ -11,7 +11,7 @@ import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 // ScheduleExplorer.prototype.wrapFunctionInTryCatchBlocks), and OpenTelemetry's ioredis instrumentation wraps
 // every command, both registered before Nest starts, in an app whose locked jobs are also traced by the module
 // (SchedulerLockTelemetry). The app runs as a plain Node process (fixtures/coexisting-app.ts, built by
-// `npm test`'s pretest): in Jest, @nestjs/observe would patch another copy of @nestjs/schedule than the app's.
+// `npm run build:run`, which `npm test` runs first): in Jest, @nestjs/observe would patch another copy of @nestjs/schedule than the app's.
 
 const FIXTURES = new URL('../../.build/test/integrations/fixtures/', import.meta.url);
 const APP = fileURLToPath(new URL('coexisting-app.js', FIXTURES));

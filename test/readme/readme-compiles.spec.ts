@@ -9,7 +9,7 @@ import { docPages, REPO, withJsExtensions } from '../support/doc-pages.js';
  * its first line: a preamble of imports and `declare`s, and the members its class needs. Nothing else is added,
  * but for one adaptation: the testing page's files are written for a CommonJS app, so compiled here as ES modules
  * their relative imports get `.js`. An error in a block is reported at its page and line. `npm test` builds dist/
- * first (pretest).
+ * first (scripts/test.mjs).
  */
 
 /** What a block assumes, keyed by its first line. */

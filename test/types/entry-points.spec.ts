@@ -104,6 +104,20 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
+/** Each setting's program, made once: the main entry's test reads the one its resolution check made. */
+const programs = new Map<string, ts.Program>();
+
+/** The app's program under `setting`, in a package of `type`, compiled on first use. */
+async function programOf([name, options, type]: (typeof SETTINGS)[number]): Promise<ts.Program> {
+  let program = programs.get(name);
+  if (!program) {
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ type }));
+    program = compile(options);
+    programs.set(name, program);
+  }
+  return program;
+}
+
 function compile(options: ts.CompilerOptions): ts.Program {
   return ts.createProgram([join(dir, 'app.ts')], {
     ...options,
@@ -125,9 +139,8 @@ function exportedNames(program: ts.Program, declarations: string): string[] {
 }
 
 describe('the package entry points, as an installed package', () => {
-  it.each(SETTINGS)('resolve and check with module resolution %s', async (_, options, type) => {
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ type }));
-    const program = compile(options);
+  it.each(SETTINGS)('resolve and check with module resolution %s', async (...setting) => {
+    const program = await programOf(setting);
     // The app and this package's declarations; TypeScript names the package's files by their real path (dist/).
     const ours = program
       .getSourceFiles()
@@ -156,8 +169,7 @@ describe('the package entry points, as an installed package', () => {
   });
 
   it(`the main entry exports what an app uses, at most ${MAIN_ENTRY_LIMIT} names; the plug-in contract is /provider; each store its own`, async () => {
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-    const program = compile(SETTINGS[1][1]);
+    const program = await programOf(SETTINGS[1]);
 
     const main = exportedNames(program, 'dist/cjs/index.d.ts');
     const provider = exportedNames(program, 'dist/cjs/provider/index.d.ts');

@@ -12,7 +12,7 @@ import { useSharedRedisPrefix, type SharedRedisPrefix } from '../../support/redi
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../../support/scheduler-app.js';
 import { setByHooks, type HookValues } from '../../support/set-by-hooks.js';
 import { SHARED_REDIS_URL } from '../../support/shared-redis.js';
-import { Operator } from './run-cli.js';
+import { Operator, runCliInProcess } from './run-cli.js';
 import { deferred, waitUntil, type Deferred } from '../../support/wait-until.js';
 import { RedisLockProvider, type RedisClient } from '../../../lib/providers/redis/index.js';
 
@@ -140,7 +140,7 @@ export async function waitForNodes(store: OperatorStore, nodes: readonly string[
 export interface OperatedCluster {
   /** Holds the jobs' runs until the test opens it; opened before the apps close. */
   readonly gate: RunGate;
-  /** The CLI, pointed at the spec's Redis and per-test key prefix. */
+  /** The CLI, run in this process, pointed at the spec's Redis and per-test key prefix. */
   readonly operator: Operator;
   /** The shared Redis and the test's key prefix. */
   readonly shared: SharedRedisPrefix;
@@ -160,7 +160,8 @@ export function useOperatedCluster(label: string): OperatedCluster {
   });
   beforeEach(() => {
     values.gate = new RunGate();
-    values.operator = new Operator(['--redis', SHARED_REDIS_URL, '--prefix', shared.prefix, '--heartbeat', HEARTBEAT]);
+    const connection = ['--redis', SHARED_REDIS_URL, '--prefix', shared.prefix, '--heartbeat', HEARTBEAT];
+    values.operator = new Operator(connection, {}, runCliInProcess);
   });
   const hooked = setByHooks('useOperatedCluster', values, ['gate', 'operator']);
   return {

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runCli as runCliOfLib } from '../../../lib/cli/cli.js';
 
-/** The built CLI, as `bin` in package.json names it (`npm run pretest` builds it). */
+/** The built CLI, as `bin` in package.json names it (`npm test` builds it first, as `npm run build` does). */
 const CLI = fileURLToPath(new URL('../../../dist/cjs/cli/main.js', import.meta.url));
 
 /** How one run of the CLI ended. */
@@ -33,17 +34,32 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
   });
 }
 
+/**
+ * Runs the CLI in this process (lib/cli/cli.ts, as the built bin runs it), with what the bin would print: each
+ * line written ends with a line feed. For what the child process adds nothing to: arguments, views, masking.
+ */
+export async function runCliInProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const [out, err]: string[][] = [[], []];
+  const code = await runCliOfLib(args, env, {
+    out: (text) => out.push(`${text}\n`),
+    err: (text) => err.push(`${text}\n`),
+  });
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
 /** The CLI bound to one Redis and key prefix, as an operator of one cluster types it. */
 export class Operator {
   constructor(
     private readonly connection: readonly string[],
     /** The CLI's environment, e.g. `DATABASE_URL`. */
     private readonly env: NodeJS.ProcessEnv = {},
+    /** The built bin in a child process (end to end), or {@link runCliInProcess} (views and actions). */
+    private readonly runner: typeof runCli = runCli,
   ) {}
 
   /** `--redis URL --prefix P --heartbeat …` plus `args`. */
   run(...args: string[]): Promise<CliRun> {
-    return runCli([...args, ...this.connection], this.env);
+    return this.runner([...args, ...this.connection], this.env);
   }
 
   /** Runs `args --json`, expects exit code 0 and parses stdout. */

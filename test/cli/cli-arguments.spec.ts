@@ -44,7 +44,7 @@ describe('nest-scheduler-lock exit codes before a connection', () => {
       const [first, blank, usage] = stderr.split('\n');
       expect(first).toContain(`nest-scheduler-lock: ${reason}`);
       expect([blank, usage]).toEqual(['', USAGE_FIRST_LINE]);
-      expect(stderr).toMatch(/Exit codes: 0 done; 1 failed .*; 2 usage error\.\n$/);
+      expect(stderr).toMatch(/Exit codes: 0 done; 1 failed [\s\S]*; 2 usage error\.\n$/);
     }
   });
 

@@ -32,9 +32,9 @@ export { LockedJobRegistry } from './nest/locked-job.registry.js';
 export { LockedJobStatus, type JobStatus } from './nest/locked-job.status.js';
 export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
-export { InvalidSteeringNoteError } from './operators/steering-note.js';
+export { InvalidOperatorNoteError } from './operators/steering-note.js';
 export type { JobOverview } from './operators/job-overview.js';
-export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
+export type { ClusterNode, HistoryEntry, RunHistoryEntry, OperatorNote } from './operators/cluster-records.js';
 
 // Errors.
 export { SchedulerLockConfigurationError, type LockConfiguration } from './core/provider/lock-configuration.js';
@@ -42,8 +42,8 @@ export type { LockProvider, SimpleLock } from './core/provider/lock-provider.js'
 export {
   LockLostError,
   LockExtensionError,
-  LockStoreMisconfiguredError,
-  LockStoreUnavailableError,
+  LockProviderMisconfiguredError,
+  LockProviderUnavailableError,
   type LockLostReason,
 } from './core/provider/errors.js';
 

@@ -12,7 +12,7 @@ import { SessionCleanupService } from './jobs/session-cleanup.service.js';
     SchedulerLockModule.forRoot({
       redis: config.redisUrl,
       keyPrefix: config.keyPrefix,
-      lockedBy: config.instanceId,
+      node: config.instanceId,
       // How long a lock outlives an instance that died while running its job, unless the job says otherwise.
       defaultLockAtMostFor: '30s',
     }),

@@ -36,7 +36,7 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
   let connection: StoreConnection | undefined;
   try {
     connection = await connectStore(invocation.store);
-    const admin = new ClusterAdmin(connection.operatorStore, invocation.heartbeatInterval);
+    const admin = new ClusterAdmin(connection.operatorProvider, invocation.heartbeatInterval);
     const result = await runCommand(admin, invocation, connection.scope);
     // Text from the store is made printable: views cell by cell, the rest here, JSON inside its strings.
     if (invocation.json) output.out(printableJson(result.json));

@@ -56,12 +56,12 @@ export async function runCommand(admin: ClusterAdmin, invocation: Invocation, sc
     case 'trigger':
       return triggered(command.job, await admin.trigger(command.job, command.note, TRIGGER_WAIT_MS));
     case 'unlock': {
-      const { formerHolder } = await admin.unlock(command.job, command.note);
-      const text = formerHolder
-        ? `Unlocked ${command.job}: the run on ${formerHolder} sees its lock lost (not-owner) ` +
+      const { formerNode } = await admin.unlock(command.job, command.note);
+      const text = formerNode
+        ? `Unlocked ${command.job}: the run on ${formerNode} sees its lock lost (not-owner) ` +
           'at its next renewal or release.'
         : `${command.job} was not locked.`;
-      return { json: { job: command.job, action: 'unlock', formerHolder, ...command.note }, text };
+      return { json: { job: command.job, action: 'unlock', formerNode, ...command.note }, text };
     }
   }
 }

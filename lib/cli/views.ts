@@ -42,7 +42,7 @@ export function jobView(job: JobOverview, now: number): string {
 export function historyView(entries: readonly HistoryEntry[], now: number): string {
   const rows = entries.map((entry) => {
     if (entry.type !== 'run') {
-      const detail = [entry.reason && `reason: ${entry.reason}`, entry.formerHolder && `held by ${entry.formerHolder}`];
+      const detail = [entry.reason && `reason: ${entry.reason}`, entry.formerNode && `held by ${entry.formerNode}`];
       return [moment(entry.at, now), entry.type, entry.actor, detail.filter(Boolean).join(', ')];
     }
     const detail = [
@@ -61,7 +61,7 @@ export function historyView(entries: readonly HistoryEntry[], now: number): stri
 /** The nodes as a table. */
 export function nodesView(nodes: readonly ClusterNode[], now: number): string {
   const rows = nodes.map((node) => [
-    node.lockedBy,
+    node.node,
     node.version,
     relative(node.startedAt, now),
     relative(node.lastSeen, now),

@@ -4,10 +4,10 @@ import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { TaskResult } from '../core/task/task-result.js';
 import { JobLock } from '../operators/job-lock.js';
 import { canLockJobs } from '../operators/operator-abilities.js';
-import type { OperatorStore } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-store.js';
 import { logHandlerError } from './handler-errors.js';
 import { RegisteredJobs } from './registered-jobs.js';
-import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /** How often a node looks for runs operators asked for (`trigger`). */
@@ -33,7 +33,7 @@ export class OperatorTriggers {
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
-    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: OperatorStore | undefined,
+    @Inject(SCHEDULER_LOCK_OPERATOR_PROVIDER) private readonly store: OperatorProvider | undefined,
     private readonly registered: RegisteredJobs,
     private readonly executor: LockingTaskExecutor,
   ) {
@@ -56,7 +56,7 @@ export class OperatorTriggers {
   async runTriggers(): Promise<void> {
     if (this.stopped) return;
     const store = this.store!;
-    const node = this.settings.lockedBy;
+    const node = this.settings.node;
     const sentAt = performance.now();
     try {
       const requests = await store.takeTriggers(new Set(this.registered.names()));

@@ -11,7 +11,7 @@ export interface JobOverview {
   readonly timeZone?: string;
   readonly paused: boolean;
   readonly pause?: PauseState;
-  /** Who holds the lock now (its `lockedBy`), or `null`. */
+  /** Who holds the lock now (its `node`), or `null`. */
   readonly holder: string | null;
   /** Since when the holder has it (epoch ms, the holder's clock), when held. */
   readonly lockedSince?: number;
@@ -71,7 +71,7 @@ export function jobOverview({ job, nodes, skips, lock, recent, nextFireAt }: Job
     timeZone: job.timeZone,
     paused: paused !== undefined,
     pause: paused,
-    holder: holder ? holder.lockedBy : null,
+    holder: holder ? holder.node : null,
     lockedSince: holder?.since,
     lockedUntil: holder && holder.ttl > 0 ? now + holder.ttl : null,
     fencingToken,

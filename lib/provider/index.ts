@@ -35,14 +35,14 @@ export type {
   RecoveringLockProvider,
   StartupCheckingLockProvider,
 } from '../core/provider/provider-abilities.js';
-export type { OutageLog, StoreOutageMonitor, StoreOutageReport } from '../core/provider/store-outage-report.js';
+export type { OutageLog, ProviderOutageMonitor, ProviderOutageReport } from '../core/provider/store-outage-report.js';
 export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 
 // The operator console's port, and the framework-free admin on top of it.
 export {
   DEFAULT_HISTORY_LIMIT,
   type LockState,
-  type OperatorStore,
+  type OperatorProvider,
   type TriggerQueueing,
 } from '../operators/operator-store.js';
 export type {
@@ -52,12 +52,12 @@ export type {
   HistoryOutcome,
   PauseState,
   RunHistoryEntry,
-  SteeringEntry,
-  SteeringNote,
+  OperatorEntry,
+  OperatorNote,
   TriggerRequest,
   TriggerResult,
 } from '../operators/cluster-records.js';
-export type { SteeringAction } from '../core/task/lock-events.js';
+export type { OperatorAction } from '../core/task/lock-events.js';
 export type { JobOverview, LastRun } from '../operators/job-overview.js';
 export { ClusterAdmin, UnknownJobError, type TriggerOutcome } from '../operators/cluster-admin.js';
 export { ACTOR_MAX_LENGTH, REASON_MAX_LENGTH } from '../operators/steering-note.js';

@@ -37,7 +37,7 @@ export interface JobHealth {
   readonly lastOccurrence?: {
     readonly occurrence: string;
     readonly state: JobRecord['state'];
-    readonly runBy: string;
+    readonly node: string;
     readonly held: boolean;
   };
 }
@@ -109,7 +109,7 @@ export class SchedulerLockHealthIndicator implements OnModuleDestroy {
         lastOccurrence: {
           occurrence: record.occurrence.toISOString(),
           state: record.state,
-          runBy: record.runBy,
+          node: record.node,
           held: record.held,
         },
       }),

@@ -65,7 +65,7 @@ describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
 
     const throughOneNode = new Operator(['--cluster', '--redis', `redis://127.0.0.1:${third}`, ...connection]);
     const nodes = await throughOneNode.json<ClusterNode[]>('nodes');
-    expect(nodes.map((node) => node.lockedBy)).toEqual(['node-a']);
+    expect(nodes.map((node) => node.node)).toEqual(['node-a']);
   });
 
   it('without --cluster, through a node that does not serve the key: exit code 1, what Redis answered, the hint', async () => {

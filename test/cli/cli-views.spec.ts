@@ -202,7 +202,7 @@ describe('nest-scheduler-lock nodes', () => {
   it('lists the live nodes with their jobs, and no longer a node silent for 3 heartbeats', async () => {
     const [, nodeB] = await startNodes('node-a', 'node-b');
     const nodes = await cluster.operator.json<ClusterNode[]>('nodes');
-    expect(nodes.map((node) => node.lockedBy)).toEqual(['node-a', 'node-b']);
+    expect(nodes.map((node) => node.node)).toEqual(['node-a', 'node-b']);
     for (const node of nodes) {
       expect([...node.jobs].sort()).toEqual(JOB_NAMES);
       expect(node.version).toMatch(/^\d+\.\d+\.\d+/);
@@ -219,8 +219,7 @@ describe('nest-scheduler-lock nodes', () => {
 
     await nodeB.close();
     await waitUntil(
-      async () =>
-        (await cluster.operator.json<ClusterNode[]>('nodes')).map((node) => node.lockedBy).join() === 'node-a',
+      async () => (await cluster.operator.json<ClusterNode[]>('nodes')).map((node) => node.node).join() === 'node-a',
       'the CLI lists node-a alone',
     );
   });

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { AttemptDeadlines } from '../../lib/core/executor/attempt-deadlines.js';
-import { LockStoreUnavailableError } from '../../lib/core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../lib/core/provider/errors.js';
 import { sharedRedis } from '../support/shared-redis.js';
 import { blockFor } from '../support/timing.js';
 
@@ -30,7 +30,7 @@ describe('AttemptDeadlines', () => {
     let answer!: (value: string) => void;
     const late = jest.fn();
     const attempt = deadlines.within(new Promise<string>((resolve) => (answer = resolve)), late);
-    await expect(attempt).rejects.toThrow(LockStoreUnavailableError);
+    await expect(attempt).rejects.toThrow(LockProviderUnavailableError);
     answer('too late');
     await Promise.resolve();
     expect(late).toHaveBeenCalledWith('too late');

@@ -32,7 +32,7 @@ const LOCKED_BY = 'node-a';
 function executorOn(provider: LockProvider) {
   const lockEvents = new LockEvents();
   const logger = new Logger('SchedulerLock');
-  const executor = new LockingTaskExecutor(provider, { lockedBy: LOCKED_BY, events: lockEvents, logger });
+  const executor = new LockingTaskExecutor(provider, { node: LOCKED_BY, events: lockEvents, logger });
   return { executor, events$: lockEvents.events$ };
 }
 
@@ -215,14 +215,14 @@ describe('LockingTaskExecutor', () => {
     expect(() => LockAssert.assertLocked()).toThrow(/not running under a scheduler lock/);
   });
 
-  it("currentLock() exposes the run's name, fencing token and lockedBy inside, the innermost lock when nested, and nothing outside", async () => {
+  it("currentLock() exposes the run's name, fencing token and node inside, the innermost lock when nested, and nothing outside", async () => {
     const provider = new RecordingLockProvider(store);
     const { executor } = executorOn(provider);
     const [outer, inner] = [uniqueLockName('outer'), uniqueLockName('inner')];
-    const seen: { name?: string; fencingToken?: number; lockedBy?: string }[] = [];
+    const seen: { name?: string; fencingToken?: number; node?: string }[] = [];
     const look = () => {
       const lock = currentLock();
-      seen.push({ name: lock?.name, fencingToken: lock?.fencingToken, lockedBy: lock?.lockedBy });
+      seen.push({ name: lock?.name, fencingToken: lock?.fencingToken, node: lock?.node });
     };
 
     expect(currentLock()).toBeUndefined();
@@ -238,9 +238,9 @@ describe('LockingTaskExecutor', () => {
 
     const [outerLock, innerLock] = provider.locks;
     expect(seen).toEqual([
-      { name: outer, fencingToken: outerLock.fencingToken, lockedBy: LOCKED_BY },
-      { name: inner, fencingToken: innerLock.fencingToken, lockedBy: LOCKED_BY },
-      { name: outer, fencingToken: outerLock.fencingToken, lockedBy: LOCKED_BY },
+      { name: outer, fencingToken: outerLock.fencingToken, node: LOCKED_BY },
+      { name: inner, fencingToken: innerLock.fencingToken, node: LOCKED_BY },
+      { name: outer, fencingToken: outerLock.fencingToken, node: LOCKED_BY },
     ]);
     expect(outerLock.fencingToken).toEqual(expect.any(Number));
   });
@@ -289,7 +289,7 @@ describe('LockingTaskExecutor', () => {
   });
 
   it.each(TASK_OUTCOMES)(
-    "keeps the task's $kind when the release fails, and emits release-failed (store-error)",
+    "keeps the task's $kind when the release fails, and emits release-failed (provider-error)",
     async ({ task, expectKept }) => {
       const releaseError = new Error('connection lost during release');
       const { executor, events$ } = executorOn(new FailingReleaseLockProvider(store, releaseError));
@@ -297,11 +297,11 @@ describe('LockingTaskExecutor', () => {
       const releaseFailed = nextEvent(events$, eventOf('release-failed', name));
 
       await expectKept(executor.executeWithLock(task, { name }));
-      expect(await releaseFailed).toMatchObject({ reason: 'store-error', error: releaseError });
+      expect(await releaseFailed).toMatchObject({ reason: 'provider-error', error: releaseError });
     },
   );
 
-  it("skips with { executed: false, reason: 'store-error' } when the provider rejects: no throw, task not called, one error line per burst", async () => {
+  it("skips with { executed: false, reason: 'provider-error' } when the provider rejects: no throw, task not called, one error line per burst", async () => {
     const storeDown = new Error('ECONNREFUSED 127.0.0.1:6390');
     const provider = new UnreachableLockProvider(storeDown);
     const { executor, events$ } = executorOn(provider);
@@ -313,9 +313,11 @@ describe('LockingTaskExecutor', () => {
     for (let call = 0; call < 10; call += 1) outcomes.push(await executor.executeWithLock(task, { name }));
 
     expect(provider.attempts).toBe(10);
-    expect(outcomes).toEqual(Array(10).fill({ executed: false, reason: 'store-error', error: storeDown }));
+    expect(outcomes).toEqual(Array(10).fill({ executed: false, reason: 'provider-error', error: storeDown }));
     expect(task).not.toHaveBeenCalled();
-    expect((await skips).map((event) => (event as { reason: string }).reason)).toEqual(Array(10).fill('store-error'));
+    expect((await skips).map((event) => (event as { reason: string }).reason)).toEqual(
+      Array(10).fill('provider-error'),
+    );
     const errorLines = logger.texts('error', 'SchedulerLock');
     expect(errorLines).toHaveLength(1);
     expect(errorLines[0]).toContain(name);
@@ -333,8 +335,8 @@ describe('LockingTaskExecutor', () => {
     const skip = events(events$, (event) => event.lockName === name, 2);
     await executor.executeWithLock(() => 'ran', { name });
     expect(await skip).toEqual([
-      expect.objectContaining({ type: 'attempt', lockName: name, lockedBy: LOCKED_BY }),
-      expect.objectContaining({ type: 'skipped', reason: 'locked', lockName: name, lockedBy: LOCKED_BY }),
+      expect.objectContaining({ type: 'attempt', lockName: name, node: LOCKED_BY }),
+      expect.objectContaining({ type: 'skipped', reason: 'locked', lockName: name, node: LOCKED_BY }),
     ]);
     await elsewhere.unlock();
   });
@@ -378,7 +380,7 @@ describe('LockingTaskExecutor on Redis', () => {
     admin = sharedRedis();
     client = sharedRedis();
     otherClient = sharedRedis();
-    provider = new RedisLockProvider(client, { keyPrefix, lockedBy: LOCKED_BY });
+    provider = new RedisLockProvider(client, { keyPrefix, node: LOCKED_BY });
   });
 
   afterAll(async () => {
@@ -390,7 +392,7 @@ describe('LockingTaskExecutor on Redis', () => {
     const { executor } = executorOn(provider);
     const name = uniqueLockName();
     const elsewhere = await mustLock(
-      new RedisLockProvider(otherClient, { keyPrefix, lockedBy: 'node-b' }),
+      new RedisLockProvider(otherClient, { keyPrefix, node: 'node-b' }),
       lockConfig(name),
     );
     const task = jest.fn();

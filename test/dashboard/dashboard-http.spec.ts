@@ -226,24 +226,24 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       lockedUntil: null,
       lastRun: null,
       recentRuns: [],
-      nodes: [app.lockedBy],
+      nodes: [app.node],
     });
     expect(idle.nextFireAt).toBe(nextNewYear());
 
-    const { nodes, at } = await getJson<{ at: number; nodes: { lockedBy: string; jobs: string[] }[] }>(app, 'nodes');
-    expect(nodes).toEqual([expect.objectContaining({ lockedBy: app.lockedBy, jobs: [REPORT_JOB] })]);
+    const { nodes, at } = await getJson<{ at: number; nodes: { node: string; jobs: string[] }[] }>(app, 'nodes');
+    expect(nodes).toEqual([expect.objectContaining({ node: app.node, jobs: [REPORT_JOB] })]);
     expect(Math.abs(at - Date.now())).toBeLessThan(5_000);
 
     await app.admin.trigger(REPORT_JOB, { actor: 'setup' });
     await waitUntil(async () => (await reportJob(app)).lastRun !== null, 'the triggered run is in the history');
     const ran = await reportJob(app);
-    expect(ran.lastRun).toMatchObject({ state: 'succeeded', node: app.lockedBy, manual: { actor: 'setup' } });
+    expect(ran.lastRun).toMatchObject({ state: 'succeeded', node: app.node, manual: { actor: 'setup' } });
     expect(ran.recentRuns).toEqual([
       {
         startedAt: ran.lastRun!.startedAt,
         durationMs: ran.lastRun!.durationMs,
         outcome: 'succeeded',
-        node: app.lockedBy,
+        node: app.node,
         manualActor: 'setup',
       },
     ]);
@@ -275,35 +275,35 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     const app = await start(alice);
     app.job.hold = deferred();
     // Free: nothing to unlock, said so, nothing in the history.
-    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerHolder: null } });
+    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerNode: null } });
     expect((await app.admin.history(REPORT_JOB)).filter((entry) => entry.type === 'unlock')).toEqual([]);
     const triggered = await steer(app, 'trigger');
     expect(triggered.status).toBe(200);
     expect(await triggered.json()).toMatchObject({
       action: 'trigger',
-      result: { triggered: true, result: { node: app.lockedBy, state: 'started' } },
+      result: { triggered: true, result: { node: app.node, state: 'started' } },
     });
     expect(app.job.runs).toBe(1);
 
     const held = await reportJob(app);
-    expect(held.holder).toBe(app.lockedBy);
+    expect(held.holder).toBe(app.node);
     expect(held.lockedSince).toBeLessThanOrEqual(Date.now());
     expect(held.lockedUntil).toBeGreaterThan(Date.now());
     expect(held.fencingToken).toBe(Number(await redis.client.get(`${redis.prefix}:{${held.lockName}}:fence`)));
     expect(await (await steer(app, 'trigger')).json()).toMatchObject({
-      result: { triggered: false, reason: 'running', holder: app.lockedBy },
+      result: { triggered: false, reason: 'running', holder: app.node },
     });
 
     const unlocked = await steer(app, 'unlock', { body: JSON.stringify({ reason: 'stuck' }) });
     expect(await unlocked.json()).toEqual({
       action: 'unlock',
       job: REPORT_JOB,
-      result: { formerHolder: app.lockedBy },
+      result: { formerNode: app.node },
     });
     expect((await app.admin.getJob(REPORT_JOB)).holder).toBeNull();
     expect((await app.admin.history(REPORT_JOB, 1))[0]).toMatchObject({ type: 'unlock', actor: 'alice@example.com' });
     // Unlocked already: said so, and still one unlock entry.
-    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerHolder: null } });
+    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerNode: null } });
     const unlocks = (await app.admin.history(REPORT_JOB)).filter((entry) => entry.type === 'unlock');
     expect(unlocks).toHaveLength(1);
     app.job.hold.resolve();

@@ -27,7 +27,7 @@ async function startApp(
   const app = await Test.createTestingModule({
     imports: [
       ScheduleModule.forRoot(),
-      SchedulerLockModule.forRoot({ redis, keyPrefix, defaultLockAtMostFor: '1m', lockedBy: 'node-a' }),
+      SchedulerLockModule.forRoot({ redis, keyPrefix, defaultLockAtMostFor: '1m', node: 'node-a' }),
     ],
     providers: [ReportJob],
   }).compile();
@@ -74,7 +74,7 @@ describe('lock events of a scheduled job', () => {
     const seen = await firstRun(5);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
     for (const event of seen)
-      expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', lockedBy: 'node-a' });
+      expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', node: 'node-a' });
     const [, acquired, , finished] = seen;
     expect(acquired).toMatchObject({ fencingToken: expect.any(Number), lockedUntil: expect.any(Number) });
     expect(finished).toMatchObject({ durationMs: expect.any(Number) });
@@ -123,7 +123,7 @@ describe('lock events of a scheduled job', () => {
 });
 
 describe('release failure on a store error', () => {
-  it('emits release-failed with reason store-error when Redis dies during the run; the run itself completes', async () => {
+  it('emits release-failed with reason provider-error when Redis dies during the run; the run itself completes', async () => {
     const server = await startPrivateRedisServer();
     const client = new Redis(server.port, '127.0.0.1', {
       enableOfflineQueue: false,
@@ -137,13 +137,13 @@ describe('release failure on a store error', () => {
       completed = true;
       body.run = async () => undefined;
     };
-    const { app, events$ } = await startApp(client, 'store-error');
+    const { app, events$ } = await startApp(client, 'provider-error');
     try {
       const run = sequence(events$, 5);
       await app.init();
       const seen = await run;
       expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'release-failed']);
-      expect(seen[4]).toMatchObject({ reason: 'store-error', error: expect.any(Error) });
+      expect(seen[4]).toMatchObject({ reason: 'provider-error', error: expect.any(Error) });
       expect(completed).toBe(true);
     } finally {
       await app.close();

@@ -16,7 +16,7 @@ describe('keepAlive lease on Redis', () => {
   const node = useRedisExecutor('lease');
 
   it('keeps the lock of a run lasting 3 leases, and no other node can take it meanwhile', async () => {
-    const rival = new RedisLockProvider(node.client, { keyPrefix: node.prefix, lockedBy: 'node-b' });
+    const rival = new RedisLockProvider(node.client, { keyPrefix: node.prefix, node: 'node-b' });
     const renewals: LockEvent[] = [];
     const subscription = node.events.events$.subscribe((event) => event.type === 'extended' && renewals.push(event));
     const rivalAttempts: Array<boolean> = [];
@@ -113,7 +113,7 @@ describe('keepAlive lease on Redis', () => {
       renewCalls.push(renewals.length);
       return renewLeases(renewals);
     };
-    const countingNode = new LockingTaskExecutor(counting, { lockedBy: 'node-a' });
+    const countingNode = new LockingTaskExecutor(counting, { node: 'node-a' });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const runs = Array.from({ length: 100 }, (_, i) =>
@@ -145,7 +145,7 @@ describe('keepAlive when Redis goes away', () => {
     await new Promise<void>((resolve) => client.once('ready', () => resolve()));
     const events = new LockEvents();
     const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix: 'outage' }), {
-      lockedBy: 'node-a',
+      node: 'node-a',
       events,
     });
     try {
@@ -172,7 +172,7 @@ describe('keepAlive when Redis goes away', () => {
       expect(abortedAt).toBeGreaterThan(lockedAt);
 
       const skipped = await executor.executeWithLock(() => 'ran', { name: 'job' });
-      expect(skipped).toMatchObject({ executed: false, reason: 'store-error' });
+      expect(skipped).toMatchObject({ executed: false, reason: 'provider-error' });
 
       await redis.server.start();
       if (client.status !== 'ready') await new Promise<void>((resolve) => client.once('ready', () => resolve()));

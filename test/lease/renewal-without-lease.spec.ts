@@ -20,8 +20,8 @@ describe('the lease keeper with only non-keepAlive locks held', () => {
   beforeEach(async () => {
     recorder = await recordCommands(redis.admin);
     events = new LockEvents();
-    executor = new LockingTaskExecutor(new RedisLockProvider(redis.admin, { lockedBy: 'node-a' }), {
-      lockedBy: 'node-a',
+    executor = new LockingTaskExecutor(new RedisLockProvider(redis.admin, { node: 'node-a' }), {
+      node: 'node-a',
       events,
     });
   });

@@ -65,7 +65,7 @@ async function lockedRunInSharedRedis(app: SchedulerApp): Promise<string> {
   await nextEvent(app.history$, jobEvent('released', JOB));
   const run = recorder.runsOf(JOB).find(({ lockName }) => lockName === JOB);
   expect(run?.heldLockKeys).toContain(lockKey(shared.prefix, JOB));
-  return acquired.lockedBy;
+  return acquired.node;
 }
 
 /** A name to find this test's connections by in the shared Redis's CLIENT LIST. */
@@ -100,7 +100,7 @@ describe('SchedulerLockModule.forRoot({ redis })', () => {
       const app = await startTickJob({
         redis: redisOption(name),
         keyPrefix: shared.prefix,
-        lockedBy: 'url-node',
+        node: 'url-node',
         defaultLockAtMostFor: '5s',
       });
 
@@ -142,7 +142,7 @@ describe('SchedulerLockModule.forRoot({ redis })', () => {
     const app = await startTickJob({
       redis: client,
       keyPrefix: shared.prefix,
-      lockedBy: 'instance-node',
+      node: 'instance-node',
       defaultLockAtMostFor: '5s',
     });
 
@@ -244,7 +244,7 @@ describe('SchedulerLockModule.forRootAsync()', () => {
       lockModule({
         redis: shared.client,
         keyPrefix: shared.prefix,
-        lockedBy: 'async-node',
+        node: 'async-node',
         defaultLockAtMostFor: '5s',
       }),
     );

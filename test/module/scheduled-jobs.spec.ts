@@ -23,7 +23,7 @@ beforeEach(() => {
 function startJobs(...jobs: Type[]): Promise<SchedulerApp> {
   return startSchedulerApp({
     // A connected client, so the first tick never races the connection.
-    lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s', lockedBy: NODE },
+    lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s', node: NODE },
     providers: [...jobs, { provide: RunRecorder, useValue: recorder }],
   });
 }
@@ -39,7 +39,7 @@ interface ExpectedLockedRun {
 /** Waits for the job's first run and checks it went through its lock, from outside and from inside. */
 async function expectLockedRun(app: SchedulerApp, { method, jobName, lockName }: ExpectedLockedRun): Promise<void> {
   const acquired = await nextEvent(app.history$, jobEvent('acquired', jobName));
-  expect(acquired).toMatchObject({ lockName, lockedBy: NODE });
+  expect(acquired).toMatchObject({ lockName, node: NODE });
   await nextEvent(app.history$, jobEvent('released', jobName));
   const firstRun = app.recorded.filter((event) => event.jobName === jobName).slice(0, 5);
   expect(firstRun.map(({ type }) => type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
@@ -217,7 +217,7 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
         return this.recorder.record('ContendedJob.tick');
       }
     }
-    const otherNode = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'other-node' });
+    const otherNode = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, node: 'other-node' });
     const held = await otherNode.lock({ name: 'ContendedJob.tick', lockAtMostFor: 10_000, lockAtLeastFor: 0 });
     expect(held).toBeDefined();
 

@@ -42,12 +42,12 @@ describe('once-per-occurrence cron jobs in an app', () => {
   let provider: RedisLockProvider;
 
   beforeEach(() => {
-    provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'operator' });
+    provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, node: 'operator' });
   });
 
   it('runs a tick under its occurrence and records it: getJobStatus shows occurrence, state and node', async () => {
     const app = await startSchedulerApp({
-      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s', lockedBy: 'node-a' },
+      lock: { redis: shared.client, keyPrefix: shared.prefix, defaultLockAtMostFor: '10s', node: 'node-a' },
       providers: [EverySecond],
     });
     await nextEvent(app.history$, jobEvent('released', 'EverySecond.tick'));
@@ -56,7 +56,7 @@ describe('once-per-occurrence cron jobs in an app', () => {
       jobName: 'EverySecond.tick',
       lockName: 'every-second',
       state: 'succeeded',
-      runBy: 'node-a',
+      node: 'node-a',
       attempt: 1,
     });
     expect(status!.occurrence.getTime() % 1_000).toBe(0); // a nominal fire time, not when the timer fired

@@ -126,7 +126,7 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
     expect(run.attributes).toEqual({
       'scheduler_lock.job': 'traced',
       'scheduler_lock.lock': 'traced',
-      'scheduler_lock.locked_by': seen!.lock.lockedBy,
+      'scheduler_lock.locked_by': seen!.lock.node,
       'scheduler_lock.fencing_token': seen!.lock.fencingToken,
       'scheduler_lock.occurrence': seen!.lock.occurrence!.toISOString(),
       'scheduler_lock.attempt': 1,
@@ -161,7 +161,7 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
     const app = await startTracedApp([]);
     const elsewhere = await new RedisLockProvider(redis.client, {
       keyPrefix: redis.prefix,
-      lockedBy: 'elsewhere',
+      node: 'elsewhere',
     }).lock({
       name: 'billing',
       lockAtMostFor: 10_000,

@@ -24,12 +24,12 @@ async function cluster(...providers: (typeof Jobs | typeof LongRun)[]): Promise<
 }
 
 /** A node of the app: `providers` are its jobs (none for a node that only looks and steers). */
-function startNode(lockedBy: string, providers: (typeof Jobs | typeof LongRun)[]): Promise<SchedulerApp> {
+function startNode(node: string, providers: (typeof Jobs | typeof LongRun)[]): Promise<SchedulerApp> {
   return startSchedulerApp({
     lock: {
       redis: redis.client,
       keyPrefix: redis.prefix,
-      lockedBy,
+      node,
       defaultLockAtMostFor: '1m',
       heartbeatInterval: '100ms',
     },
@@ -52,13 +52,13 @@ function runs(history: HistoryEntry[]): RunHistoryEntry[] {
 
 describe('SchedulerLockAdmin: the cluster seen and steered from any node', () => {
   it('forgets nodes gone for an hour, so the list stays bounded however many pods come and go', async () => {
-    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
-    const seen = (lockedBy: string, lastSeen: number) => ({ lockedBy, version: '1', startedAt: 0, lastSeen, jobs: [] });
+    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorProvider();
+    const seen = (node: string, lastSeen: number) => ({ node, version: '1', startedAt: 0, lastSeen, jobs: [] });
     await store.publish(seen('old-pod', Date.now() - 2 * 3_600_000), []);
     await store.publish(seen('live-pod', Date.now()), []);
 
     expect(await store.forgetNodes(Date.now() - 3_600_000)).toBe(1);
-    expect((await store.nodes()).map((found) => found.lockedBy)).toEqual(['live-pod']);
+    expect((await store.nodes()).map((found) => found.node)).toEqual(['live-pod']);
   });
 
   it('lists the live nodes and their jobs; each run goes into the history with its node, outcome, token and error', async () => {
@@ -69,7 +69,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       () => admin.listNodes(),
       (found) => found.length === 2,
     );
-    expect(nodes.map((node) => node.lockedBy)).toEqual(['node-a', 'node-b']);
+    expect(nodes.map((node) => node.node)).toEqual(['node-a', 'node-b']);
     expect(nodes[0].jobs).toEqual(expect.arrayContaining(['report', 'failing', 'leap-day']));
 
     const failed = await until(
@@ -210,9 +210,9 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
 
   it('trigger: withdrawn when no node takes it in time, so it cannot run after the operator was told it did not', async () => {
     // A job a live node publishes but whose triggers nobody takes (no app runs it).
-    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorStore();
+    const store = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix }).operatorProvider();
     const node = {
-      lockedBy: 'silent-node',
+      node: 'silent-node',
       version: '1',
       startedAt: Date.now(),
       lastSeen: Date.now(),
@@ -244,7 +244,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     expect(await store.withdrawTrigger('ghost', next.id)).toBe(false);
   });
 
-  it('unlock of a free lock releases nothing, says so (formerHolder null) and writes no history entry', async () => {
+  it('unlock of a free lock releases nothing, says so (formerNode null) and writes no history entry', async () => {
     const [a] = await cluster(Jobs);
     const admin = a.get(SchedulerLockAdmin);
     await until(
@@ -252,7 +252,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       (jobs) => jobs.some((job) => job.name === 'leap-day'),
     );
 
-    expect(await admin.unlock('leap-day', { actor: 'carol', reason: 'just in case' })).toEqual({ formerHolder: null });
+    expect(await admin.unlock('leap-day', { actor: 'carol', reason: 'just in case' })).toEqual({ formerNode: null });
     expect((await admin.history('leap-day')).filter((entry) => entry.type === 'unlock')).toEqual([]);
   });
 
@@ -273,7 +273,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     expect(['node-a', 'node-b']).toContain(holder);
 
     expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({ triggered: false, reason: 'running', holder });
-    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerHolder: holder });
+    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerNode: holder });
     const reason = await Promise.race(longRuns.map((job) => job.lost.promise));
     expect(reason).toBeInstanceOf(LockLostError);
     expect(reason).toMatchObject({ reason: 'not-owner' });

@@ -7,7 +7,7 @@ import {
   type LockEvent,
   type LockProvider,
   type RunHistoryEntry,
-  type SteeringNote,
+  type OperatorNote,
 } from '../../lib/index.js';
 import { SchedulerLockDashboardModule } from '../../lib/dashboard/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
@@ -43,7 +43,7 @@ function startApp(
     ...http,
     lock: {
       provider: provider ?? newProvider(),
-      lockedBy: 'node-a',
+      node: 'node-a',
       defaultLockAtMostFor: '1m',
       heartbeatInterval: '100ms',
     },
@@ -65,13 +65,13 @@ function runs(history: HistoryEntry[]): RunHistoryEntry[] {
 }
 
 describe.each([
-  ['the in-memory provider', async () => () => new InMemoryLockProvider({ lockedBy: 'node-a' })],
+  ['the in-memory provider', async () => () => new InMemoryLockProvider({ node: 'node-a' })],
   [
     'PostgreSQL',
     async () => {
       const pg = await postgresFixture('admin');
       fixture = pg;
-      return () => pg.connect({ lockedBy: 'node-a' });
+      return () => pg.connect({ node: 'node-a' });
     },
   ],
 ])('SchedulerLockAdmin on %s: the whole console without Redis', (_, providers) => {
@@ -96,7 +96,7 @@ describe.each([
       lastRun: { state: 'succeeded', node: 'node-a' },
     });
     expect(jobs.find((job) => job.name === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
-    expect((await admin.listNodes()).map((node) => node.lockedBy)).toEqual(['node-a']);
+    expect((await admin.listNodes()).map((node) => node.node)).toEqual(['node-a']);
 
     const failed = await until(
       () => admin.history('failing', 10),
@@ -187,7 +187,7 @@ describe.each([
       reason: 'running',
       holder: 'node-a',
     });
-    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerHolder: 'node-a' });
+    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerNode: 'node-a' });
     const reason = await app.get(LongRun).lost.promise;
     expect(reason).toBeInstanceOf(LockLostError);
     expect(reason).toMatchObject({ reason: 'not-owner' });
@@ -195,19 +195,19 @@ describe.each([
     expect((await admin.history('long-run')).find((entry) => entry.type === 'unlock')).toMatchObject({
       actor: 'carol',
       reason: 'stuck',
-      formerHolder: 'node-a',
+      formerNode: 'node-a',
     });
   });
 
   it('finds the operator store by its ability, whatever the provider class', async () => {
-    const store = new InMemoryLockProvider({ lockedBy: 'node-a' });
+    const store = new InMemoryLockProvider({ node: 'node-a' });
     // A provider of its own (a plain object), delegating to the in-memory one: no class to test for.
     const provider = {
       lock: store.lock.bind(store),
       lockJob: store.lockJob.bind(store),
       lockOccurrence: store.lockOccurrence.bind(store),
       recoverOccurrence: store.recoverOccurrence.bind(store),
-      operatorStore: store.operatorStore.bind(store),
+      operatorProvider: store.operatorProvider.bind(store),
     };
     const app = await startApp([Jobs], provider);
 
@@ -226,7 +226,7 @@ describe.each([
       () => admin.listNodes(),
       (found) => found.length === 1,
     );
-    const refused: [what: string, note: SteeringNote, says: string][] = [
+    const refused: [what: string, note: OperatorNote, says: string][] = [
       ['a 1 MB reason', { actor: 'alice', reason: 'x'.repeat(1 << 20) }, 'reason must be at most 500 characters'],
       ['a 1 MB actor', { actor: 'a'.repeat(1 << 20) }, 'actor must be at most 100 characters (got 1048576)'],
       ['a 101-character actor', { actor: 'a'.repeat(101) }, 'actor must be at most 100 characters (got 101)'],
@@ -236,13 +236,13 @@ describe.each([
     ];
     for (const [what, note, says] of refused) {
       for (const action of ['pause', 'resume', 'trigger', 'unlock'] as const) {
-        const call = (admin[action] as (job: string, note: SteeringNote) => Promise<unknown>).call(
+        const call = (admin[action] as (job: string, note: OperatorNote) => Promise<unknown>).call(
           admin,
           'report',
           note,
         );
         await expect(call.then(() => `${what}: ${action} accepted`)).rejects.toMatchObject({
-          name: 'InvalidSteeringNoteError',
+          name: 'InvalidOperatorNoteError',
           message: expect.stringContaining(says),
         });
       }

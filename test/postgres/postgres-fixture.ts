@@ -34,7 +34,7 @@ export async function postgresFixture(label: string, poolOptions: pg.PoolConfig 
     connect(options = {}) {
       const pool = postgresPool(poolOptions);
       made += 1;
-      const provider = new PostgresLockProvider(pool, { schema, lockedBy: `node-${made}`, ...options });
+      const provider = new PostgresLockProvider(pool, { schema, node: `node-${made}`, ...options });
       poolsByProvider.set(provider, pool);
       return provider;
     },
@@ -68,8 +68,8 @@ export function postgresSubject(
     provider: PostgresLockProvider,
     fencingTokens: true,
     singleUseLocks: true,
-    async create(lockedBy) {
-      const node = (await open()).connect(lockedBy === undefined ? {} : { lockedBy });
+    async create(nodeName) {
+      const node = (await open()).connect(nodeName === undefined ? {} : { node: nodeName });
       await node.readJobRecord('warm-up');
       return node;
     },

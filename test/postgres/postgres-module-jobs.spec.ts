@@ -14,7 +14,7 @@ interface SeenRun {
   readonly occurrence?: number;
   readonly catchUp?: boolean;
   readonly attempt?: number;
-  readonly previousHolder?: string;
+  readonly previousNode?: string;
 }
 
 function seen(): SeenRun {
@@ -24,7 +24,7 @@ function seen(): SeenRun {
     occurrence: lock.occurrence?.getTime(),
     catchUp: lock.catchUp,
     attempt: lock.recovery?.attempt,
-    previousHolder: lock.recovery?.previousHolder,
+    previousNode: lock.recovery?.previousNode,
   };
 }
 
@@ -93,8 +93,8 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
   });
 
   function start(providers: (new (...args: never[]) => unknown)[], node = 'node-a') {
-    const provider = fixture.connect({ lockedBy: node });
-    return startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '10s', lockedBy: node }, providers });
+    const provider = fixture.connect({ node: node });
+    return startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '10s', node: node }, providers });
   }
 
   it('runs @Cron (once per occurrence), @Interval and @Timeout jobs under their locks, and releases them', async () => {
@@ -113,7 +113,7 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
     expect(await app.get(LockedJobStatus).getJobStatus('EveryKind.cron')).toMatchObject({
       occurrence: new Date(cron.occurrence!),
       state: 'succeeded',
-      runBy: 'node-a',
+      node: 'node-a',
     });
     // Released on the database's clock: no row of a finished run is still held.
     const { rows } = await fixture.admin.query<{ name: string; held: boolean }>(
@@ -132,12 +132,12 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
     expect(occurrences.length).toBeGreaterThanOrEqual(3);
     expect(new Set(occurrences).size).toBe(occurrences.length);
     const skipped = [...a.recorded, ...b.recorded].filter((event) => event.type === 'skipped');
-    expect(skipped.map((event) => (event as LockEvent & { reason: string }).reason)).not.toContain('store-error');
+    expect(skipped.map((event) => (event as LockEvent & { reason: string }).reason)).not.toContain('provider-error');
   });
 
   it("re-runs an occurrence whose node died (onCrash: 'rerun') once its lock expired and recoveryGrace passed", async () => {
     // A node claims the next occurrence at least a second away with a 300 ms lock and dies: never releases it.
-    const dead = fixture.connect({ lockedBy: 'dead-node' });
+    const dead = fixture.connect({ node: 'dead-node' });
     const occurrence = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;
     const configuration = { name: 'every-three-seconds', lockAtMostFor: 300, lockAtLeastFor: 0 };
     expect('lock' in (await dead.lockOccurrence(configuration, occurrence))).toBe(true);
@@ -150,14 +150,14 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
       15_000,
     );
     expect(runs.find((run) => run.occurrence === occurrence)).toEqual(
-      expect.objectContaining({ occurrence, attempt: 2, previousHolder: 'dead-node' }),
+      expect.objectContaining({ occurrence, attempt: 2, previousNode: 'dead-node' }),
     );
   });
 
   it('catches up the latest missed occurrence once at start-up, across two apps starting together', async () => {
     const lastHour = await hourStartWithRoom();
     const before = await fixture
-      .connect({ lockedBy: 'earlier' })
+      .connect({ node: 'earlier' })
       .lockOccurrence({ name: 'hourly', lockAtMostFor: 1_000, lockAtLeastFor: 0 }, lastHour - HOUR_MS);
     if ('lock' in before) await before.lock.finish!('succeeded');
 
@@ -171,8 +171,8 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
   });
 
   it('renews the keepAlive leases of a node in one statement per interval, and no other node takes them', async () => {
-    const node = fixture.connect({ lockedBy: 'node-a' });
-    const rival = fixture.connect({ lockedBy: 'node-b' });
+    const node = fixture.connect({ node: 'node-a' });
+    const rival = fixture.connect({ node: 'node-b' });
     const app = await startSchedulerApp({ lock: { provider: node, defaultLockAtMostFor: '1m' }, providers: [] });
     const executor = app.get(LockingTaskExecutor);
     const lease = 600;

@@ -1,14 +1,14 @@
 import { InMemoryLockProvider } from '../../lib/index.js';
 import { describeLockProvider, type LockProviderSubject } from '../../lib/provider-tests/index.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 
-// Nodes of one in-memory store, each an InMemoryLockProvider with its own lockedBy: the cluster that
+// Nodes of one in-memory store, each an InMemoryLockProvider with its own node: the cluster that
 // nest-scheduler-lock/testing simulates, so its store passes the kit too.
-const store = new TestLockStore();
+const store = new TestLockProvider();
 const subject: LockProviderSubject<InMemoryLockProvider> = {
   name: 'InMemoryLockProvider',
   provider: InMemoryLockProvider,
-  create: (lockedBy = 'in-memory-node') => store.provider(lockedBy),
+  create: (node = 'in-memory-node') => store.provider(node),
   fencingTokens: true,
   singleUseLocks: true,
 };

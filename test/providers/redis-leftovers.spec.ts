@@ -15,7 +15,7 @@ let provider: RedisLockProvider;
 beforeEach(() => {
   client = sharedRedis();
   keyPrefix = uniquePrefix('leftovers');
-  provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'node-a' });
+  provider = new RedisLockProvider(client, { keyPrefix, node: 'node-a' });
 });
 afterEach(async () => {
   await deleteKeys(client, keyPrefix);

@@ -100,10 +100,10 @@ const ASSUMED = new Map<string, Assumed>([
         import type {
           JobRecord,
           OccurrenceClaim,
-          OperatorStore,
+          OperatorProvider,
           OutageLog,
           RecoveryClaim,
-          StoreOutageMonitor,
+          ProviderOutageMonitor,
         } from 'nest-scheduler-lock/provider';`,
     },
   ],

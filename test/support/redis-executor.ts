@@ -27,9 +27,9 @@ export function useRedisExecutor(
   const node: HookValues<RedisExecutorFixture> = {};
   const redis = useSharedRedisPrefix(label, () => node.executor?.shutdown(0));
   beforeEach(() => {
-    const provider = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix, lockedBy: 'node-a' });
+    const provider = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix, node: 'node-a' });
     const events = new LockEvents();
-    const executor = new LockingTaskExecutor(wrap(provider), { lockedBy: 'node-a', events });
+    const executor = new LockingTaskExecutor(wrap(provider), { node: 'node-a', events });
     Object.assign(node, {
       client: redis.client,
       prefix: redis.prefix,

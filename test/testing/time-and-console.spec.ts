@@ -1,9 +1,9 @@
 import { jest } from '@jest/globals';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 import { waitUntil } from '../support/wait-until.js';
 import { closeNodes, crashedRun, NEW_YEAR, startNodes } from './cluster-kit.js';
 
-const store = new TestLockStore();
+const store = new TestLockProvider();
 afterEach(async () => {
   jest.useRealTimers();
   await closeNodes();

@@ -44,12 +44,12 @@ describe('RedisLockProvider through Redis Sentinel', () => {
     const client = sentinelClient();
     const provider = new RedisLockProvider(client, {
       keyPrefix: uniquePrefix('sentinel-master'),
-      lockedBy: 'via-sentinel',
+      node: 'via-sentinel',
     });
     try {
       const name = uniqueLockName();
       const lock = await mustLock(provider, lockConfig(name));
-      expect(readOwnerValue((await master.admin.get(provider.lockKey(name)))!)?.lockedBy).toBe('via-sentinel');
+      expect(readOwnerValue((await master.admin.get(provider.lockKey(name)))!)?.node).toBe('via-sentinel');
       await lock.unlock();
       expect(await master.admin.exists(provider.lockKey(name))).toBe(0);
     } finally {
@@ -86,7 +86,7 @@ describe('SchedulerLockModule with Sentinel options', () => {
         redis: { ...sentinel.clientOptions, connectionName },
         keyPrefix,
         defaultLockAtMostFor: '10s',
-        lockedBy: 'sentinel-app',
+        node: 'sentinel-app',
       },
       providers: [SentinelJobs],
     });

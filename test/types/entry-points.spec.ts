@@ -26,17 +26,17 @@ import {
   ClusterAdmin,
   type LeaseRenewingLockProvider,
   type OperatorLockProvider,
-  type OperatorStore,
+  type OperatorProvider,
 } from 'nest-scheduler-lock/provider';
 import { SchedulerLockDashboardModule } from 'nest-scheduler-lock/dashboard';
 import { PostgresLockProvider } from 'nest-scheduler-lock/postgres';
 import { RedisLockProvider, type RedisClient } from 'nest-scheduler-lock/redis';
 import { lockProviderChecks, type LockProviderSubject } from 'nest-scheduler-lock/provider-tests';
-import { SchedulerLockTest, TestLockStore, type TestRun, type TickOutcome } from 'nest-scheduler-lock/testing';
+import { SchedulerLockTest, TestLockProvider, type TestRun, type TickOutcome } from 'nest-scheduler-lock/testing';
 import { SchedulerLockStore, type LockAcquireResult, type LockStore } from 'nest-scheduler-lock/locks-store';
 
-const provider: OperatorLockProvider & LeaseRenewingLockProvider = new InMemoryLockProvider({ lockedBy: 'node-a' });
-const store: OperatorStore = provider.operatorStore();
+const provider: OperatorLockProvider & LeaseRenewingLockProvider = new InMemoryLockProvider({ node: 'node-a' });
+const store: OperatorProvider = provider.operatorProvider();
 // @ts-expect-error: @internal members are stripped from the declarations.
 store.record('job', { type: 'pause', actor: 'a', at: 0 });
 export const admin = new ClusterAdmin(store, 5_000);
@@ -57,9 +57,9 @@ const subject: LockProviderSubject<InMemoryLockProvider> = {
 export const locksStore: LockStore = new SchedulerLockStore(new InMemoryLockProvider());
 export const acquired: Promise<LockAcquireResult> = locksStore.acquire('report', 'instance-1', 30_000);
 export const checks: string[] = lockProviderChecks(subject).map((check) => \`\${check.section}: \${check.name}\`);
-export async function tickOnce(store: TestLockStore): Promise<[TickOutcome, TestRun]> {
+export async function tickOnce(store: TestLockProvider): Promise<[TickOutcome, TestRun]> {
   const builder = Test.createTestingModule({ imports: modules });
-  const node = await SchedulerLockTest.node(await SchedulerLockTest.override(builder, { store, lockedBy: 'a' }).compile());
+  const node = await SchedulerLockTest.node(await SchedulerLockTest.override(builder, { store, node: 'a' }).compile());
   const held = await store.hold('report', { as: 'node-b', for: '10m' });
   await held.release();
   return [await node.tick('report', { at: new Date() }), await store.expectRanOnce('report', new Date())];
@@ -174,7 +174,7 @@ describe('the package entry points, as an installed package', () => {
     expect([...main, ...provider].filter((name) => storeNames.test(name))).toEqual([]);
     expect(main).toEqual(expect.arrayContaining(['LockProvider', 'SimpleLock', 'LockConfiguration']));
     const pluginContract = [
-      'OperatorStore',
+      'OperatorProvider',
       'OperatorLockProvider',
       'JobLockClaim',
       'LeaseRenewalOutcome',
@@ -182,8 +182,10 @@ describe('the package entry points, as an installed package', () => {
     ];
     expect(provider).toEqual(expect.arrayContaining(pluginContract));
     expect(main.filter((name) => pluginContract.includes(name))).toEqual([]);
-    // Store classes stay behind their provider (`operatorStore()`).
-    const stores = [...main, ...provider].filter((name) => /OperatorStore$/.test(name) && name !== 'OperatorStore');
+    // Store classes stay behind their provider (`operatorProvider()`).
+    const stores = [...main, ...provider].filter(
+      (name) => /OperatorProvider$/.test(name) && name !== 'OperatorProvider',
+    );
     expect(stores).toEqual([]);
   });
 

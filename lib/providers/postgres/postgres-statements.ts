@@ -81,7 +81,7 @@ export function appendHistory(history: string, source: string, limit: string): s
 export function postgresStatements({ locks, history }: PostgresTables) {
   return {
     /**
-     * ShedLock's acquire: `[fencing_token]` when taken, no row when held. `$1` name, `$2` owner, `$3` lockedBy,
+     * ShedLock's acquire: `[fencing_token]` when taken, no row when held. `$1` name, `$2` owner, `$3` node,
      * `$4` ms.
      */
     lock: statement(`
@@ -92,7 +92,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
       RETURNING l.fencing_token`),
 
     /**
-     * Job locks (arrays: name, owner, lockedBy, ms, manual): per name `fencing_token` when taken, else the
+     * Job locks (arrays: name, owner, node, ms, manual): per name `fencing_token` when taken, else the
      * `refusal` ({@link Refusal}). Each name's take and refusal are judged at one instant (`input.at`, the new
      * lock's `locked_at`), so a lock expiring during the statement reads `locked`, not `paused`. The refused
      * rows are read `FOR SHARE`, which returns their latest version: the one the INSERT found and locked.
@@ -119,7 +119,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
       FROM input LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
 
     /**
-     * Occurrence claims (arrays: name, owner, lockedBy, ms, occurrence) with the job record, graphile-worker's
+     * Occurrence claims (arrays: name, owner, node, ms, occurrence) with the job record, graphile-worker's
      * `known_crontabs` rule: taken only if no occurrence as late was claimed. Per name `fencing_token`, or the
      * `refusal` ({@link Refusal}, judged at one instant as in `lockJobs`) with the refused row's `occurrence`
      * and `run_state`.

@@ -20,7 +20,7 @@ export function fenceKeyOf(lockKey: string): string {
  * every key). Per lock name, in one Cluster slot (the braces): `<prefix>:{<name>}` (the lock, its value the
  * owner value of `owner-value.ts`), `…:fence` (the last fencing token), `…:record` (an
  * occurrence's job record, a hash), `…:paused` (an operator's pause) and `…:history` (a list, newest first).
- * For the cluster view: `<prefix>:nodes` (hash: lockedBy → node), `<prefix>:jobs` (hash: job name → catalogue
+ * For the cluster view: `<prefix>:nodes` (hash: node → node), `<prefix>:jobs` (hash: job name → catalogue
  * entry), `<prefix>:skips` (hash: `<lock>|<reason>` → count), `<prefix>:triggers` (hash: job name → request),
  * `<prefix>:trigger:<id>` (a trigger's result).
  */

@@ -78,7 +78,7 @@ function triggered(job: string, outcome: TriggerOutcome): CommandResult {
 function notTriggered(job: string, outcome: Extract<TriggerOutcome, { triggered: false }>): string {
   switch (outcome.reason) {
     case 'running':
-      return `refused: ${job} is running on ${outcome.holder}; trigger it again once that run has ended`;
+      return `refused: ${job} is running on ${outcome.holdingNode}; trigger it again once that run has ended`;
     case 'pending':
       return `not triggered: a trigger of ${job} by ${outcome.actor} is pending (trigger ${outcome.id}); it runs once`;
     case 'skipped':

@@ -8,10 +8,10 @@ const NONE = '-';
 /** The jobs as a table, one row each. */
 export function jobsView(jobs: readonly JobOverview[], now: number): string {
   const rows = jobs.map((job) => [
-    job.name,
+    job.jobName,
     schedule(job),
     job.paused ? 'yes' : 'no',
-    job.holder ?? NONE,
+    job.holdingNode ?? NONE,
     job.lockedUntil === null ? NONE : relative(job.lockedUntil, now),
     job.nextFireAt === null ? NONE : relative(job.nextFireAt, now),
     job.lastRun ? lastRun(job.lastRun, now) : NONE,
@@ -23,13 +23,13 @@ export function jobsView(jobs: readonly JobOverview[], now: number): string {
 export function jobView(job: JobOverview, now: number): string {
   const skips = Object.entries(job.skips).map(([reason, count]) => `${reason} ${count}`);
   return renderFields([
-    ['job', job.name],
+    ['job', job.jobName],
     ['lock', job.lockName],
     ['kind', job.kind],
     ['schedule', schedule(job)],
     ['paused', job.pause ? `yes, by ${job.pause.actor} ${relative(job.pause.at, now)}${why(job.pause.reason)}` : 'no'],
-    ['holder', job.holder ?? NONE],
-    ['locked since', job.lockedSince === undefined ? NONE : moment(job.lockedSince, now)],
+    ['holder', job.holdingNode ?? NONE],
+    ['locked since', job.lockedSince === null ? NONE : moment(job.lockedSince, now)],
     ['locked until', job.lockedUntil === null ? NONE : moment(job.lockedUntil, now)],
     ['next fire', job.nextFireAt === null ? NONE : moment(job.nextFireAt, now)],
     ['last run', job.lastRun ? lastRun(job.lastRun, now) : NONE],
@@ -81,7 +81,7 @@ function lastRun(run: LastRun, now: number): string {
     run.manual && `triggered by ${run.manual.actor}`,
   ].filter(Boolean);
   const detail = details.length ? ` (${details.join(', ')})` : '';
-  return `${run.state} on ${run.node} ${relative(run.startedAt, now)}${detail}`;
+  return `${run.outcome} on ${run.node} ${relative(run.startedAt, now)}${detail}`;
 }
 
 function why(reason: string | undefined): string {

@@ -76,7 +76,7 @@ export class DashboardController {
   async jobs(): Promise<{ at: number; jobs: DashboardJob[] }> {
     return answered(async () => {
       const jobs = await this.admin.listJobs();
-      const runs = await Promise.all(jobs.map((job) => this.recentRuns(job.name)));
+      const runs = await Promise.all(jobs.map((job) => this.recentRuns(job.jobName)));
       return { at: Date.now(), jobs: jobs.map((job, index) => ({ ...job, recentRuns: runs[index] })) };
     });
   }

@@ -21,7 +21,7 @@ export class UnknownJobError extends Error {
 
 /**
  * What a `trigger` did. `triggered: true` only once a node has started the run. Otherwise `reason` says why not:
- * - `running`: a run holds the job's lock (`holder`);
+ * - `running`: a run holds the job's lock (on `holdingNode`);
  * - `pending`: another trigger of the job (`id`, by `actor`) waits for a node; that one runs, this one is dropped;
  * - `skipped`: the node that took it could not run it (`result.reason`, e.g. a run took the lock meanwhile);
  * - `not-taken`: no node took it in time; it is withdrawn and will not run;
@@ -29,7 +29,7 @@ export class UnknownJobError extends Error {
  */
 export type TriggerOutcome =
   | { readonly triggered: true; readonly id: string; readonly result: TriggerResult }
-  | { readonly triggered: false; readonly reason: 'running'; readonly holder: string }
+  | { readonly triggered: false; readonly reason: 'running'; readonly holdingNode: string }
   | { readonly triggered: false; readonly reason: 'pending'; readonly id: string; readonly actor: string }
   | { readonly triggered: false; readonly reason: 'skipped'; readonly id: string; readonly result: TriggerResult }
   | { readonly triggered: false; readonly reason: 'not-taken' | 'unanswered'; readonly id: string };
@@ -91,7 +91,7 @@ export class ClusterAdmin {
     const checked = checkedOperatorNote(note);
     const { job } = await this.liveJob(jobName);
     const { holder } = await this.store.lockState(job.lockName);
-    if (holder) return { triggered: false, reason: 'running', holder: holder.node };
+    if (holder) return { triggered: false, reason: 'running', holdingNode: holder.node };
     const { request, queued } = await this.store.requestTrigger(jobName, job.lockName, checked);
     const { id } = request;
     if (!queued) return { triggered: false, reason: 'pending', id, actor: request.actor };

@@ -74,7 +74,7 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       ['report', '*', 'no'],
       ['sweep', 'every', 'no'],
     ]);
-    expect((await operator.json<JobOverview[]>('jobs')).map((job) => job.name)).toEqual(JOB_NAMES);
+    expect((await operator.json<JobOverview[]>('jobs')).map((job) => job.jobName)).toEqual(JOB_NAMES);
     expect(fields(await operator.text('job', 'noon'))).toMatchObject({
       job: 'noon',
       lock: 'reports.noon',

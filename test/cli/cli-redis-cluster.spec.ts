@@ -43,7 +43,7 @@ describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
     const operator = new Operator(['--redis', `127.0.0.1:${first},127.0.0.1:${second}`, ...connection]);
 
     const jobs = await operator.json<JobOverview[]>('jobs');
-    expect(jobs.map((job) => [job.name, job.nodes])).toEqual(JOB_NAMES.map((name) => [name, ['node-a']]));
+    expect(jobs.map((job) => [job.jobName, job.nodes])).toEqual(JOB_NAMES.map((name) => [name, ['node-a']]));
 
     gate.hold('noon');
     const started = nextEvent(app.events$, jobEvent('started', 'noon'));

@@ -140,7 +140,12 @@ describe('nest-scheduler-lock trigger', () => {
     });
     const refused = await cluster.operator.run('trigger', 'noon', '--json');
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout)).toEqual({ job: 'noon', triggered: false, reason: 'running', holder: 'node-a' });
+    expect(JSON.parse(refused.stdout)).toEqual({
+      job: 'noon',
+      triggered: false,
+      reason: 'running',
+      holdingNode: 'node-a',
+    });
     expect(refused.stderr).toMatch(/^nest-scheduler-lock: refused: noon is running on node-a;.*\n$/);
     expect(cluster.gate.runs.filter((run) => run.job === 'noon')).toHaveLength(1);
     expect(cluster.gate.runs[cluster.gate.runs.length - 1].signal.aborted).toBe(false);
@@ -216,7 +221,7 @@ describe('nest-scheduler-lock unlock', () => {
     expect(run.signal.reason).toBeInstanceOf(LockLostError);
     expect(run.signal.reason).toMatchObject({ reason: 'not-owner', lockName: NOON.lockName });
 
-    expect(await job('noon')).toMatchObject({ holder: null });
+    expect(await job('noon')).toMatchObject({ holdingNode: null });
     const [unlock] = (await cluster.operator.json<HistoryEntry[]>('history', 'noon')).filter(
       (entry): entry is OperatorEntry => entry.type === 'unlock',
     );

@@ -112,7 +112,7 @@ export async function startDashboardApp<TRequest>(
   const published = withTickingJob ? [REPORT_JOB, TICKING_JOB] : [REPORT_JOB];
   await waitUntil(
     async () => {
-      const names = (await admin.listJobs()).map((job) => job.name);
+      const names = (await admin.listJobs()).map((job) => job.jobName);
       return published.every((name) => names.includes(name));
     },
     `the node has published ${published.join(' and ')}`,

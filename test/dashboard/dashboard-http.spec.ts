@@ -44,7 +44,7 @@ function steer(app: DashboardApp, action: string, init: { headers?: Record<strin
 
 async function reportJob(app: DashboardApp): Promise<DashboardJob> {
   const { jobs } = await getJson<{ jobs: DashboardJob[] }>(app, 'jobs');
-  return jobs.find((job) => job.name === REPORT_JOB)!;
+  return jobs.find((job) => job.jobName === REPORT_JOB)!;
 }
 
 describe('SchedulerLockDashboardModule.forRoot: closed by default', () => {
@@ -218,11 +218,11 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
 
     const idle = await reportJob(app);
     expect(idle).toMatchObject({
-      name: REPORT_JOB,
+      jobName: REPORT_JOB,
       kind: 'cron',
       schedule: '0 0 0 1 1 *',
       paused: false,
-      holder: null,
+      holdingNode: null,
       lockedUntil: null,
       lastRun: null,
       recentRuns: [],
@@ -286,12 +286,12 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     expect(app.job.runs).toBe(1);
 
     const held = await reportJob(app);
-    expect(held.holder).toBe(app.node);
+    expect(held.holdingNode).toBe(app.node);
     expect(held.lockedSince).toBeLessThanOrEqual(Date.now());
     expect(held.lockedUntil).toBeGreaterThan(Date.now());
     expect(held.fencingToken).toBe(Number(await redis.client.get(`${redis.prefix}:{${held.lockName}}:fence`)));
     expect(await (await steer(app, 'trigger')).json()).toMatchObject({
-      result: { triggered: false, reason: 'running', holder: app.node },
+      result: { triggered: false, reason: 'running', holdingNode: app.node },
     });
 
     const unlocked = await steer(app, 'unlock', { body: JSON.stringify({ reason: 'stuck' }) });
@@ -300,7 +300,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       job: REPORT_JOB,
       result: { formerNode: app.node },
     });
-    expect((await app.admin.getJob(REPORT_JOB)).holder).toBeNull();
+    expect((await app.admin.getJob(REPORT_JOB)).holdingNode).toBeNull();
     expect((await app.admin.history(REPORT_JOB, 1))[0]).toMatchObject({ type: 'unlock', actor: 'alice@example.com' });
     // Unlocked already: said so, and still one unlock entry.
     expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerNode: null } });
@@ -414,7 +414,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       expect([action, response.status]).toEqual([action, 403]);
     }
     expect(await app.admin.history(REPORT_JOB, 10)).toEqual([]);
-    expect((await reportJob(app)).name).toBe(REPORT_JOB);
+    expect((await reportJob(app)).jobName).toBe(REPORT_JOB);
   });
 
   it('treats any readOnly from authorize but false or absent as read-only: "true", 1 and "false" included', async () => {

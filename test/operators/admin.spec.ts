@@ -84,17 +84,17 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
 
     const jobs = await until(
       () => admin.listJobs(),
-      (list) => list.find((job) => job.name === 'report')?.lastRun !== null,
+      (list) => list.find((job) => job.jobName === 'report')?.lastRun !== null,
     );
-    const report = jobs.find((job) => job.name === 'report')!;
+    const report = jobs.find((job) => job.jobName === 'report')!;
     expect(report).toMatchObject({
       kind: 'interval',
       schedule: 'every 300 ms',
       paused: false,
       nodes: ['node-a', 'node-b'],
     });
-    expect(report.lastRun).toMatchObject({ state: 'succeeded' });
-    expect(jobs.find((job) => job.name === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
+    expect(report.lastRun).toMatchObject({ outcome: 'succeeded' });
+    expect(jobs.find((job) => job.jobName === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
     await expect(admin.getJob('no-such-job')).rejects.toBeInstanceOf(UnknownJobError);
   });
 
@@ -249,7 +249,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     const admin = a.get(SchedulerLockAdmin);
     await until(
       () => admin.listJobs(),
-      (jobs) => jobs.some((job) => job.name === 'leap-day'),
+      (jobs) => jobs.some((job) => job.jobName === 'leap-day'),
     );
 
     expect(await admin.unlock('leap-day', { actor: 'carol', reason: 'just in case' })).toEqual({ formerNode: null });
@@ -269,15 +269,19 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       () => admin.listNodes(),
       (found) => found.length === 2,
     );
-    const holder = (await admin.getJob('long-run')).holder;
+    const holder = (await admin.getJob('long-run')).holdingNode;
     expect(['node-a', 'node-b']).toContain(holder);
 
-    expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({ triggered: false, reason: 'running', holder });
+    expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({
+      triggered: false,
+      reason: 'running',
+      holdingNode: holder,
+    });
     expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerNode: holder });
     const reason = await Promise.race(longRuns.map((job) => job.lost.promise));
     expect(reason).toBeInstanceOf(LockLostError);
     expect(reason).toMatchObject({ reason: 'not-owner' });
-    expect((await admin.getJob('long-run')).holder).toBeNull();
+    expect((await admin.getJob('long-run')).holdingNode).toBeNull();
     const history = await admin.history('long-run');
     expect(history.find((entry) => entry.type === 'unlock')).toMatchObject({ actor: 'carol', reason: 'stuck' });
   });

@@ -85,17 +85,17 @@ describe.each([
 
     const jobs = await until(
       () => admin.listJobs(),
-      (list) => list.find((job) => job.name === 'report')?.lastRun != null,
+      (list) => list.find((job) => job.jobName === 'report')?.lastRun != null,
     );
-    expect(jobs.map((job) => job.name)).toEqual(['failing', 'leap-day', 'report']);
-    expect(jobs.find((job) => job.name === 'report')).toMatchObject({
+    expect(jobs.map((job) => job.jobName)).toEqual(['failing', 'leap-day', 'report']);
+    expect(jobs.find((job) => job.jobName === 'report')).toMatchObject({
       kind: 'interval',
       schedule: 'every 200 ms',
       paused: false,
       nodes: ['node-a'],
-      lastRun: { state: 'succeeded', node: 'node-a' },
+      lastRun: { outcome: 'succeeded', node: 'node-a' },
     });
-    expect(jobs.find((job) => job.name === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
+    expect(jobs.find((job) => job.jobName === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
     expect((await admin.listNodes()).map((node) => node.node)).toEqual(['node-a']);
 
     const failed = await until(
@@ -178,20 +178,20 @@ describe.each([
     );
     const held = await admin.getJob('long-run');
     // A token only grows: in memory it counts from 1, on PostgreSQL it starts from the database's clock (µs).
-    expect(held).toMatchObject({ holder: 'node-a', fencingToken: expect.any(Number) });
+    expect(held).toMatchObject({ holdingNode: 'node-a', fencingToken: expect.any(Number) });
     expect(held.fencingToken).toBeGreaterThan(0);
     expect(held.lockedUntil).toBeGreaterThan(Date.now());
 
     expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({
       triggered: false,
       reason: 'running',
-      holder: 'node-a',
+      holdingNode: 'node-a',
     });
     expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerNode: 'node-a' });
     const reason = await app.get(LongRun).lost.promise;
     expect(reason).toBeInstanceOf(LockLostError);
     expect(reason).toMatchObject({ reason: 'not-owner' });
-    expect((await admin.getJob('long-run')).holder).toBeNull();
+    expect((await admin.getJob('long-run')).holdingNode).toBeNull();
     expect((await admin.history('long-run')).find((entry) => entry.type === 'unlock')).toMatchObject({
       actor: 'carol',
       reason: 'stuck',
@@ -215,7 +215,7 @@ describe.each([
       () => app.get(SchedulerLockAdmin).listJobs(),
       (list) => list.length === 3,
     );
-    expect(jobs.map((job) => job.name)).toEqual(['failing', 'leap-day', 'report']);
+    expect(jobs.map((job) => job.jobName)).toEqual(['failing', 'leap-day', 'report']);
   });
 
   it('refuses an oversized note or one with a NUL, lone surrogate or control character, before the store', async () => {
@@ -276,11 +276,11 @@ describe.each([
       (found) => found.length === 1,
     );
 
-    const { jobs } = (await (await fetch(`${api}/jobs`)).json()) as { jobs: { name: string; paused: boolean }[] };
-    expect(jobs.map(({ name, paused }) => ({ name, paused }))).toEqual([
-      { name: 'failing', paused: false },
-      { name: 'leap-day', paused: false },
-      { name: 'report', paused: false },
+    const { jobs } = (await (await fetch(`${api}/jobs`)).json()) as { jobs: { jobName: string; paused: boolean }[] };
+    expect(jobs.map(({ jobName, paused }) => ({ jobName, paused }))).toEqual([
+      { jobName: 'failing', paused: false },
+      { jobName: 'leap-day', paused: false },
+      { jobName: 'report', paused: false },
     ]);
     const headers = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
     const body = JSON.stringify({ reason: 'from the page' });

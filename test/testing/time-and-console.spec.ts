@@ -87,7 +87,7 @@ describe('a clean slate: reset()', () => {
     expect(await node.tick('sweep')).toMatchObject({ status: 'ran' });
     expect(await node.tick('warm-up')).toMatchObject({ status: 'ran' });
     // The nodes and their jobs stay known to the console.
-    expect((await node.admin.listJobs()).map((job) => job.name)).toContain('yearly');
+    expect((await node.admin.listJobs()).map((job) => job.jobName)).toContain('yearly');
   });
 
   it('without it, the last test would still hold the lock', async () => {

@@ -1,6 +1,6 @@
 /**
- * The main entry: what an app uses. The types an app names for a provider (LockProvider, SimpleLock,
- * LockConfiguration) are here too; the plug-in contract is `nest-scheduler-lock/provider` (lib/provider/).
+ * The main entry: what an app uses (at most 35 names, test/types/entry-exports.spec.ts). A provider's types
+ * (LockProvider, SimpleLock, LockConfiguration) are in `nest-scheduler-lock/provider` (lib/provider/).
  *
  * @module nest-scheduler-lock
  */
@@ -15,17 +15,15 @@ export type {
   SchedulerLockOptionsFactory,
 } from './nest/scheduler-lock.module-definition.js';
 export type { SchedulerLockOptions } from './nest/scheduler-lock-options.interface.js';
-export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
-export { parseDuration, type Duration, type DurationInput } from './core/provider/duration.js';
+export { parseDuration, type DurationInput } from './core/provider/duration.js';
 
 // What a task sees, and programmatic locking.
 export { LockingTaskExecutor } from './core/executor/locking-task-executor.js';
-export type { ExecuteWithLockOptions } from './core/executor/executor-settings.js';
-export type { TaskResult, SkipReason } from './core/task/task-result.js';
+export type { TaskResult } from './core/task/task-result.js';
 export { currentLock, type LockContext } from './core/task/lock-context.js';
 export { LockAssert } from './core/task/lock-assert.js';
 export { LockExtender } from './core/task/lock-extender.js';
-export { LockEvents, type LockEvent, type LockEventType } from './core/task/lock-events.js';
+export { LockEvents, type LockEvent } from './core/task/lock-events.js';
 
 // The jobs, their status, and the operator console.
 export { LockedJobRegistry } from './nest/locked-job.registry.js';
@@ -37,14 +35,12 @@ export type { JobOverview } from './operators/job-overview.js';
 export type { ClusterNode, HistoryEntry, RunHistoryEntry, OperatorNote } from './operators/cluster-records.js';
 
 // Errors.
-export { SchedulerLockConfigurationError, type LockConfiguration } from './core/provider/lock-configuration.js';
-export type { LockProvider, SimpleLock } from './core/provider/lock-provider.js';
+export { SchedulerLockConfigurationError } from './core/provider/lock-configuration.js';
 export {
   LockLostError,
   LockExtensionError,
   LockProviderMisconfiguredError,
   LockProviderUnavailableError,
-  type LockLostReason,
 } from './core/provider/errors.js';
 
 // The in-memory provider; each store has its own entry point (`nest-scheduler-lock/redis`, `/postgres`).

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type LockConfiguration } from 'nest-scheduler-lock';
+import { type LockConfiguration } from 'nest-scheduler-lock/provider';
 import {
   freeLockName,
   heldLockName,

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { LockConfiguration } from 'nest-scheduler-lock';
+import type { LockConfiguration } from 'nest-scheduler-lock/provider';
 import { PostgresLockProvider } from 'nest-scheduler-lock/postgres';
 import { freeLockName, heldLockName, HOLD_ELSEWHERE_MS, unexpected, type Contender } from '../contenders/contender.js';
 

@@ -8,12 +8,12 @@ import {
   LockingTaskExecutor,
   SchedulerLockConfigurationError,
   currentLock,
-  type ExecuteWithLockOptions,
   type LockEvent,
-  type LockProvider,
   type TaskResult,
 } from '../../lib/index.js';
-import { isLocked, lockConfig, lockWhenFree, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
+import { type ExecuteWithLockOptions } from '../../lib/core/executor/executor-settings.js';
+import { type LockProvider } from '../../lib/provider/index.js';
+import { isLocked, lockConfig, lockWhenFree, mustLock, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import {

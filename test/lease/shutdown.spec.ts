@@ -7,9 +7,9 @@ import {
   SchedulerLock,
   SchedulerLockModule,
   currentLock,
-  type Duration,
   type LockEvent,
 } from '../../lib/index.js';
+import { type Duration } from '../../lib/core/provider/duration.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';

@@ -6,14 +6,14 @@ import { Redis } from 'ioredis';
 import {
   currentLock,
   LockedJobRegistry,
-  LockedJobStatus,
   LockEvents,
   LockProviderUnavailableError,
   SchedulerLock,
   SchedulerLockAdmin,
-  type LockConfiguration,
   type LockContext,
 } from '../../lib/index.js';
+import { LockedJobStatus } from '../../lib/nest/locked-job.status.js';
+import { type LockConfiguration } from '../../lib/provider/index.js';
 import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';

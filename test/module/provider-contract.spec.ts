@@ -5,11 +5,9 @@ import {
   LockingTaskExecutor,
   SchedulerLock,
   SchedulerLockConfigurationError,
-  type LockConfiguration,
-  type LockProvider,
   type SchedulerLockOptions,
-  type SimpleLock,
 } from '../../lib/index.js';
+import { type LockConfiguration, type LockProvider, type SimpleLock } from '../../lib/provider/index.js';
 import { MinimalRedisLockProvider } from '../providers/minimal-redis-lock-provider.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';

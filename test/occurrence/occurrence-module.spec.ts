@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval } from '@nestjs/schedule';
-import {
-  currentLock,
-  InMemoryLockProvider,
-  LockedJobStatus,
-  SchedulerLock,
-  SchedulerLockConfigurationError,
-  type LockProvider,
-} from '../../lib/index.js';
+import { currentLock, InMemoryLockProvider, SchedulerLock, SchedulerLockConfigurationError } from '../../lib/index.js';
+import { LockedJobStatus } from '../../lib/nest/locked-job.status.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';

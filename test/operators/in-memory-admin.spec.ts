@@ -5,10 +5,10 @@ import {
   UnknownJobError,
   type HistoryEntry,
   type LockEvent,
-  type LockProvider,
   type RunHistoryEntry,
   type OperatorNote,
 } from '../../lib/index.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import { SchedulerLockDashboardModule } from '../../lib/dashboard/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';

@@ -1,4 +1,4 @@
-import type { LockConfiguration, SimpleLock } from '../../lib/index.js';
+import type { LockConfiguration, SimpleLock } from '../../lib/provider/index.js';
 import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 import { countStatements } from './statement-counter.js';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { LockProviderUnavailableError } from '../../lib/index.js';
 import type { SimpleLock } from '../../lib/core/provider/lock-provider.js';
-import { lockConfig } from '../../lib/provider-tests/index.js';
+import { lockConfig } from '../../lib/provider-tests/lock-probes.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import { postgresPool } from '../support/shared-postgres.js';

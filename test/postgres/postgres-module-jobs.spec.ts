@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
-import { currentLock, LockedJobStatus, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { currentLock, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { LockedJobStatus } from '../../lib/nest/locked-job.status.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { LockProviderUnavailableError } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
-import { lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
+import { lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import { createSchema, dropSchema, postgresPool, uniqueSchema } from '../support/shared-postgres.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type LockConfiguration, type SimpleLock } from '../../lib/index.js';
+import { type LockConfiguration, type SimpleLock } from '../../lib/provider/index.js';
 import { type OccurrenceClaim } from '../../lib/provider/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { openRedis } from '../support/redis-client-choice.js';

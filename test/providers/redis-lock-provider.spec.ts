@@ -9,13 +9,8 @@ import { usePrivateRedisServer } from '../support/private-redis.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil, settleWithin } from '../support/timing.js';
-import {
-  describeLockProvider,
-  isLocked,
-  lockConfig,
-  mustLock,
-  uniqueLockName,
-} from '../../lib/provider-tests/index.js';
+import { describeLockProvider } from '../../lib/provider-tests/index.js';
+import { isLocked, lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import { redisLockProviderSubject, SHARED_REDIS } from './redis-subject.js';
 import { RedisLockProvider, DEFAULT_KEY_PREFIX } from '../../lib/providers/redis/index.js';
 

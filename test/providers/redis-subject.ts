@@ -1,4 +1,4 @@
-import { type LockProvider } from '../../lib/index.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import type { LockProviderSubject } from '../../lib/provider-tests/index.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { RedisLockProvider, type RedisClient } from '../../lib/providers/redis/index.js';

@@ -96,7 +96,7 @@ const ASSUMED = new Map<string, Assumed>([
   [
     'interface LockProvider {',
     {
-      preamble: `import type { LockConfiguration } from 'nest-scheduler-lock';
+      preamble: `import type { LockConfiguration } from 'nest-scheduler-lock/provider';
         import type {
           JobRecord,
           OccurrenceClaim,

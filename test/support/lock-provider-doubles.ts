@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/index.js';
+import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/provider/index.js';
 
 /** Wraps a provider and records every `lock()` call and every lock it handed out. */
 export class RecordingLockProvider implements LockProvider {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { LockEvents, LockingTaskExecutor, type LockProvider } from '../../lib/index.js';
+import { LockEvents, LockingTaskExecutor } from '../../lib/index.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import { useSharedRedisPrefix } from './redis-prefix.js';
 import { setByHooks, type HookValues } from './set-by-hooks.js';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';

@@ -16,12 +16,13 @@ import ts from 'typescript';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 /** At most this many names in the main entry (issue 20: the anchors export 6 to 15; ours was 78). */
-const MAIN_ENTRY_LIMIT = 45;
+const MAIN_ENTRY_LIMIT = 35;
 
 /** An app and a store's author, using the main entry and the provider entry; the app's test, the testing kit. */
 const APP = `
 import { Test } from '@nestjs/testing';
-import { InMemoryLockProvider, SchedulerLockModule, type LockProvider } from 'nest-scheduler-lock';
+import { InMemoryLockProvider, SchedulerLockModule } from 'nest-scheduler-lock';
+import { type LockProvider } from 'nest-scheduler-lock/provider';
 import {
   ClusterAdmin,
   type LeaseRenewingLockProvider,

@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, CronExpression, Interval } from '@nestjs/schedule';
-import {
-  currentLock,
-  parseDuration,
-  SchedulerLock,
-  type LockProvider,
-  type SchedulerLockModuleOptions,
-} from '../../../lib/index.js';
+import { currentLock, parseDuration, SchedulerLock, type SchedulerLockModuleOptions } from '../../../lib/index.js';
+import { type LockProvider } from '../../../lib/provider/index.js';
 import { ClusterAdmin, type OperatorProvider } from '../../../lib/provider/index.js';
 import { useSharedRedisPrefix, type SharedRedisPrefix } from '../../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../../support/scheduler-app.js';

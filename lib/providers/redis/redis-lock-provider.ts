@@ -114,7 +114,7 @@ export class RedisLockProvider
       token,
       ttlMillis(configuration.lockAtMostFor),
       (fence) =>
-        fence === 0
+        claimRefusal(fence) !== 'taken'
           ? undefined
           : new RedisSimpleLock({
               scripts,

@@ -73,7 +73,10 @@ export interface OperatorProvider {
   unlock(lockName: string, note: OperatorNote): Promise<string | undefined>;
 }
 
-/** What {@link OperatorProvider.requestTrigger} did: queued `request`, or yielded to the pending one (`queued: false`). */
+/**
+ * What {@link OperatorProvider.requestTrigger} did: queued `request`, or yielded to the pending one
+ * (`queued: false`).
+ */
 export interface TriggerQueueing {
   readonly request: TriggerRequest;
   readonly queued: boolean;

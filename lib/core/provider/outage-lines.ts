@@ -21,9 +21,9 @@ export const OUTAGE_MS = 3_000;
  */
 export class OutageLines {
   /** When the outage began (`performance.now()`), while there is one. */
-  downSince: number | undefined;
+  private downSince: number | undefined;
   /** Why the store is unreachable, once known: the first cause given wins. */
-  cause: string | undefined;
+  private cause: string | undefined;
   private reported = false;
   /**
    * When a call was first seen going unanswered on a connection that looked fine (`performance.now()`), while
@@ -91,6 +91,13 @@ export class OutageLines {
     this.began();
     if (performance.now() - this.downSince! >= OUTAGE_MS) this.cause ??= reason;
     this.failed();
+    this.report();
+  }
+
+  /** The outage's cause is known (`reason`, unless one was given already): its line is written now. */
+  causedBy(reason: string): void {
+    this.began();
+    this.cause ??= reason;
     this.report();
   }
 

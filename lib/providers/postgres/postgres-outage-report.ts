@@ -57,8 +57,6 @@ export class PostgresOutageReport implements ProviderOutageMonitor {
   }
 
   private down(reason: string): void {
-    this.lines.began();
-    this.lines.cause ??= reason;
-    this.lines.report();
+    this.lines.causedBy(reason);
   }
 }

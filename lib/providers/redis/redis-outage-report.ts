@@ -80,7 +80,7 @@ export class RedisOutageReport implements ProviderOutageMonitor {
     // Redis answered that it cannot serve now (`LOADING`…) and the call says so. A call failed for want
     // of a connection says only that, even before the client's `close` event came.
     this.lines.began();
-    if (this.connected && !failedForNoConnection(error)) this.lines.cause ??= error.reason;
+    if (this.connected && !failedForNoConnection(error)) this.lines.causedBy(error.reason);
     this.lines.failedFor(error.reason);
     return true;
   }
@@ -108,8 +108,7 @@ export class RedisOutageReport implements ProviderOutageMonitor {
     // A Cluster that reached no node says why in its last node's error.
     const nodeError = (error as { lastNodeError?: unknown }).lastNodeError;
     const nodeFailure = nodeError instanceof Error ? connectionFailure(nodeError, this.client) : undefined;
-    this.lines.cause ??= connectionFailure(error, this.client) ?? nodeFailure ?? error.message;
-    this.lines.report();
+    this.lines.causedBy(connectionFailure(error, this.client) ?? nodeFailure ?? error.message);
   }
 
   private refused(refusal: RedisCommandRefusedError): void {

@@ -237,7 +237,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     await app.admin.trigger(REPORT_JOB, { actor: 'setup' });
     await waitUntil(async () => (await reportJob(app)).lastRun !== null, 'the triggered run is in the history');
     const ran = await reportJob(app);
-    expect(ran.lastRun).toMatchObject({ state: 'succeeded', node: app.node, manual: { actor: 'setup' } });
+    expect(ran.lastRun).toMatchObject({ outcome: 'succeeded', node: app.node, manual: { actor: 'setup' } });
     expect(ran.recentRuns).toEqual([
       {
         startedAt: ran.lastRun!.startedAt,

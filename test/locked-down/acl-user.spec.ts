@@ -174,7 +174,7 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   await store.publish(node, [{ ...entry, lockAtMostFor: 10_000, lockAtLeastFor: 0 }]);
   await store.addSkips(new Map([['job', new Map([['locked', 1] as const])]]));
   const admin = new ClusterAdmin(store, 60_000);
-  expect(await admin.getJob('job')).toMatchObject({ lastRun: { state: 'succeeded' }, skips: { locked: 1 } });
+  expect(await admin.getJob('job')).toMatchObject({ lastRun: { outcome: 'succeeded' }, skips: { locked: 1 } });
   const note = { actor: 'ops' };
   expect(await admin.pause('job', note)).toBe(true);
   expect(await admin.resume('job', note)).toBe(true);

@@ -98,7 +98,7 @@ describe('nest-scheduler-lock jobs', () => {
     const free = (await cluster.operator.json<JobOverview[]>('jobs')).find((job) => job.jobName === 'noon')!;
     expect(free).toMatchObject({ holdingNode: null, lockedUntil: null });
     expect(free.lastRun).toMatchObject({
-      state: 'succeeded',
+      outcome: 'succeeded',
       node: 'node-a',
       occurrence: null,
       manual: { actor: 'ops:test' },

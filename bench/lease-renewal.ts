@@ -25,7 +25,7 @@ type Holder = (client: Redis, count: number) => Promise<() => Promise<void>>;
 const contenders: Record<string, Holder> = {
   'ours (one LeaseKeeper loop)': async (client, count) => {
     const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix: 'renewal' }), {
-      lockedBy: 'bench',
+      node: 'bench',
     });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

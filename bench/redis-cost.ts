@@ -37,7 +37,7 @@ async function instructionsPerOp(server: CallgrindRedis, op: () => Promise<unkno
  * `lock()` + `unlock()`, and an occurrence claim released without a history entry (the release of before).
  */
 async function jobRunCosts(): Promise<string[][]> {
-  const provider = new RedisLockProvider(connect(), { keyPrefix: 'jobs', lockedBy: 'bench' });
+  const provider = new RedisLockProvider(connect(), { keyPrefix: 'jobs', node: 'bench' });
   const config = { name: 'job', lockAtMostFor: TTL_MS, lockAtLeastFor: 0 };
   const report = { startedAt: Date.now(), durationMs: 12, attempt: 1 };
   let occurrence = 0;

@@ -1,6 +1,6 @@
 /**
- * The main entry: what an app uses. The types an app names for a provider (LockProvider, SimpleLock,
- * LockConfiguration) are here too; the plug-in contract is `nest-scheduler-lock/provider` (lib/provider/).
+ * The main entry: what an app uses (at most 35 names, test/types/entry-exports.spec.ts). A provider's types
+ * (LockProvider, SimpleLock, LockConfiguration) are in `nest-scheduler-lock/provider` (lib/provider/).
  *
  * @module nest-scheduler-lock
  */
@@ -9,43 +9,39 @@
 export { SchedulerLockModule } from './nest/scheduler-lock.module.js';
 export { SchedulerLock } from './nest/scheduler-lock.decorator.js';
 export { SCHEDULER_LOCK_PROVIDER } from './nest/scheduler-lock.constants.js';
-export type { JobHealthOptions, SchedulerLockModuleOptions } from './nest/scheduler-lock-module-options.interface.js';
+export type { SchedulerLockModuleOptions } from './nest/scheduler-lock-module-options.interface.js';
 export type {
   SchedulerLockModuleAsyncOptions,
   SchedulerLockOptionsFactory,
 } from './nest/scheduler-lock.module-definition.js';
 export type { SchedulerLockOptions } from './nest/scheduler-lock-options.interface.js';
-export type { OccurrenceOptions } from './occurrence/occurrence-options.js';
-export { parseDuration, type Duration, type DurationInput } from './core/provider/duration.js';
+export { parseDuration, type DurationInput } from './core/provider/duration.js';
 
 // What a task sees, and programmatic locking.
 export { LockingTaskExecutor } from './core/executor/locking-task-executor.js';
-export type { ExecuteWithLockOptions } from './core/executor/executor-settings.js';
-export type { TaskResult, SkipReason } from './core/task/task-result.js';
+export type { TaskResult } from './core/task/task-result.js';
 export { currentLock, type LockContext } from './core/task/lock-context.js';
 export { LockAssert } from './core/task/lock-assert.js';
 export { LockExtender } from './core/task/lock-extender.js';
-export { LockEvents, type LockEvent, type LockEventType } from './core/task/lock-events.js';
+export { LockEvents, type LockEvent } from './core/task/lock-events.js';
 
 // The jobs, their status, and the operator console.
 export { LockedJobRegistry } from './nest/locked-job.registry.js';
 export { LockedJobStatus, type JobStatus } from './nest/locked-job.status.js';
 export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
-export { InvalidSteeringNoteError } from './operators/steering-note.js';
+export { InvalidOperatorNoteError } from './operators/steering-note.js';
 export type { JobOverview } from './operators/job-overview.js';
-export type { ClusterJobHealth, JobHealthState } from './operators/job-health.js';
-export type { ClusterNode, HistoryEntry, RunHistoryEntry, SteeringNote } from './operators/cluster-records.js';
+export type { ClusterJobHealth } from './operators/job-health.js';
+export type { ClusterNode, HistoryEntry, OperatorNote } from './operators/cluster-records.js';
 
 // Errors.
-export { SchedulerLockConfigurationError, type LockConfiguration } from './core/provider/lock-configuration.js';
-export type { LockProvider, SimpleLock } from './core/provider/lock-provider.js';
+export { SchedulerLockConfigurationError } from './core/provider/lock-configuration.js';
 export {
   LockLostError,
   LockExtensionError,
-  LockStoreMisconfiguredError,
-  LockStoreUnavailableError,
-  type LockLostReason,
+  LockProviderMisconfiguredError,
+  LockProviderUnavailableError,
 } from './core/provider/errors.js';
 
 // The in-memory provider; each store has its own entry point (`nest-scheduler-lock/redis`, `/postgres`).

@@ -8,9 +8,9 @@ import { config } from './config.js';
 const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: 3 }) : null;
 
 /** Where the module keeps its locks: the PostgreSQL at DATABASE_URL, else Redis. */
-export const lockStore: Pick<SchedulerLockModuleOptions, 'provider' | 'redis' | 'keyPrefix' | 'lockedBy'> = pool
-  ? { provider: new PostgresLockProvider(pool, { lockedBy: config.instanceId }) }
-  : { redis: config.redisUrl, keyPrefix: config.keyPrefix, lockedBy: config.instanceId };
+export const lockStore: Pick<SchedulerLockModuleOptions, 'provider' | 'redis' | 'keyPrefix' | 'node'> = pool
+  ? { provider: new PostgresLockProvider(pool, { node: config.instanceId }) }
+  : { redis: config.redisUrl, keyPrefix: config.keyPrefix, node: config.instanceId };
 
 /**
  * Ends the pool when the app closes, or the process would not exit. Nest runs every `onModuleDestroy` first,

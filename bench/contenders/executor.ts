@@ -13,8 +13,8 @@ const nothing = (): undefined => undefined;
  * provider's round trips plus the executor's bookkeeping (validation, reentrancy check, AsyncLocalStorage).
  */
 export function executorContender(client: Redis, { keyPrefix, ttlMs }: ContenderSettings): Contender {
-  const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix, lockedBy: 'bench' }), {
-    lockedBy: 'bench',
+  const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix, node: 'bench' }), {
+    node: 'bench',
     defaults: { lockAtMostFor: ttlMs, lockAtLeastFor: 0 },
   });
   return {

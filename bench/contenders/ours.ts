@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type LockConfiguration } from 'nest-scheduler-lock';
+import { type LockConfiguration } from 'nest-scheduler-lock/provider';
 import {
   freeLockName,
   heldLockName,
@@ -29,7 +29,7 @@ function providerContender(
   maxWorkers: number,
   options: Pick<RedisLockProviderOptions, 'minReplicasToAck'> = {},
 ): Contender {
-  const provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'bench', ...options });
+  const provider = new RedisLockProvider(client, { keyPrefix, node: 'bench', ...options });
   const configuration = (name: string): LockConfiguration => ({ name, lockAtMostFor: ttlMs, lockAtLeastFor: 0 });
   const free = Array.from({ length: maxWorkers }, (_, worker) => configuration(freeLockName(worker)));
   const held = Array.from({ length: maxWorkers }, (_, worker) => configuration(heldLockName(worker)));
@@ -49,14 +49,14 @@ function providerContender(
   };
 }
 
-/** Takes `name` for {@link HOLD_ELSEWHERE_MS} through a provider of another client and another `lockedBy`. */
+/** Takes `name` for {@link HOLD_ELSEWHERE_MS} through a provider of another client and another `node`. */
 export async function holdWithProvider(
   holder: Redis,
   keyPrefix: string,
   name: string,
   contender: string,
 ): Promise<void> {
-  const elsewhere = new RedisLockProvider(holder, { keyPrefix, lockedBy: 'bench-holder' });
+  const elsewhere = new RedisLockProvider(holder, { keyPrefix, node: 'bench-holder' });
   const lock = await elsewhere.lock({ name, lockAtMostFor: HOLD_ELSEWHERE_MS, lockAtLeastFor: 0 });
   if (!lock) throw unexpected(contender, 'the holder could not take its lock');
 }

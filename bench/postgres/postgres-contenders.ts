@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { LockConfiguration } from 'nest-scheduler-lock';
+import type { LockConfiguration } from 'nest-scheduler-lock/provider';
 import { PostgresLockProvider } from 'nest-scheduler-lock/postgres';
 import { freeLockName, heldLockName, HOLD_ELSEWHERE_MS, unexpected, type Contender } from '../contenders/contender.js';
 
@@ -60,8 +60,8 @@ export async function floorContender(pool: pg.Pool, schema: string, ttlMs: numbe
 
 /** `PostgresLockProvider.lock()` + `SimpleLock.unlock()` on the same pool, configurations built once. */
 export function oursContender(pool: pg.Pool, schema: string, ttlMs: number, maxWorkers: number): PostgresContender {
-  const provider = new PostgresLockProvider(pool, { schema, lockedBy: 'bench' });
-  const holder = new PostgresLockProvider(pool, { schema, lockedBy: 'bench-holder' });
+  const provider = new PostgresLockProvider(pool, { schema, node: 'bench' });
+  const holder = new PostgresLockProvider(pool, { schema, node: 'bench-holder' });
   const configuration = (name: string, ms = ttlMs): LockConfiguration => ({
     name,
     lockAtMostFor: ms,

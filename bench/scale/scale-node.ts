@@ -111,7 +111,7 @@ async function connectStore(env: ScaleNodeEnv): Promise<{
       text.startsWith('WITH input AS'),
     );
     const tablePrefix = `${env.BENCH_KEY_PREFIX}_`;
-    const provider = new PostgresLockProvider(counting.pool, { tablePrefix, lockedBy: env.BENCH_NODE });
+    const provider = new PostgresLockProvider(counting.pool, { tablePrefix, node: env.BENCH_NODE });
     await provider.createTables();
     const counts = () => ({
       roundTrips: counting.statements(),
@@ -153,9 +153,7 @@ async function main(): Promise<void> {
   if (locked) {
     const store = await connectStore(env);
     counts = store.counts;
-    imports.push(
-      SchedulerLockModule.forRoot({ ...store.options, lockedBy: env.BENCH_NODE, defaultLockAtMostFor: '10s' }),
-    );
+    imports.push(SchedulerLockModule.forRoot({ ...store.options, node: env.BENCH_NODE, defaultLockAtMostFor: '10s' }));
   }
 
   @Module({ imports })

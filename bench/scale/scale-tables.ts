@@ -22,7 +22,7 @@ const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const fixed = (value: number | undefined, digits: number) =>
   value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
 const percent = (part: number, whole: number) => `${((100 * part) / whole).toFixed(2)} %`;
-/** Skipped attempts by reason, as `locked 3,900, store-error 12`, or `none`. */
+/** Skipped attempts by reason, as `locked 3,900, provider-error 12`, or `none`. */
 const skipsText = (skips: Readonly<Record<string, number>>) =>
   Object.entries(skips)
     .map(([reason, n]) => `${reason} ${count(n)}`)
@@ -68,8 +68,8 @@ export function mainTable(
     [
       'attempts skipped as store errors',
       '—',
-      count(locked.skips['store-error'] ?? 0),
-      `${percent(locked.skips['store-error'] ?? 0, locked.counts.expected * locked.nodes)} of ${count(locked.counts.expected * locked.nodes)} attempts; ${skipsText(locked.skips)}`,
+      count(locked.skips['provider-error'] ?? 0),
+      `${percent(locked.skips['provider-error'] ?? 0, locked.counts.expected * locked.nodes)} of ${count(locked.counts.expected * locked.nodes)} attempts; ${skipsText(locked.skips)}`,
     ],
     [`${store} round trips / node / s`, fixed(u.roundTripsPerNodeSecond, 1), fixed(l.roundTripsPerNodeSecond, 1), ''],
     [

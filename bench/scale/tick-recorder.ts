@@ -48,7 +48,7 @@ export class TickRecorder {
     this.lateTicks += 1;
   }
 
-  /** The lock module skipped an attempt at `atMs` (epoch ms) for `reason` (`locked`, `store-error`, …). */
+  /** The lock module skipped an attempt at `atMs` (epoch ms) for `reason` (`locked`, `provider-error`, …). */
   recordSkip(reason: string, atMs: number): void {
     const second = Math.floor(atMs / 1_000);
     let reasons = this.skips.get(second);

@@ -1,11 +1,11 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../core/provider/duration.js';
-import type { SteeringNote } from '../operators/cluster-records.js';
+import type { OperatorNote } from '../operators/cluster-records.js';
 import {
   ACTOR_MAX_LENGTH,
-  checkedSteeringNote,
-  InvalidSteeringNoteError,
+  checkedOperatorNote,
+  InvalidOperatorNoteError,
   REASON_MAX_LENGTH,
 } from '../operators/steering-note.js';
 import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
@@ -66,7 +66,7 @@ type Steering = (typeof STEERS)[number];
 export type Command =
   | { readonly name: 'jobs' | 'nodes' | 'health' }
   | { readonly name: 'job' | 'history' | 'election'; readonly job: string }
-  | { readonly name: Steering; readonly job: string; readonly note: SteeringNote };
+  | { readonly name: Steering; readonly job: string; readonly note: OperatorNote };
 
 /** A command line, parsed. */
 export interface Invocation {
@@ -145,11 +145,11 @@ function command(positionals: string[], values: { actor?: string; reason?: strin
 }
 
 /** `note` as the admin checks it, before the CLI connects: a note it would refuse is a usage error. */
-function steeringNote(note: SteeringNote): SteeringNote {
+function steeringNote(note: OperatorNote): OperatorNote {
   try {
-    return checkedSteeringNote(note);
+    return checkedOperatorNote(note);
   } catch (error) {
-    if (!(error instanceof InvalidSteeringNoteError)) throw error;
+    if (!(error instanceof InvalidOperatorNoteError)) throw error;
     throw new UsageError(`--${error.field} ${error.problem}`);
   }
 }

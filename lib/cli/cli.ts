@@ -37,8 +37,8 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, ou
   let connection: StoreConnection | undefined;
   try {
     connection = await connectStore(invocation.store);
-    const admin = new ClusterAdmin(connection.operatorStore, invocation.heartbeatInterval, invocation.health);
-    const elections = new ElectionAdmin(connection.operatorStore, admin);
+    const admin = new ClusterAdmin(connection.operatorProvider, invocation.heartbeatInterval, invocation.health);
+    const elections = new ElectionAdmin(connection.operatorProvider, admin);
     const result = await runCommand(admin, elections, invocation, connection.scope);
     // Text from the store is made printable: views cell by cell, the rest here, JSON inside its strings.
     if (invocation.json) output.out(printableJson(result.json));

@@ -29,12 +29,12 @@ export async function runCommand(
     case 'jobs': {
       const [jobs, healths] = await Promise.all([admin.listJobs(), admin.listHealth()]);
       const none = `No live node runs a locked job under the ${scope}.`;
-      const states = new Map(healths.map((health) => [health.name, health.state]));
+      const states = new Map(healths.map((health) => [health.jobName, health.state]));
       return { json: jobs, text: jobs.length > 0 ? jobsView(jobs, states, now()) : none };
     }
     case 'health': {
       const healths = await admin.listHealth();
-      const unhealthy = healths.filter((health) => health.unhealthy).map((health) => health.name);
+      const unhealthy = healths.filter((health) => health.unhealthy).map((health) => health.jobName);
       const none = `No node published a locked job under the ${scope}.`;
       const failure = unhealthy.length > 0 ? `unhealthy: ${unhealthy.join(', ')}` : undefined;
       return { json: healths, text: healths.length > 0 ? healthView(healths, now()) : none, failure };
@@ -76,12 +76,12 @@ export async function runCommand(
     case 'step-down':
       return steppedDown(command.job, await elections.stepDown(command.job, command.note, TRIGGER_WAIT_MS));
     case 'unlock': {
-      const { formerHolder } = await admin.unlock(command.job, command.note);
-      const text = formerHolder
-        ? `Unlocked ${command.job}: the run on ${formerHolder} sees its lock lost (not-owner) ` +
+      const { formerNode } = await admin.unlock(command.job, command.note);
+      const text = formerNode
+        ? `Unlocked ${command.job}: the run on ${formerNode} sees its lock lost (not-owner) ` +
           'at its next renewal or release.'
         : `${command.job} was not locked.`;
-      return { json: { job: command.job, action: 'unlock', formerHolder, ...command.note }, text };
+      return { json: { job: command.job, action: 'unlock', formerNode, ...command.note }, text };
     }
   }
 }
@@ -112,7 +112,7 @@ function triggered(job: string, outcome: TriggerOutcome): CommandResult {
 function notTriggered(job: string, outcome: Extract<TriggerOutcome, { triggered: false }>): string {
   switch (outcome.reason) {
     case 'running':
-      return `refused: ${job} is running on ${outcome.holder}; trigger it again once that run has ended`;
+      return `refused: ${job} is running on ${outcome.holdingNode}; trigger it again once that run has ended`;
     case 'pending':
       return `not triggered: a trigger of ${job} by ${outcome.actor} is pending (trigger ${outcome.id}); it runs once`;
     case 'skipped':

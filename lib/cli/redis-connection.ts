@@ -1,5 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../core/provider/errors.js';
 import { describeRedisEndpoint } from '../providers/redis/redis-endpoint.js';
 import { misconfiguration, redisFailure } from '../providers/redis/redis-failures.js';
 import type { RedisClient } from '../providers/redis/redis-client.js';
@@ -27,7 +27,7 @@ const ONE_SHOT: RedisOptions = {
 };
 
 /**
- * A connected client for `target`. Rejects with a {@link LockStoreUnavailableError} whose message names the
+ * A connected client for `target`. Rejects with a {@link LockProviderUnavailableError} whose message names the
  * endpoint and why it failed (never a password), or with the error Redis replied.
  */
 export async function connectRedis(target: RedisTarget): Promise<RedisClient> {
@@ -86,7 +86,7 @@ export function described(client: RedisClient, error: unknown): Error {
   const mistake = misconfiguration(error, client);
   if (mistake !== undefined) return new Error(`Redis ${describeRedisEndpoint(client)} is reachable, but ${mistake}`);
   const failure = redisFailure(client, error);
-  if (failure instanceof LockStoreUnavailableError || !(failure instanceof Error)) return failure as Error;
+  if (failure instanceof LockProviderUnavailableError || !(failure instanceof Error)) return failure as Error;
   return new Error(`Redis ${describeRedisEndpoint(client)} answered: ${failure.message}`, { cause: error });
 }
 
@@ -124,13 +124,13 @@ function clusterSettings(addresses: readonly string[]): {
 export async function connectRedisStore(target: RedisTarget, keyPrefix: string): Promise<StoreConnection> {
   const client = await connectRedis(target);
   return {
-    operatorStore: new RedisLockProvider(client, { keyPrefix }).operatorStore(),
+    operatorProvider: new RedisLockProvider(client, { keyPrefix }).operatorProvider(),
     scope: `key prefix "${keyPrefix}"`,
     failureLine(error) {
       // Redis's own reply, also under the outage the provider made of it (MOVED), said the CLI's way.
-      const reply = error instanceof LockStoreUnavailableError ? error.cause : error;
+      const reply = error instanceof LockProviderUnavailableError ? error.cause : error;
       if (reply instanceof Error && reply.name === 'ReplyError') return described(client, reply).message;
-      return error instanceof LockStoreUnavailableError ? error.message : undefined;
+      return error instanceof LockProviderUnavailableError ? error.message : undefined;
     },
     close: async () => client.disconnect(),
   };

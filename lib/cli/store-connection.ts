@@ -1,10 +1,10 @@
-import type { OperatorStore } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-store.js';
 import type { StoreTarget } from './store-target.js';
 
 /** The CLI's way into the apps' store: the operator port, and how to say where it looked and what failed. */
 export interface StoreConnection {
   /** The store's operator records (the console's port), where the apps keep them. */
-  readonly operatorStore: OperatorStore;
+  readonly operatorProvider: OperatorProvider;
   /** Where in the store the CLI looks, for messages: `key prefix "nsl:"`, `schema "public", table prefix "x_"`. */
   readonly scope: string;
   /** A failure said the store's way (endpoint and cause, never a password); `undefined` when it is not the store's. */
@@ -19,7 +19,7 @@ const PG_MISSING =
 /**
  * Connects to the store of `target`. The PostgreSQL piece (and `pg` with it) is imported only here, only
  * for `--postgres` / `DATABASE_URL`: a Redis user needs no `pg`.
- * @throws LockStoreUnavailableError when the store does not answer, naming it (never a password).
+ * @throws LockProviderUnavailableError when the store does not answer, naming it (never a password).
  */
 export async function connectStore(target: StoreTarget): Promise<StoreConnection> {
   if (target.store === 'redis') {

@@ -14,11 +14,11 @@ export function jobsView(
   now: number,
 ): string {
   const rows = jobs.map((job) => [
-    job.name,
-    states.get(job.name) ?? NONE,
+    job.jobName,
+    states.get(job.jobName) ?? NONE,
     schedule(job),
     job.paused ? 'yes' : 'no',
-    job.holder ?? NONE,
+    job.holdingNode ?? NONE,
     job.lockedUntil === null ? NONE : relative(job.lockedUntil, now),
     job.nextFireAt === null ? NONE : relative(job.nextFireAt, now),
     job.lastRun ? lastRun(job.lastRun, now) : NONE,
@@ -29,7 +29,7 @@ export function jobsView(
 /** Each job's health: its state, last success and the occurrences no node ran. */
 export function healthView(healths: readonly ClusterJobHealth[], now: number): string {
   const rows = healths.map((health) => [
-    health.name,
+    health.jobName,
     health.state,
     health.lastSuccess === null ? NONE : relative(health.lastSuccess.getTime(), now),
     health.missed.length > 0 ? health.missed.map((at) => at.toISOString()).join(', ') : NONE,
@@ -51,13 +51,13 @@ export function electionView(election: ElectionOverview, now: number): string {
 export function jobView(job: JobOverview, now: number): string {
   const skips = Object.entries(job.skips).map(([reason, count]) => `${reason} ${count}`);
   return renderFields([
-    ['job', job.name],
+    ['job', job.jobName],
     ['lock', job.lockName],
     ['kind', job.kind],
     ['schedule', schedule(job)],
     ['paused', job.pause ? `yes, by ${job.pause.actor} ${relative(job.pause.at, now)}${why(job.pause.reason)}` : 'no'],
-    ['holder', job.holder ?? NONE],
-    ['locked since', job.lockedSince === undefined ? NONE : moment(job.lockedSince, now)],
+    ['holder', job.holdingNode ?? NONE],
+    ['locked since', job.lockedSince === null ? NONE : moment(job.lockedSince, now)],
     ['locked until', job.lockedUntil === null ? NONE : moment(job.lockedUntil, now)],
     ['next fire', job.nextFireAt === null ? NONE : moment(job.nextFireAt, now)],
     ['last run', job.lastRun ? lastRun(job.lastRun, now) : NONE],
@@ -70,7 +70,7 @@ export function jobView(job: JobOverview, now: number): string {
 export function historyView(entries: readonly HistoryEntry[], now: number): string {
   const rows = entries.map((entry) => {
     if (entry.type !== 'run') {
-      const detail = [entry.reason && `reason: ${entry.reason}`, entry.formerHolder && `held by ${entry.formerHolder}`];
+      const detail = [entry.reason && `reason: ${entry.reason}`, entry.formerNode && `held by ${entry.formerNode}`];
       return [moment(entry.at, now), entry.type, entry.actor, detail.filter(Boolean).join(', ')];
     }
     const detail = [
@@ -89,7 +89,7 @@ export function historyView(entries: readonly HistoryEntry[], now: number): stri
 /** The nodes as a table. */
 export function nodesView(nodes: readonly ClusterNode[], now: number): string {
   const rows = nodes.map((node) => [
-    node.lockedBy,
+    node.node,
     node.version,
     relative(node.startedAt, now),
     relative(node.lastSeen, now),
@@ -109,7 +109,7 @@ function lastRun(run: LastRun, now: number): string {
     run.manual && `triggered by ${run.manual.actor}`,
   ].filter(Boolean);
   const detail = details.length ? ` (${details.join(', ')})` : '';
-  return `${run.state} on ${run.node} ${relative(run.startedAt, now)}${detail}`;
+  return `${run.outcome} on ${run.node} ${relative(run.startedAt, now)}${detail}`;
 }
 
 function why(reason: string | undefined): string {

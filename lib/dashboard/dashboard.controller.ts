@@ -12,22 +12,22 @@ import {
   ServiceUnavailableException,
   UseGuards,
 } from '@nestjs/common';
-import { LockStoreUnavailableError } from '../core/provider/errors.js';
-import type { SteeringAction } from '../core/task/lock-events.js';
+import { LockProviderUnavailableError } from '../core/provider/errors.js';
+import type { OperatorAction } from '../core/task/lock-events.js';
 import type { ClusterNode, HistoryEntry, HistoryOutcome } from '../operators/cluster-records.js';
 import type { ElectionOverview, StepDownOutcome } from '../operators/election-admin.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import type { ClusterJobHealth } from '../operators/job-health.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { UnknownJobError } from '../operators/cluster-admin.js';
-import { InvalidSteeringNoteError } from '../operators/steering-note.js';
+import { InvalidOperatorNoteError } from '../operators/steering-note.js';
 import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard, DashboardDocument } from './dashboard-access.guard.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
 import { DASHBOARD_PAGE } from './dashboard-page.js';
 
 /** How many recent runs of each job `GET api/jobs` sends, for the page's run-time chart. */
 const CHART_RUNS = 30;
-const STEERING_ACTIONS: readonly SteeringAction[] = ['pause', 'resume', 'trigger', 'unlock'];
+const STEERING_ACTIONS: readonly OperatorAction[] = ['pause', 'resume', 'trigger', 'unlock'];
 
 /** A finished (or crashed) run, as the run-time chart draws it. */
 export interface DashboardRun {
@@ -80,11 +80,11 @@ export class DashboardController {
   async jobs(): Promise<{ at: number; jobs: DashboardJob[] }> {
     return answered(async () => {
       const [jobs, healths] = await Promise.all([this.admin.listJobs(), this.admin.listHealth()]);
-      const runs = await Promise.all(jobs.map((job) => this.recentRuns(job.name)));
-      const health = (name: string) => healths.find((each) => each.name === name) ?? null;
+      const runs = await Promise.all(jobs.map((job) => this.recentRuns(job.jobName)));
+      const health = (name: string) => healths.find((each) => each.jobName === name) ?? null;
       return {
         at: Date.now(),
-        jobs: jobs.map((job, index) => ({ ...job, recentRuns: runs[index], health: health(job.name) })),
+        jobs: jobs.map((job, index) => ({ ...job, recentRuns: runs[index], health: health(job.jobName) })),
       };
     });
   }
@@ -130,15 +130,15 @@ export class DashboardController {
     @Param('action') action: string,
     @Body() body: unknown,
     @Access() access: Required<DashboardAccess>,
-  ): Promise<{ action: SteeringAction; job: string; result: unknown }> {
-    if (!STEERING_ACTIONS.includes(action as SteeringAction)) {
+  ): Promise<{ action: OperatorAction; job: string; result: unknown }> {
+    if (!STEERING_ACTIONS.includes(action as OperatorAction)) {
       throw new NotFoundException(`No action "${action}": one of ${STEERING_ACTIONS.join(', ')}`);
     }
-    // The admin checks the note (InvalidSteeringNoteError, a 400), its reason's type too.
+    // The admin checks the note (InvalidOperatorNoteError, a 400), its reason's type too.
     const reason = (body as { reason?: unknown } | undefined)?.reason;
     const note = { actor: access.actor, reason: (reason || undefined) as string | undefined };
-    const result = await answered((): Promise<unknown> => this.admin[action as SteeringAction](name, note));
-    return { action: action as SteeringAction, job: name, result };
+    const result = await answered((): Promise<unknown> => this.admin[action as OperatorAction](name, note));
+    return { action: action as OperatorAction, job: name, result };
   }
 
   private async recentRuns(name: string): Promise<DashboardRun[]> {
@@ -164,9 +164,9 @@ async function answered<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof InvalidSteeringNoteError) throw new BadRequestException(error.message);
+    if (error instanceof InvalidOperatorNoteError) throw new BadRequestException(error.message);
     if (error instanceof UnknownJobError) throw new NotFoundException(error.message);
-    if (error instanceof LockStoreUnavailableError) throw new ServiceUnavailableException(error.message);
+    if (error instanceof LockProviderUnavailableError) throw new ServiceUnavailableException(error.message);
     throw error;
   }
 }

@@ -39,7 +39,7 @@ export class LeaderCampaign {
 
   constructor(
     readonly election: string,
-    /** This node's `lockedBy`. */
+    /** This node's `node`. */
     private readonly node: string,
     /** The lease, in ms. */
     readonly lease: number,

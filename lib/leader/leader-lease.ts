@@ -23,7 +23,7 @@ export class LeadershipEndedError extends Error {
 export interface LeaderLease {
   /** The election's name. */
   readonly election: string;
-  /** The node that leads: its `lockedBy`. */
+  /** The node that leads: its `node`. */
   readonly node: string;
   /**
    * Greater than the token of every earlier term of this election, or `null` when the store has no fencing tokens.

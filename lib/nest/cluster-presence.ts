@@ -3,11 +3,11 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { FaultLog } from '../core/executor/fault-log.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { CatalogueJob } from '../operators/cluster-records.js';
-import type { OperatorStore } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-store.js';
 import { OperatorTriggers } from './operator-triggers.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import { PACKAGE_VERSION } from './package-version.generated.js';
-import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /** Every this many heartbeats a node forgets the nodes gone for {@link FORGET_AFTER_MS}. */
@@ -33,7 +33,7 @@ export class ClusterPresence {
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
-    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: OperatorStore | undefined,
+    @Inject(SCHEDULER_LOCK_OPERATOR_PROVIDER) private readonly store: OperatorProvider | undefined,
     private readonly registered: RegisteredJobs,
     private readonly registry: SchedulerRegistry,
     private readonly executor: LockingTaskExecutor,
@@ -67,8 +67,13 @@ export class ClusterPresence {
       .map((entry) => ({ entry, json: JSON.stringify(entry) }))
       .filter(({ entry, json }) => this.published.get(entry.jobName) !== json);
     const jobs = entries.map((entry) => entry.jobName);
-    const { lockedBy } = this.settings;
-    const node = { lockedBy, version: PACKAGE_VERSION, startedAt: this.startedAt, lastSeen: Date.now(), jobs };
+    const node = {
+      node: this.settings.node,
+      version: PACKAGE_VERSION,
+      startedAt: this.startedAt,
+      lastSeen: Date.now(),
+      jobs,
+    };
     const sentAt = performance.now();
     try {
       await store.publish(

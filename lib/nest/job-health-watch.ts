@@ -3,8 +3,8 @@ import { FaultLog } from '../core/executor/fault-log.js';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterAdmin } from '../operators/cluster-admin.js';
 import { UNHEALTHY_STATES, type ClusterJobHealth, type JobHealthState } from '../operators/job-health.js';
-import type { OperatorStore } from '../operators/operator-store.js';
-import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import type { OperatorProvider } from '../operators/operator-store.js';
+import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /** Who pauses a job after `health.pauseAfter` failed runs, in its history. */
@@ -25,7 +25,7 @@ export class JobHealthWatch {
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
-    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: OperatorStore | undefined,
+    @Inject(SCHEDULER_LOCK_OPERATOR_PROVIDER) private readonly store: OperatorProvider | undefined,
     private readonly events: LockEvents,
   ) {
     this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval, settings.health);
@@ -61,8 +61,8 @@ export class JobHealthWatch {
   }
 
   private async report(health: ClusterJobHealth): Promise<void> {
-    const { name: jobName, lockName, state } = health;
-    const base = { lockName, jobName, lockedBy: this.settings.lockedBy };
+    const { jobName, lockName, state } = health;
+    const base = { lockName, jobName, node: this.settings.node };
     const occurrences = await this.store!.claimMissedReports(lockName, health.missed);
     if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
     const { pauseAfter } = this.settings.health;

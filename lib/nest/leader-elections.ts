@@ -81,14 +81,14 @@ export class LeaderElections {
   }
 
   private join(election: string, lease: number, hooks: LeadershipHooks, subject: string): void {
-    const { provider, lockedBy } = this.settings;
+    const { provider, node } = this.settings;
     if (!canRenewLeases(provider)) {
       throw new SchedulerLockConfigurationError(
         `${subject}: an election needs a provider with renewLeases(), which provider ` +
           `${describeProvider(provider)} does not have`,
       );
     }
-    const campaign = new LeaderCampaign(election, lockedBy, lease, hooks, provider, this.executor, this.logger);
+    const campaign = new LeaderCampaign(election, node, lease, hooks, provider, this.executor, this.logger);
     this.campaigns.set(election, campaign);
   }
 

@@ -4,12 +4,12 @@ import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { TaskResult } from '../core/task/task-result.js';
 import { JobLock } from '../operators/job-lock.js';
 import { canLockJobs } from '../operators/operator-abilities.js';
-import type { OperatorStore } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-store.js';
 import { leaderLockName } from '../leader/leader-campaign.js';
 import { logHandlerError } from './handler-errors.js';
 import { LeaderElections } from './leader-elections.js';
 import { RegisteredJobs } from './registered-jobs.js';
-import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /** How often a node looks for runs operators asked for (`trigger`). */
@@ -35,7 +35,7 @@ export class OperatorTriggers {
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
-    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) private readonly store: OperatorStore | undefined,
+    @Inject(SCHEDULER_LOCK_OPERATOR_PROVIDER) private readonly store: OperatorProvider | undefined,
     private readonly registered: RegisteredJobs,
     private readonly executor: LockingTaskExecutor,
     private readonly elections: LeaderElections,
@@ -59,7 +59,7 @@ export class OperatorTriggers {
   async runTriggers(): Promise<void> {
     if (this.stopped) return;
     const store = this.store!;
-    const node = this.settings.lockedBy;
+    const node = this.settings.node;
     const sentAt = performance.now();
     try {
       // An operator's step-down reaches the leader as a trigger of its election's lock.

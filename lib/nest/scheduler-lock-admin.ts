@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LockEvents, type SteeringAction } from '../core/task/lock-events.js';
+import { LockEvents, type OperatorAction } from '../core/task/lock-events.js';
 import { ClusterAdmin, type TriggerOutcome } from '../operators/cluster-admin.js';
-import type { ClusterNode, HistoryEntry, SteeringNote } from '../operators/cluster-records.js';
+import type { ClusterNode, HistoryEntry, OperatorNote } from '../operators/cluster-records.js';
 import type { ClusterJobHealth } from '../operators/job-health.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import { ElectionAdmin, type ElectionOverview, type StepDownOutcome } from '../operators/election-admin.js';
-import type { OperatorStore } from '../operators/operator-store.js';
-import { SCHEDULER_LOCK_OPERATOR_STORE, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
+import type { OperatorProvider } from '../operators/operator-store.js';
+import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /**
@@ -14,20 +14,20 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
  * run history, and pause / resume / trigger / unlock. Each steering action is recorded in the job's history
  * and emitted on this node as an `operator` event. Needs a provider with an operator store (the Redis and the
  * in-memory providers have one: `OperatorLockProvider`). A steering note is checked before the store is asked:
- * an `InvalidSteeringNoteError` for an actor over 100 or a reason over 500 characters, or a control character.
+ * an `InvalidOperatorNoteError` for an actor over 100 or a reason over 500 characters, or a control character.
  */
 @Injectable()
 export class SchedulerLockAdmin {
   private readonly admin: ClusterAdmin | undefined;
   private readonly elections: ElectionAdmin | undefined;
-  private readonly lockedBy: string;
+  private readonly node: string;
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) settings: SchedulerLockSettings,
-    @Inject(SCHEDULER_LOCK_OPERATOR_STORE) store: OperatorStore | undefined,
+    @Inject(SCHEDULER_LOCK_OPERATOR_PROVIDER) store: OperatorProvider | undefined,
     private readonly events: LockEvents,
   ) {
-    this.lockedBy = settings.lockedBy;
+    this.node = settings.node;
     this.admin = store && new ClusterAdmin(store, settings.heartbeatInterval, settings.health);
     this.elections = store && this.admin && new ElectionAdmin(store, this.admin);
   }
@@ -66,24 +66,24 @@ export class SchedulerLockAdmin {
   }
 
   /** Every node skips the job's ticks (`paused`) until {@link resume}; a run in progress goes on. */
-  async pause(name: string, note: SteeringNote): Promise<boolean> {
+  async pause(name: string, note: OperatorNote): Promise<boolean> {
     return this.steered('pause', name, note, await this.cluster().pause(name, note));
   }
 
-  async resume(name: string, note: SteeringNote): Promise<boolean> {
+  async resume(name: string, note: OperatorNote): Promise<boolean> {
     return this.steered('resume', name, note, await this.cluster().resume(name, note));
   }
 
   /** Runs the job once soon on one node that has it; refused (`running`) while a run holds its lock. */
-  async trigger(name: string, note: SteeringNote): Promise<TriggerOutcome> {
+  async trigger(name: string, note: OperatorNote): Promise<TriggerOutcome> {
     return this.steered('trigger', name, note, await this.cluster().trigger(name, note));
   }
 
   /**
    * Force-releases the job's lock; the holder's run sees it lost (`not-owner`) at its next renewal or release.
-   * `formerHolder: null`: the lock was free, so nothing was released and nothing written to the job's history.
+   * `formerNode: null`: the lock was free, so nothing was released and nothing written to the job's history.
    */
-  async unlock(name: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
+  async unlock(name: string, note: OperatorNote): Promise<{ formerNode: string | null }> {
     return this.steered('unlock', name, note, await this.cluster().unlock(name, note));
   }
 
@@ -101,7 +101,7 @@ export class SchedulerLockAdmin {
    * Makes the election's leader step down, wherever it runs: its term ends (`stepped-down`) and its lease is released,
    * so another node leads. Recorded in the history of the election's lock with `note`.
    */
-  stepDown(election: string, note: SteeringNote): Promise<StepDownOutcome> {
+  stepDown(election: string, note: OperatorNote): Promise<StepDownOutcome> {
     return this.electionAdmin().stepDown(election, note);
   }
 
@@ -110,7 +110,7 @@ export class SchedulerLockAdmin {
     return this.elections!;
   }
 
-  private async steered<T>(action: SteeringAction, jobName: string, note: SteeringNote, result: T): Promise<T> {
+  private async steered<T>(action: OperatorAction, jobName: string, note: OperatorNote, result: T): Promise<T> {
     const { lockName } = await this.cluster().catalogued(jobName);
     const { actor, reason } = note;
     this.events.emit({
@@ -120,7 +120,7 @@ export class SchedulerLockAdmin {
       jobName,
       actor,
       reason,
-      lockedBy: this.lockedBy,
+      node: this.node,
       at: Date.now(),
     });
     return result;

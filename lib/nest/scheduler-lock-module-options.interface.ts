@@ -35,10 +35,10 @@ export interface SchedulerLockModuleOptions {
   /**
    * This node's name: stored with each lock the module's `redis` store takes, and the node in lock events, in
    * the console's node list and in operator actions. A non-empty string. Default `<hostname>:<pid>`.
-   * With `provider`, the default is the provider's own `lockedBy`. The module's value does not reach a
+   * With `provider`, the default is the provider's own `node`. The module's value does not reach a
    * provider the app built: set the name in the provider's options.
    */
-  lockedBy?: string;
+  node?: string;
   /**
    * Renew every job's lock while it runs (`true` = 30 s lease, or `{ lease }`), unless the job sets its
    * own `keepAlive`. Default `false`.
@@ -47,7 +47,7 @@ export interface SchedulerLockModuleOptions {
   /** On `app.close()`, how long runs in progress are awaited before their signal is aborted. Default 10 s. */
   shutdownTimeout?: DurationInput;
   /**
-   * How long a lock attempt may wait for Redis before the tick is skipped (`store-error`). Default 2 s.
+   * How long a lock attempt may wait for Redis before the tick is skipped (`provider-error`). Default 2 s.
    * A lock that arrives later is released at once.
    */
   acquireTimeout?: DurationInput;
@@ -67,7 +67,7 @@ export interface SchedulerLockModuleOptions {
   /**
    * With `redis`: a lock counts as taken only once this many replicas acknowledged it (Redis `WAIT` after
    * each lock taken: one more round trip), so a failover right after it was taken does not lose it. While
-   * fewer replicas answer, locked ticks are skipped (`store-error`). A whole number from 1 to 2^31-1. Not on a
+   * fewer replicas answer, locked ticks are skipped (`provider-error`). A whole number from 1 to 2^31-1. Not on a
    * Cluster client. Default: none.
    */
   minReplicasToAck?: number;

@@ -23,7 +23,7 @@ export const SCHEDULE_METADATA = {
  * @internal Injection token of the provider's operator store (`undefined` for a provider without one): the port
  * the console's services read and steer through.
  */
-export const SCHEDULER_LOCK_OPERATOR_STORE = Symbol('SCHEDULER_LOCK_OPERATOR_STORE');
+export const SCHEDULER_LOCK_OPERATOR_PROVIDER = Symbol('SCHEDULER_LOCK_OPERATOR_PROVIDER');
 
 /** How messages about the module's options begin. */
 export const MODULE_OPTIONS_SUBJECT = 'SchedulerLockModule options';

@@ -7,9 +7,9 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { LockStoreMisconfiguredError } from '../core/provider/errors.js';
+import { LockProviderMisconfiguredError } from '../core/provider/errors.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
-import { canCheckStore } from '../core/provider/provider-abilities.js';
+import { canCheckProvider } from '../core/provider/provider-abilities.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { ClusterPresence } from './cluster-presence.js';
 import { LeaderElections } from './leader-elections.js';
@@ -42,11 +42,11 @@ export class SchedulerLockLifecycle
 
   async onModuleInit(): Promise<void> {
     const { provider, startupCheck } = this.settings;
-    if (!canCheckStore(provider)) return;
+    if (!canCheckProvider(provider)) return;
     try {
-      await provider.checkStore();
+      await provider.checkProvider();
     } catch (error) {
-      if (startupCheck === 'fail' || !(error instanceof LockStoreMisconfiguredError)) throw error;
+      if (startupCheck === 'fail' || !(error instanceof LockProviderMisconfiguredError)) throw error;
       new Logger('SchedulerLock').warn(`${error.message}; starting anyway (startupCheck: 'warn')`);
     }
   }

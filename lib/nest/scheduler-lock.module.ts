@@ -9,7 +9,7 @@ import { LockedJobRegistry } from './locked-job.registry.js';
 import { LockedJobStatus } from './locked-job.status.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
-import { hasOperatorStore } from '../operators/operator-abilities.js';
+import { hasOperatorProvider } from '../operators/operator-abilities.js';
 import { ClusterPresence } from './cluster-presence.js';
 import { JobHealthWatch } from './job-health-watch.js';
 import { OperatorTriggers } from './operator-triggers.js';
@@ -17,7 +17,7 @@ import { PlainLockTicks } from './plain-lock-ticks.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import { SchedulerLockAdmin } from './scheduler-lock-admin.js';
 import {
-  SCHEDULER_LOCK_OPERATOR_STORE,
+  SCHEDULER_LOCK_OPERATOR_PROVIDER,
   SCHEDULER_LOCK_PROVIDER,
   SCHEDULER_LOCK_SETTINGS,
 } from './scheduler-lock.constants.js';
@@ -33,7 +33,7 @@ import {
   type SchedulerLockOptionsFactory,
 } from './scheduler-lock.module-definition.js';
 import { createSchedulerLockSettings, type SchedulerLockSettings } from './scheduler-lock.settings.js';
-import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.js';
+import { SchedulerRegistryProxy } from './scheduler-registry.interceptor.js';
 
 /**
  * Makes `@nestjs/schedule` jobs marked with `@SchedulerLock()` run on one node at a time. Import it
@@ -59,7 +59,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
       useFactory: (settings: SchedulerLockSettings, events: LockEvents) =>
         new LockingTaskExecutor(settings.provider, {
           defaults: settings.defaults,
-          lockedBy: settings.lockedBy,
+          node: settings.node,
           events,
           acquireTimeout: settings.acquireTimeout,
           outages: settings.outages,
@@ -70,9 +70,9 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
       inject: [SCHEDULER_LOCK_SETTINGS, LockEvents],
     },
     {
-      provide: SCHEDULER_LOCK_OPERATOR_STORE,
+      provide: SCHEDULER_LOCK_OPERATOR_PROVIDER,
       useFactory: ({ provider }: SchedulerLockSettings) =>
-        hasOperatorStore(provider) ? provider.operatorStore() : undefined,
+        hasOperatorProvider(provider) ? provider.operatorProvider() : undefined,
       inject: [SCHEDULER_LOCK_SETTINGS],
     },
     LockedJobRegistry,
@@ -88,7 +88,7 @@ import { SchedulerRegistryInterceptor } from './scheduler-registry.interceptor.j
     PlainLockTicks,
     DecoratedJobMounts,
     ExplorerHandlers,
-    SchedulerRegistryInterceptor,
+    SchedulerRegistryProxy,
     LeaderElections,
     SchedulerLockLifecycle,
   ],

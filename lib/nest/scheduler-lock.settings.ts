@@ -16,7 +16,7 @@ import { nonEmptyStringOption, wholeNumberOption } from '../core/provider/option
 import { quoted } from '../core/provider/message-text.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import { canReportOutages, PROVIDER_ABILITY_METHODS } from '../core/provider/provider-abilities.js';
-import type { StoreOutageMonitor } from '../core/provider/store-outage-report.js';
+import type { ProviderOutageMonitor } from '../core/provider/store-outage-report.js';
 import { assertLockProvider } from '../core/provider/provider-checks.js';
 import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor/executor-settings.js';
 import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
@@ -34,7 +34,7 @@ import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js
 export interface SchedulerLockSettings {
   readonly provider: LockProvider;
   readonly defaults: LockDefaults;
-  readonly lockedBy: string;
+  readonly node: string;
   /** How long `app.close()` waits for runs in progress, in ms. */
   readonly shutdownTimeout: number;
   /** How long a lock attempt may take before the tick is skipped, in ms. */
@@ -46,7 +46,7 @@ export interface SchedulerLockSettings {
   /** Closes the store client the module created (from `redis`); never one it was handed. */
   readonly closeStore?: () => Promise<unknown>;
   /** Reports outages of the module's Redis (its own client or the app's), or of a provider that reports its own. */
-  readonly outages?: StoreOutageMonitor;
+  readonly outages?: ProviderOutageMonitor;
   /** Wraps each locked run (tracing). */
   readonly instrumentation?: RunInstrumentation;
   /** Log each skipped tick (`locked`, `already-ran`, `paused`), not only emit it. */
@@ -71,7 +71,7 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
   'keyPrefix',
   'defaultLockAtMostFor',
   'defaultLockAtLeastFor',
-  'lockedBy',
+  'node',
   'keepAlive',
   'shutdownTimeout',
   'acquireTimeout',
@@ -94,7 +94,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
   assertKnownOptions(options, MODULE_OPTIONS, SUBJECT, isGlobalHint);
   const keyPrefix =
     options.keyPrefix === undefined ? undefined : nonEmptyStringOption(options.keyPrefix, '', 'keyPrefix', SUBJECT);
-  const lockedBy = nonEmptyStringOption(options.lockedBy, nodeNameOf(options.provider), 'lockedBy', SUBJECT);
+  const node = nonEmptyStringOption(options.node, nodeNameOf(options.provider), 'node', SUBJECT);
   const redisOption = options.redis === undefined ? undefined : await loadRedisOption();
   redisOption?.assertRedisOption(options.redis);
   if ((options.redis === undefined) === (options.provider === undefined)) {
@@ -139,7 +139,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
   }
   const common = {
     defaults,
-    lockedBy,
+    node,
     shutdownTimeout,
     acquireTimeout,
     heartbeatInterval,
@@ -157,7 +157,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
     const outages = canReportOutages(provider) ? provider.reportOutages(new Logger('SchedulerLock')) : undefined;
     return { provider, ...common, outages };
   }
-  const redisSettings = { keyPrefix, lockedBy, historyLimit, ...replicaAck };
+  const redisSettings = { keyPrefix, node, historyLimit, ...replicaAck };
   return { ...common, ...redisOption!.redisOptionStore(options.redis!, redisSettings, new Logger('SchedulerLock')) };
 }
 
@@ -173,9 +173,9 @@ function healthPolicy(option: JobHealthOptions | undefined): HealthPolicy {
   };
 }
 
-/** A provider's own node name (`lockedBy`, when it has one), else `<hostname>:<pid>`: one name per node. */
+/** A provider's own node name (`node`, when it has one), else `<hostname>:<pid>`: one name per node. */
 function nodeNameOf(provider: unknown): string {
-  const named = (provider as { lockedBy?: unknown } | undefined)?.lockedBy;
+  const named = (provider as { node?: unknown } | undefined)?.node;
   return typeof named === 'string' && named !== '' ? named : defaultLockedBy();
 }
 

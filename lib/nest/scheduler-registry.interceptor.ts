@@ -33,7 +33,7 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
  * {@link OccurrenceJob}, or the executor with the job's lock).
  */
 @Injectable()
-export class SchedulerRegistryInterceptor {
+export class SchedulerRegistryProxy {
   private readonly occurrenceServices: OccurrenceServices;
 
   constructor(

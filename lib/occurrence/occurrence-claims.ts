@@ -93,7 +93,7 @@ export class OccurrenceRecovery implements LockAcquisition {
       source,
     );
     if ('lock' in recovered) {
-      const recovery = { attempt: recovered.attempt, previousHolder: recovered.previousHolder };
+      const recovery = { attempt: recovered.attempt, previousNode: recovered.previousNode };
       return { lock: recovered.lock, run: { occurrence: this.occurrence, recovery }, recordsOutcome: true };
     }
     if (recovered.refused === 'running') return { executed: false, reason: 'locked' };

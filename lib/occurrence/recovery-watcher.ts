@@ -63,7 +63,8 @@ export class RecoveryWatcher {
       void watch.attempt().then((result) => {
         watch.polling = false;
         // Still held by the original run, within the grace, or Redis is unreachable: look again later.
-        const lookAgain = result?.executed === false && (result.reason === 'locked' || result.reason === 'store-error');
+        const lookAgain =
+          result?.executed === false && (result.reason === 'locked' || result.reason === 'provider-error');
         if (lookAgain) watch.pollAt = Date.now() + watch.pollEvery;
         else if (this.watches.get(key) === watch) this.watches.delete(key);
         this.arm();

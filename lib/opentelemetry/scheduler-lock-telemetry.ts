@@ -94,7 +94,7 @@ function runAttributes(run: InstrumentedRun): Attributes {
   return {
     'scheduler_lock.job': run.jobName,
     'scheduler_lock.lock': run.name,
-    'scheduler_lock.locked_by': run.lockedBy,
+    'scheduler_lock.locked_by': run.node,
     'scheduler_lock.fencing_token': run.fencingToken,
     'scheduler_lock.occurrence': run.occurrence?.toISOString(),
     'scheduler_lock.attempt': run.recovery?.attempt ?? 1,

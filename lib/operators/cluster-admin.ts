@@ -1,9 +1,9 @@
 import { cronFireTimes, nextCronFireTime } from './next-fire-time.js';
 import { jobHealth, type HealthPolicy, type ClusterJobHealth } from './job-health.js';
-import type { CatalogueJob, ClusterNode, HistoryEntry, SteeringNote, TriggerResult } from './cluster-records.js';
+import type { CatalogueJob, ClusterNode, HistoryEntry, OperatorNote, TriggerResult } from './cluster-records.js';
 import { jobOverview, type JobOverview } from './job-overview.js';
-import type { OperatorStore } from './operator-store.js';
-import { checkedSteeringNote } from './steering-note.js';
+import type { OperatorProvider } from './operator-store.js';
+import { checkedOperatorNote } from './steering-note.js';
 
 /** A node counts as gone once it has missed this many heartbeats. */
 const MISSED_HEARTBEATS = 3;
@@ -24,7 +24,7 @@ export class UnknownJobError extends Error {
 
 /**
  * What a `trigger` did. `triggered: true` only once a node has started the run. Otherwise `reason` says why not:
- * - `running`: a run holds the job's lock (`holder`);
+ * - `running`: a run holds the job's lock (on `holdingNode`);
  * - `pending`: another trigger of the job (`id`, by `actor`) waits for a node; that one runs, this one is dropped;
  * - `skipped`: the node that took it could not run it (`result.reason`, e.g. a run took the lock meanwhile);
  * - `not-taken`: no node took it in time; it is withdrawn and will not run;
@@ -32,7 +32,7 @@ export class UnknownJobError extends Error {
  */
 export type TriggerOutcome =
   | { readonly triggered: true; readonly id: string; readonly result: TriggerResult }
-  | { readonly triggered: false; readonly reason: 'running'; readonly holder: string }
+  | { readonly triggered: false; readonly reason: 'running'; readonly holdingNode: string }
   | { readonly triggered: false; readonly reason: 'pending'; readonly id: string; readonly actor: string }
   | { readonly triggered: false; readonly reason: 'skipped'; readonly id: string; readonly result: TriggerResult }
   | { readonly triggered: false; readonly reason: 'not-taken' | 'unanswered'; readonly id: string };
@@ -40,11 +40,11 @@ export type TriggerOutcome =
 /**
  * The operator's view of a cluster and the steering actions, from any process that reaches its store: the
  * admin service of an app, the CLI, the status page. Framework-free; reads and writes through an
- * {@link OperatorStore}, whichever store keeps it.
+ * {@link OperatorProvider}, whichever store keeps it.
  */
 export class ClusterAdmin {
   constructor(
-    private readonly store: OperatorStore,
+    private readonly store: OperatorProvider,
     /** How often nodes send a heartbeat (ms): a node silent for 3 of them is gone. */
     private readonly heartbeatInterval: number,
     /** How strict {@link listHealth} is. */
@@ -94,13 +94,13 @@ export class ClusterAdmin {
   }
 
   /** Every node skips the job's ticks (reason `paused`) until {@link resume}; a run in progress goes on. */
-  async pause(jobName: string, note: SteeringNote): Promise<boolean> {
-    const checked = checkedSteeringNote(note);
+  async pause(jobName: string, note: OperatorNote): Promise<boolean> {
+    const checked = checkedOperatorNote(note);
     return this.store.pause((await this.liveJob(jobName)).job.lockName, checked);
   }
 
-  async resume(jobName: string, note: SteeringNote): Promise<boolean> {
-    const checked = checkedSteeringNote(note);
+  async resume(jobName: string, note: OperatorNote): Promise<boolean> {
+    const checked = checkedOperatorNote(note);
     return this.store.resume((await this.catalogued(jobName)).lockName, checked);
   }
 
@@ -109,11 +109,11 @@ export class ClusterAdmin {
    * Refused while a run holds its lock or another trigger of the job is pending; otherwise resolves once a node
    * has started or skipped it, or after `waitMs`, when one that no node has taken is withdrawn.
    */
-  async trigger(jobName: string, note: SteeringNote, waitMs = 5_000): Promise<TriggerOutcome> {
-    const checked = checkedSteeringNote(note);
+  async trigger(jobName: string, note: OperatorNote, waitMs = 5_000): Promise<TriggerOutcome> {
+    const checked = checkedOperatorNote(note);
     const { job } = await this.liveJob(jobName);
     const { holder } = await this.store.lockState(job.lockName);
-    if (holder) return { triggered: false, reason: 'running', holder: holder.lockedBy };
+    if (holder) return { triggered: false, reason: 'running', holdingNode: holder.node };
     const { request, queued } = await this.store.requestTrigger(jobName, job.lockName, checked);
     const { id } = request;
     if (!queued) return { triggered: false, reason: 'pending', id, actor: request.actor };
@@ -131,12 +131,12 @@ export class ClusterAdmin {
 
   /**
    * Force-releases the job's lock; its holder's run sees the lock lost (not-owner) at its next renewal or release.
-   * `formerHolder: null`: the lock was free, and nothing was written to the job's history.
+   * `formerNode: null`: the lock was free, and nothing was written to the job's history.
    */
-  async unlock(jobName: string, note: SteeringNote): Promise<{ formerHolder: string | null }> {
-    const checked = checkedSteeringNote(note);
-    const formerHolder = await this.store.unlock((await this.catalogued(jobName)).lockName, checked);
-    return { formerHolder: formerHolder ?? null };
+  async unlock(jobName: string, note: OperatorNote): Promise<{ formerNode: string | null }> {
+    const checked = checkedOperatorNote(note);
+    const formerNode = await this.store.unlock((await this.catalogued(jobName)).lockName, checked);
+    return { formerNode: formerNode ?? null };
   }
 
   /** @internal Trigger `id`'s result, looked for every {@link TRIGGER_POLL_MS} for up to `waitMs`. */
@@ -187,10 +187,10 @@ export class ClusterAdmin {
 /** Job name → the live nodes that run it. */
 function runningNodes(nodes: readonly ClusterNode[]): Map<string, string[]> {
   const byJob = new Map<string, string[]>();
-  for (const node of nodes) for (const job of node.jobs) byJob.set(job, [...(byJob.get(job) ?? []), node.lockedBy]);
+  for (const node of nodes) for (const job of node.jobs) byJob.set(job, [...(byJob.get(job) ?? []), node.node]);
   return byJob;
 }
 
 function byName(a: ClusterNode, b: ClusterNode): number {
-  return a.lockedBy.localeCompare(b.lockedBy);
+  return a.node.localeCompare(b.node);
 }

@@ -1,9 +1,9 @@
-import type { SteeringAction } from '../core/task/lock-events.js';
+import type { OperatorAction } from '../core/task/lock-events.js';
 
 /*
  * What an operator store keeps of a cluster's locked jobs: the catalogue and heartbeats nodes publish, the run
  * history written with each release, pauses, triggers and the steering actions. Stores keep them behind the
- * `OperatorStore` port (operator-store.ts).
+ * `OperatorProvider` port (operator-store.ts).
  */
 
 /** A locked job as the nodes that run it publish it. */
@@ -24,7 +24,7 @@ export interface CatalogueJob {
 
 /** A node of the cluster, from its last heartbeat. */
 export interface ClusterNode {
-  readonly lockedBy: string;
+  readonly node: string;
   /** The package version the node runs. */
   readonly version: string;
   readonly startedAt: number;
@@ -55,19 +55,19 @@ export interface RunHistoryEntry {
 }
 
 /** An operator's action on a job, recorded in its history. */
-export interface SteeringEntry {
-  readonly type: SteeringAction;
+export interface OperatorEntry {
+  readonly type: OperatorAction;
   readonly actor: string;
   readonly reason?: string;
   readonly at: number;
   /** For `unlock`: who held the lock. */
-  readonly formerHolder?: string;
+  readonly formerNode?: string;
 }
 
-export type HistoryEntry = RunHistoryEntry | SteeringEntry;
+export type HistoryEntry = RunHistoryEntry | OperatorEntry;
 
 /** Who does a steering action, and why. */
-export interface SteeringNote {
+export interface OperatorNote {
   /** Who: a user name, a service account, `cli:<user>`; at most 100 characters (steering-note.ts). */
   readonly actor: string;
   /** Why: at most 500 characters. Neither holds a control character. */

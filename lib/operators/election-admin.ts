@@ -1,14 +1,14 @@
 import { leaderLockName } from '../leader/leader-campaign.js';
 import type { ClusterAdmin } from './cluster-admin.js';
-import type { HistoryEntry, SteeringNote } from './cluster-records.js';
-import type { OperatorStore } from './operator-store.js';
-import { checkedSteeringNote } from './steering-note.js';
+import type { HistoryEntry, OperatorNote } from './cluster-records.js';
+import type { OperatorProvider } from './operator-store.js';
+import { checkedOperatorNote } from './steering-note.js';
 
 /** An election as operators see it, read from the store: who leads, in which term, since when. */
 export interface ElectionOverview {
   /** The election's name. */
   readonly election: string;
-  /** The leader's `lockedBy`; `null` while no node leads. */
+  /** The leader's `node`; `null` while no node leads. */
   readonly leader: string | null;
   /** The leader's fencing token, which grows with every term; `null` while no node leads, or without fencing. */
   readonly term: number | null;
@@ -27,14 +27,14 @@ export type StepDownOutcome =
  */
 export class ElectionAdmin {
   constructor(
-    private readonly store: OperatorStore,
+    private readonly store: OperatorProvider,
     private readonly cluster: ClusterAdmin,
   ) {}
 
   async election(election: string): Promise<ElectionOverview> {
     const { holder, fencingToken } = await this.store.lockState(leaderLockName(election));
     if (!holder) return { election, leader: null, term: null, since: null };
-    return { election, leader: holder.lockedBy, term: fencingToken ?? null, since: new Date(holder.since) };
+    return { election, leader: holder.node, term: fencingToken ?? null, since: new Date(holder.since) };
   }
 
   /** The election's last `limit` operator actions, newest first. */
@@ -46,8 +46,8 @@ export class ElectionAdmin {
    * Asks the leader to step down (`stepped-down`): its signal aborts, its hook runs, its lease is released. Waits up
    * to `waitMs` for the leader to take the request; one not taken by then is withdrawn (`not-taken`).
    */
-  async stepDown(election: string, note: SteeringNote, waitMs = 5_000): Promise<StepDownOutcome> {
-    const checked = checkedSteeringNote(note);
+  async stepDown(election: string, note: OperatorNote, waitMs = 5_000): Promise<StepDownOutcome> {
+    const checked = checkedOperatorNote(note);
     const lockName = leaderLockName(election);
     if (!(await this.store.lockState(lockName)).holder) return { steppedDown: false, reason: 'no-leader' };
     const { request, queued } = await this.store.requestTrigger(lockName, lockName, checked);

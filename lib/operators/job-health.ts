@@ -18,7 +18,7 @@ export const UNHEALTHY_STATES: ReadonlySet<JobHealthState> = new Set(['late', 'm
 /** A job's health, as the admin service, the CLI and the status page show it. */
 export interface ClusterJobHealth {
   /** The job's name. */
-  readonly name: string;
+  readonly jobName: string;
   /** The name of its lock, under which the store keeps its history. */
   readonly lockName: string;
   /** How it stands. */
@@ -93,7 +93,7 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
             ? 'never-run'
             : 'on-time';
   return {
-    name: job.jobName,
+    jobName: job.jobName,
     lockName: job.lockName,
     state,
     unhealthy: UNHEALTHY_STATES.has(state),

@@ -3,7 +3,7 @@ import type { LockState } from './operator-store.js';
 
 /** A job as an operator sees it, cluster-wide (`jobs` / `job NAME` of the CLI and the admin service). */
 export interface JobOverview {
-  readonly name: string;
+  readonly jobName: string;
   readonly lockName: string;
   readonly kind: CatalogueJob['kind'];
   /** The cron expression, or `every <ms> ms` / `once after <ms> ms`. */
@@ -11,10 +11,10 @@ export interface JobOverview {
   readonly timeZone?: string;
   readonly paused: boolean;
   readonly pause?: PauseState;
-  /** Who holds the lock now (its `lockedBy`), or `null`. */
-  readonly holder: string | null;
-  /** Since when the holder has it (epoch ms, the holder's clock), when held. */
-  readonly lockedSince?: number;
+  /** The node that holds the lock now, or `null`. */
+  readonly holdingNode: string | null;
+  /** Since when the holding node has it (epoch ms, that node's clock), or `null`. */
+  readonly lockedSince: number | null;
   /** Until when the lock is held at most as the store has it now (epoch ms), when held. */
   readonly lockedUntil: number | null;
   /** The holder's fencing token, when held. */
@@ -36,7 +36,7 @@ export interface JobOverview {
 /** The newest run of a job, as `lastRun` of a {@link JobOverview}. */
 export interface LastRun {
   readonly occurrence: number | null;
-  readonly state: HistoryOutcome;
+  readonly outcome: HistoryOutcome;
   readonly node: string;
   readonly startedAt: number;
   readonly finishedAt: number | null;
@@ -64,15 +64,15 @@ export function jobOverview({ job, nodes, skips, lock, recent, nextFireAt }: Job
   const { holder, fencingToken, paused } = lock;
   const last = recent.find(isRun);
   return {
-    name: job.jobName,
+    jobName: job.jobName,
     lockName: job.lockName,
     kind: job.kind,
     schedule: describeSchedule(job),
     timeZone: job.timeZone,
     paused: paused !== undefined,
     pause: paused,
-    holder: holder ? holder.lockedBy : null,
-    lockedSince: holder?.since,
+    holdingNode: holder ? holder.node : null,
+    lockedSince: holder ? holder.since : null,
     lockedUntil: holder && holder.ttl > 0 ? now + holder.ttl : null,
     fencingToken,
     nextFireAt,
@@ -85,7 +85,7 @@ export function jobOverview({ job, nodes, skips, lock, recent, nextFireAt }: Job
 function lastRun(run: RunHistoryEntry): LastRun {
   return {
     occurrence: run.occurrence ?? null,
-    state: run.outcome,
+    outcome: run.outcome,
     node: run.node,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt ?? null,

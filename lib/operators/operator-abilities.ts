@@ -1,6 +1,6 @@
 import type { LockConfiguration } from '../core/provider/lock-configuration.js';
 import type { LockProvider, SimpleLock } from '../core/provider/lock-provider.js';
-import type { OperatorStore } from './operator-store.js';
+import type { OperatorProvider } from './operator-store.js';
 
 /*
  * What a provider offers the operator console, one interface per ability like lib/core's
@@ -10,7 +10,7 @@ import type { OperatorStore } from './operator-store.js';
 /** A provider whose store also keeps the operator console's records. */
 export interface OperatorLockProvider extends LockProvider {
   /** The operator store beside this provider's locks, in the same store (one per provider). */
-  operatorStore(): OperatorStore;
+  operatorProvider(): OperatorProvider;
 }
 
 /**
@@ -26,10 +26,10 @@ export interface JobLockProvider extends LockProvider {
 export type JobLockClaim = { readonly lock: SimpleLock } | { readonly refused: 'locked' | 'paused' };
 
 /** The operator abilities, by the method each one adds: checked at startup like lib/core's. */
-export const OPERATOR_ABILITY_METHODS = ['operatorStore', 'lockJob'] as const;
+export const OPERATOR_ABILITY_METHODS = ['operatorProvider', 'lockJob'] as const;
 
-export function hasOperatorStore(provider: LockProvider): provider is OperatorLockProvider {
-  return typeof (provider as Partial<OperatorLockProvider>).operatorStore === 'function';
+export function hasOperatorProvider(provider: LockProvider): provider is OperatorLockProvider {
+  return typeof (provider as Partial<OperatorLockProvider>).operatorProvider === 'function';
 }
 
 export function canLockJobs(provider: LockProvider): provider is JobLockProvider {

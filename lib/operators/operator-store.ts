@@ -4,7 +4,7 @@ import type {
   ClusterNode,
   HistoryEntry,
   PauseState,
-  SteeringNote,
+  OperatorNote,
   TriggerRequest,
   TriggerResult,
 } from './cluster-records.js';
@@ -25,7 +25,7 @@ export const MISSED_REPORT_TTL = 2_592_000_000;
  * admin service, the CLI and the status page read and steer through it (`ClusterAdmin`). No call is on a
  * tick's path. Rejections are store errors, said in the store's terms.
  */
-export interface OperatorStore {
+export interface OperatorProvider {
   // Written by the nodes.
 
   /** Publishes a node's heartbeat and the catalogue entries of its jobs that changed since the last one. */
@@ -61,36 +61,39 @@ export interface OperatorStore {
   // Steering, each action recorded in the job's history.
 
   /** Pauses the job that locks `lockName`; `false` if it was paused already. */
-  pause(lockName: string, note: SteeringNote): Promise<boolean>;
+  pause(lockName: string, note: OperatorNote): Promise<boolean>;
   /** Resumes a paused job; `false` if it was not paused. */
-  resume(lockName: string, note: SteeringNote): Promise<boolean>;
+  resume(lockName: string, note: OperatorNote): Promise<boolean>;
   /**
    * Asks a node that runs `jobName` to run it once now: resolves to the request queued, or, while another is
    * pending for the job, to that one (this one is dropped and not recorded): one pending trigger per job.
    */
-  requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<TriggerQueueing>;
+  requestTrigger(jobName: string, lockName: string, note: OperatorNote): Promise<TriggerQueueing>;
   /** Withdraws trigger `id` of `jobName` if no node has taken it yet; `false` when one has. */
   withdrawTrigger(jobName: string, id: string): Promise<boolean>;
   /** What became of a trigger, once a node has taken it. */
   triggerResult(id: string): Promise<TriggerResult | undefined>;
   /**
    * Force-releases the lock whoever holds it: its holder's next renewal or release finds it lost
-   * (`not-owner`), while the job's next run may take it at once. Resolves to the former holder's `lockedBy`, or to
+   * (`not-owner`), while the job's next run may take it at once. Resolves to the former holder's `node`, or to
    * `undefined` when the lock was free, and then records nothing.
    */
-  unlock(lockName: string, note: SteeringNote): Promise<string | undefined>;
+  unlock(lockName: string, note: OperatorNote): Promise<string | undefined>;
 }
 
-/** What {@link OperatorStore.requestTrigger} did: queued `request`, or yielded to the pending one (`queued: false`). */
+/**
+ * What {@link OperatorProvider.requestTrigger} did: queued `request`, or yielded to the pending one
+ * (`queued: false`).
+ */
 export interface TriggerQueueing {
   readonly request: TriggerRequest;
   readonly queued: boolean;
 }
 
-/** A lock as {@link OperatorStore.lockState} reads it. */
+/** A lock as {@link OperatorProvider.lockState} reads it. */
 export interface LockState {
   /** While the lock is held: who holds it, since when (epoch ms, the holder's clock), for how long still (ms). */
-  readonly holder?: { readonly lockedBy: string; readonly since: number; readonly ttl: number };
+  readonly holder?: { readonly node: string; readonly since: number; readonly ttl: number };
   /** The holder's fencing token, while held. */
   readonly fencingToken?: number;
   /** The job's pause, while it lasts. */

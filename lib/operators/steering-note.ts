@@ -1,4 +1,4 @@
-import type { SteeringNote } from './cluster-records.js';
+import type { OperatorNote } from './cluster-records.js';
 
 /** The longest `reason` a steering action takes: it is kept in the history and sent on every poll of the page. */
 export const REASON_MAX_LENGTH = 500;
@@ -12,8 +12,8 @@ export const ACTOR_MAX_LENGTH = 100;
 const FORBIDDEN = /[\p{Cc}\p{Cs}]/u;
 
 /** A steering note the admin refuses to record: the status page answers 400, the CLI exits 2. */
-export class InvalidSteeringNoteError extends Error {
-  override readonly name = 'InvalidSteeringNoteError';
+export class InvalidOperatorNoteError extends Error {
+  override readonly name = 'InvalidOperatorNoteError';
   constructor(
     /** The note's field: `actor` or `reason`. */
     readonly field: 'actor' | 'reason',
@@ -28,16 +28,16 @@ export class InvalidSteeringNoteError extends Error {
  * `note`, checked before anything is read or written: an `actor` that is not blank, at most
  * {@link ACTOR_MAX_LENGTH} characters; an optional `reason` of at most {@link REASON_MAX_LENGTH}; in
  * both, no control character and no lone surrogate. The admin service, the status page and the CLI pass here.
- * @throws InvalidSteeringNoteError
+ * @throws InvalidOperatorNoteError
  */
-export function checkedSteeringNote(note: SteeringNote): SteeringNote {
+export function checkedOperatorNote(note: OperatorNote): OperatorNote {
   const { actor, reason } = note ?? {};
   if (typeof actor !== 'string' || actor.trim() === '')
-    throw new InvalidSteeringNoteError('actor', 'must not be empty');
+    throw new InvalidOperatorNoteError('actor', 'must not be empty');
   checkText('actor', actor, ACTOR_MAX_LENGTH);
   if (reason !== undefined) {
     if (typeof reason !== 'string')
-      throw new InvalidSteeringNoteError('reason', `must be a string (got ${typeof reason})`);
+      throw new InvalidOperatorNoteError('reason', `must be a string (got ${typeof reason})`);
     checkText('reason', reason, REASON_MAX_LENGTH);
   }
   return note;
@@ -45,11 +45,11 @@ export function checkedSteeringNote(note: SteeringNote): SteeringNote {
 
 function checkText(field: 'actor' | 'reason', text: string, maxLength: number): void {
   if (text.length > maxLength)
-    throw new InvalidSteeringNoteError(field, `must be at most ${maxLength} characters (got ${text.length})`);
+    throw new InvalidOperatorNoteError(field, `must be at most ${maxLength} characters (got ${text.length})`);
   const forbidden = FORBIDDEN.exec(text);
   if (forbidden) {
     const code = `U+${forbidden[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
     const kind = /\p{Cs}/u.test(forbidden[0]) ? 'a lone surrogate' : 'a control character';
-    throw new InvalidSteeringNoteError(field, `must not contain ${kind} (${code} at index ${forbidden.index})`);
+    throw new InvalidOperatorNoteError(field, `must not contain ${kind} (${code} at index ${forbidden.index})`);
   }
 }

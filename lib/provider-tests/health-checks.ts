@@ -12,7 +12,7 @@ export const missedReportChecks: CheckDefinition<OperatorLockProvider>[] = [
     name: "claims each missed occurrence's report once across nodes, and each job's apart",
     async run({ provider, other }) {
       const name = uniqueLockName('job');
-      const [first, second] = [provider.operatorStore(), other.operatorStore()];
+      const [first, second] = [provider.operatorProvider(), other.operatorProvider()];
       assert.deepEqual(await first.claimMissedReports(name, MISSED.slice(0, 2)), MISSED.slice(0, 2));
       // The other node sees the same misses, and one more: it reports only the new one.
       assert.deepEqual(await second.claimMissedReports(name, MISSED), MISSED.slice(2), 'a claimed report, again');
@@ -27,7 +27,7 @@ export const missedReportChecks: CheckDefinition<OperatorLockProvider>[] = [
     async run({ provider, other, connect }) {
       const name = uniqueLockName('job');
       const nodes = [provider, other, await connect()];
-      const claims = await Promise.all(nodes.map((node) => node.operatorStore().claimMissedReports(name, MISSED)));
+      const claims = await Promise.all(nodes.map((node) => node.operatorProvider().claimMissedReports(name, MISSED)));
       const reported = claims.flat().map((occurrence) => occurrence.getTime());
       assert.deepEqual(
         reported.sort((a, b) => a - b),

@@ -12,32 +12,30 @@ import type { CheckDefinition, CheckNodes } from './provider-subject.js';
 const LOCK_NAME_ENDINGS = ['', '|unlocked', ':owner:', ` ${FORCE_UNLOCK_TAG}`, "%_'", ' 日本'];
 
 /** A node name as a failure quotes it: JSON, cut short when long. */
-function quoted(lockedBy: string): string {
-  return lockedBy.length > 60
-    ? `${JSON.stringify(lockedBy.slice(0, 60))}… (${lockedBy.length} chars)`
-    : JSON.stringify(lockedBy);
+function quoted(node: string): string {
+  return node.length > 60 ? `${JSON.stringify(node.slice(0, 60))}… (${node.length} chars)` : JSON.stringify(node);
 }
 
 /**
  * Runs `body` on a node named each of {@link NODE_NAMES} in turn, closed after it, with a lock name of its
- * own. A name the store refuses when the node is made (an error that names `lockedBy`) is not tried.
+ * own. A name the store refuses when the node is made (an error that names `node`) is not tried.
  */
 async function forEachNodeName<P extends LockProvider>(
   nodes: CheckNodes<P>,
-  body: (node: P, lockedBy: string, lockName: string) => Promise<void>,
+  body: (node: P, nodeName: string, lockName: string) => Promise<void>,
 ): Promise<void> {
   let tried = 0;
-  for (const [index, lockedBy] of NODE_NAMES.entries()) {
-    const node = await nodes.connect(lockedBy).catch((error: unknown) => {
-      if (error instanceof Error && error.message.includes('lockedBy')) return undefined;
+  for (const [index, nodeName] of NODE_NAMES.entries()) {
+    const node = await nodes.connect(nodeName).catch((error: unknown) => {
+      if (error instanceof Error && error.message.includes('node')) return undefined;
       throw error;
     });
     if (!node) continue;
     tried += 1;
     try {
-      await body(node, lockedBy, uniqueLockName('identity') + LOCK_NAME_ENDINGS[index % LOCK_NAME_ENDINGS.length]);
+      await body(node, nodeName, uniqueLockName('identity') + LOCK_NAME_ENDINGS[index % LOCK_NAME_ENDINGS.length]);
     } catch (error) {
-      throw new Error(`node named ${quoted(lockedBy)}: ${(error as Error).message}`, { cause: error });
+      throw new Error(`node named ${quoted(nodeName)}: ${(error as Error).message}`, { cause: error });
     } finally {
       await nodes.close(node);
     }
@@ -61,7 +59,7 @@ export const identityChecks: CheckDefinition[] = [
 ];
 
 /**
- * `lockJob()` with `operatorStore()`: whatever a node's name, its job lock is refused to other nodes, operators
+ * `lockJob()` with `operatorProvider()`: whatever a node's name, its job lock is refused to other nodes, operators
  * read the name back as given, and their force-release still frees the lock.
  */
 export const operatorIdentityChecks: CheckDefinition<JobLockProvider & OperatorLockProvider>[] = [
@@ -69,8 +67,8 @@ export const operatorIdentityChecks: CheckDefinition<JobLockProvider & OperatorL
     name: "no node name makes a job's lock read as free or as another's; operators read it as given and unlock it",
     async run(nodes) {
       const { other } = nodes;
-      const operators = other.operatorStore();
-      await forEachNodeName(nodes, async (node, lockedBy, lockName) => {
+      const operators = other.operatorProvider();
+      await forEachNodeName(nodes, async (node, nodeName, lockName) => {
         const configuration = lockConfig(lockName);
         const lock = won(await node.lockJob(configuration, false), 'a free job lock');
         assert.deepEqual(await other.lockJob(configuration, false), { refused: 'locked' }, "another node's tick");
@@ -79,11 +77,11 @@ export const operatorIdentityChecks: CheckDefinition<JobLockProvider & OperatorL
           const claim = await other.lockOccurrence(configuration, Date.now());
           assert.deepEqual(claim, { refused: 'locked' }, "another node's claim of an occurrence");
         }
-        assert.equal((await operators.lockState(lockName)).holder?.lockedBy, lockedBy, 'the holder operators read');
+        assert.equal((await operators.lockState(lockName)).holder?.node, nodeName, 'the holder operators read');
 
-        assert.equal(await operators.unlock(lockName, { actor: lockedBy }), lockedBy, 'the former holder unlock names');
+        assert.equal(await operators.unlock(lockName, { actor: nodeName }), nodeName, 'the former holder unlock names');
         const [entry] = await operators.history(lockName, 1);
-        assert.deepEqual([entry?.type, entry && 'formerHolder' in entry && entry.formerHolder], ['unlock', lockedBy]);
+        assert.deepEqual([entry?.type, entry && 'formerNode' in entry && entry.formerNode], ['unlock', nodeName]);
         assert.equal((await operators.lockState(lockName)).holder, undefined, 'the lock after its force-release');
         const next = won(await other.lockJob(configuration, false), 'the job lock after its force-release');
         await assert.rejects(lock.unlock(), LockNotHeldError, "the force-released holder's unlock()");

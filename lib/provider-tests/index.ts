@@ -6,15 +6,5 @@
  */
 
 export { describeLockProvider, lockProviderChecks, type TestRunner } from './provider-checks.js';
-export type { CheckDefinition, CheckNodes, LockProviderSubject, ProviderCheck } from './provider-subject.js';
-export { fuzzLockProvider, SHEDLOCK_FUZZ_PLAN, type FuzzOutcome, type FuzzPlan } from './fuzz.js';
-export {
-  assertStrictlyIncreasing,
-  HELD_FOR_THE_TEST,
-  isLocked,
-  lockConfig,
-  lockWhenFree,
-  mustLock,
-  uniqueLockName,
-} from './lock-probes.js';
-export { pollUntil, sleepUntil, type Polled } from './timing.js';
+export type { LockProviderSubject, ProviderCheck } from './provider-subject.js';
+export { fuzzLockProvider, type FuzzOutcome, type FuzzPlan } from './fuzz.js';

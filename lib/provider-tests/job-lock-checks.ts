@@ -29,16 +29,16 @@ export const jobLockChecks: CheckDefinition<JobLockProvider>[] = [
   },
 ];
 
-/** `lockJob()` with `operatorStore()`: what an operator's pause and resume do to the job's locks. */
+/** `lockJob()` with `operatorProvider()`: what an operator's pause and resume do to the job's locks. */
 export const pauseChecks: CheckDefinition<JobLockProvider & OperatorLockProvider>[] = [
   {
     name: "refuses a paused job's ticks as paused, takes a manual run's lock anyway, and ticks again after resume",
     async run({ provider, other }) {
       const name = uniqueLockName('job');
-      assert.equal(await provider.operatorStore().pause(name, NOTE), true, 'pause() of a running job');
+      assert.equal(await provider.operatorProvider().pause(name, NOTE), true, 'pause() of a running job');
       assert.deepEqual(await other.lockJob(lockConfig(name), false), { refused: 'paused' });
       await won(await other.lockJob(lockConfig(name), true), "a manual run's lock while paused").unlock();
-      assert.equal(await other.operatorStore().resume(name, NOTE), true, 'resume() of a paused job');
+      assert.equal(await other.operatorProvider().resume(name, NOTE), true, 'resume() of a paused job');
       await won(await provider.lockJob(lockConfig(name), false), 'a tick after resume').unlock();
     },
   },

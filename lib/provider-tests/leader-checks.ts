@@ -26,7 +26,7 @@ function candidate(
   lease: number,
   all: LeaderLease[],
 ): Candidate {
-  const executor = new LockingTaskExecutor(provider, { lockedBy: node, logger: QUIET });
+  const executor = new LockingTaskExecutor(provider, { node: node, logger: QUIET });
   const terms: Candidate['terms'] = [];
   const hooks = {
     onLeadershipAcquired(lease: LeaderLease) {

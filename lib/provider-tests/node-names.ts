@@ -2,7 +2,7 @@ import { FORCE_UNLOCK_TAG, OWNER_TAG } from '../core/provider/owner-value.js';
 import { seededRandom } from './seeded-random.js';
 
 /**
- * Node names (`lockedBy`) that look like what a store writes itself: the markers and tags of the stores that
+ * Node names (`node`) that look like what a store writes itself: the markers and tags of the stores that
  * keep an owner as one string (owner-value.ts), the separators of their older formats, quotes and wildcards
  * of SQL, braces of Redis Cluster hash tags, empty, very long and Unicode. No NUL: PostgreSQL's text has none.
  */
@@ -23,7 +23,7 @@ export const TRICKY_NODE_NAMES: readonly string[] = [
   '',
   ' ',
   "%'_\\",
-  '"},{"formerHolder":"x',
+  '"},{"formerNode":"x',
   '{x}',
   'line\nbreak\ttab',
   'nœud-é',

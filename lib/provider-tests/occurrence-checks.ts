@@ -56,13 +56,13 @@ export const jobRecordChecks: CheckDefinition<OccurrenceLockProvider & JobRecord
         { occurrence: running.occurrence, state: running.state, attempt: running.attempt, held: running.held },
         { occurrence: new Date(OCCURRENCE), state: 'running', attempt: 1, held: true },
       );
-      assert.ok(running.runBy.length > 0, 'the record does not name who runs it');
+      assert.ok(running.node.length > 0, 'the record does not name who runs it');
       await finish(lock, 'failed');
       const record = await other.readJobRecord(name);
       assert.ok(record, 'the record is gone after finish()');
       assert.deepEqual(
-        { state: record.state, runBy: record.runBy, attempt: record.attempt, held: record.held },
-        { state: 'failed', runBy: running.runBy, attempt: 1, held: false },
+        { state: record.state, node: record.node, attempt: record.attempt, held: record.held },
+        { state: 'failed', node: running.node, attempt: 1, held: false },
       );
       assert.ok(record.startedAt.getTime() >= before - 1_000, `startedAt ${record.startedAt.toISOString()}`);
       assert.ok(record.finishedAt && record.finishedAt >= record.startedAt, 'finishedAt missing or before startedAt');

@@ -210,17 +210,17 @@ export const rerunChecks: CheckDefinition<RecoveringLockProvider>[] = [
         // Once the apps run, a node claims the next occurrence at least a second away with a 300 ms lock, and dies.
         const occurrence = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;
         claimed(await dead.lockOccurrence(jobConfig(name, 300), occurrence));
-        const deadRunBy = canReadJobRecords(dead) ? (await dead.readJobRecord(name))?.runBy : undefined;
+        const deadRunBy = canReadJobRecords(dead) ? (await dead.readJobRecord(name))?.node : undefined;
         // The next occurrence ran: both apps stopped watching the dead one before it.
         const nextRan = () => runs.some((run) => run.occurrence! > occurrence);
         await app.jobs.events((event) => tickEnded(name)(event) && nextRan(), 1, `a tick after ${name}`, 15_000);
         const reRuns = runs.filter((run) => run.occurrence === occurrence);
         assert.deepEqual(
-          reRuns.map(({ attempt, previousHolder }) => ({ attempt, previousHolder })),
-          [{ attempt: 2, previousHolder: deadRunBy ?? reRuns[0]?.previousHolder }],
+          reRuns.map(({ attempt, previousNode }) => ({ attempt, previousNode })),
+          [{ attempt: 2, previousNode: deadRunBy ?? reRuns[0]?.previousNode }],
           `the runs of occurrence ${new Date(occurrence).toISOString()}`,
         );
-        assert.ok(reRuns[0].previousHolder, 'a re-run names the node that died');
+        assert.ok(reRuns[0].previousNode, 'a re-run names the node that died');
       });
     },
   },

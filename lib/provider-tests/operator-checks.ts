@@ -16,7 +16,7 @@ const OPERATORS = 20;
 const entryTypes = (history: readonly HistoryEntry[]) => history.map((entry) => entry.type);
 
 /**
- * The operator store beside the locks (`operatorStore()` with `lockJob()`): a job's history of runs and
+ * The operator store beside the locks (`operatorProvider()` with `lockJob()`): a job's history of runs and
  * operator actions, pause and resume, triggers (run now) and their results, force-unlock, nodes and skip counts.
  */
 export const operatorChecks: Check[] = [
@@ -24,7 +24,7 @@ export const operatorChecks: Check[] = [
     name: "keeps a job's history newest first: its runs (node, outcome, error, token, attempt), pause, resume",
     async run({ connect, other }) {
       const node = await connect('history-node');
-      const operators = other.operatorStore();
+      const operators = other.operatorProvider();
       const name = uniqueLockName('history');
       const startedAt = Date.now();
       const lock = won(await node.lockJob(lockConfig(name), false), 'a free job lock');
@@ -66,12 +66,12 @@ export const operatorChecks: Check[] = [
     name: "reads a held job lock's holder, since, time left and token; force-unlock of a free lock records nothing",
     async run({ connect, other }) {
       const node = await connect('holding-node');
-      const operators = other.operatorStore();
+      const operators = other.operatorProvider();
       const name = uniqueLockName('state');
       const before = Date.now();
       const lock = won(await node.lockJob(lockConfig(name, 60_000), false), 'a free job lock');
       const { holder, fencingToken } = await operators.lockState(name);
-      assert.equal(holder?.lockedBy, 'holding-node');
+      assert.equal(holder?.node, 'holding-node');
       assert.ok(holder.since >= before - 1_000 && holder.since <= Date.now() + 1_000, `since ${holder.since}`);
       assert.ok(holder.ttl > 50_000 && holder.ttl <= 60_000, `ttl ${holder.ttl} of a 60 s lock`);
       assert.equal(fencingToken, lock.fencingToken, "the holder's fencing token");
@@ -88,7 +88,7 @@ export const operatorChecks: Check[] = [
       const nodes = [provider, other];
       const asked = await Promise.all(
         Array.from({ length: OPERATORS }, (_, index) =>
-          nodes[index % 2].operatorStore().requestTrigger(job, lockName, { actor: `operator-${index}` }),
+          nodes[index % 2].operatorProvider().requestTrigger(job, lockName, { actor: `operator-${index}` }),
         ),
       );
       const queued = asked.filter((answer) => answer.queued);
@@ -99,25 +99,27 @@ export const operatorChecks: Check[] = [
       assert.deepEqual([...named], [request.id], 'the triggers the answers name');
 
       const jobs = new Set([job]);
-      const taken = await Promise.all(nodes.map((node) => node.operatorStore().takeTriggers(jobs)));
+      const taken = await Promise.all(nodes.map((node) => node.operatorProvider().takeTriggers(jobs)));
       assert.deepEqual(
         taken.flat().map(({ id, jobName, actor }) => ({ id, jobName, actor })),
         [{ id: request.id, jobName: job, actor: request.actor }],
         'the triggers the two nodes took',
       );
-      assert.deepEqual(await provider.operatorStore().takeTriggers(jobs), [], 'a trigger taken twice');
-      const triggers = (await other.operatorStore().history(lockName, 10)).filter((entry) => entry.type === 'trigger');
+      assert.deepEqual(await provider.operatorProvider().takeTriggers(jobs), [], 'a trigger taken twice');
+      const triggers = (await other.operatorProvider().history(lockName, 10)).filter(
+        (entry) => entry.type === 'trigger',
+      );
       assert.deepEqual(
         triggers.map((entry) => 'actor' in entry && entry.actor),
         [request.actor],
         'the trigger entries of the history',
       );
 
-      assert.equal(await other.operatorStore().triggerResult(request.id), undefined, 'a result before the report');
+      assert.equal(await other.operatorProvider().triggerResult(request.id), undefined, 'a result before the report');
       const result = { node: 'taking-node', state: 'started' } as const;
-      await provider.operatorStore().reportTrigger(request.id, result);
-      assert.deepEqual(await other.operatorStore().triggerResult(request.id), result);
-      const next = await other.operatorStore().requestTrigger(job, lockName, { actor: 'late-operator' });
+      await provider.operatorProvider().reportTrigger(request.id, result);
+      assert.deepEqual(await other.operatorProvider().triggerResult(request.id), result);
+      const next = await other.operatorProvider().requestTrigger(job, lockName, { actor: 'late-operator' });
       assert.ok(next.queued && next.request.id !== request.id, 'a trigger after the taken one is queued afresh');
     },
   },
@@ -125,13 +127,13 @@ export const operatorChecks: Check[] = [
     name: 'withdraws a trigger no node took, by its id; never one a node took, nor the next one in its place',
     async run({ provider, other }) {
       const [job, lockName] = [uniqueLockName('withdraw'), uniqueLockName('withdraw-lock')];
-      const operators = provider.operatorStore();
+      const operators = provider.operatorProvider();
       const { request: withdrawn } = await operators.requestTrigger(job, lockName, { actor: 'dave' });
-      assert.equal(await other.operatorStore().withdrawTrigger(job, withdrawn.id), true);
+      assert.equal(await other.operatorProvider().withdrawTrigger(job, withdrawn.id), true);
       const { request: next, queued } = await operators.requestTrigger(job, lockName, { actor: 'erin' });
       assert.equal(queued, true, 'a trigger after a withdrawn one is queued, not refused as pending');
       assert.equal(await operators.withdrawTrigger(job, withdrawn.id), false, 'the withdrawn trigger again');
-      const taken = await other.operatorStore().takeTriggers(new Set([job]));
+      const taken = await other.operatorProvider().takeTriggers(new Set([job]));
       assert.deepEqual(
         taken.map(({ id }) => id),
         [next.id],
@@ -145,8 +147,8 @@ export const operatorChecks: Check[] = [
     async run({ provider, other }) {
       const [live, gone, job] = [uniqueLockName('live-node'), uniqueLockName('gone-node'), uniqueLockName('job')];
       const now = Date.now();
-      const node = (lockedBy: string, lastSeen: number) => ({
-        lockedBy,
+      const node = (node: string, lastSeen: number) => ({
+        node,
         version: '1',
         startedAt: 0,
         lastSeen,
@@ -161,11 +163,11 @@ export const operatorChecks: Check[] = [
         lockAtLeastFor: 0,
         occurrence: true,
       } as const;
-      await provider.operatorStore().publish(node(gone, now - 2 * HOUR), [entry]);
-      await other.operatorStore().publish(node(live, now), []);
-      const operators = other.operatorStore();
-      const mine = async () => (await operators.nodes()).filter(({ lockedBy }) => [live, gone].includes(lockedBy));
-      assert.deepEqual((await mine()).map(({ lockedBy }) => lockedBy).sort(), [gone, live].sort());
+      await provider.operatorProvider().publish(node(gone, now - 2 * HOUR), [entry]);
+      await other.operatorProvider().publish(node(live, now), []);
+      const operators = other.operatorProvider();
+      const mine = async () => (await operators.nodes()).filter(({ node }) => [live, gone].includes(node));
+      assert.deepEqual((await mine()).map(({ node }) => node).sort(), [gone, live].sort());
       assert.deepEqual(await operators.job(job), entry, 'the catalogue entry');
       assert.ok(
         (await operators.jobs()).some((found) => found.jobName === job),
@@ -173,9 +175,9 @@ export const operatorChecks: Check[] = [
       );
       assert.equal(await operators.job(uniqueLockName('no-such-job')), undefined);
 
-      assert.ok((await provider.operatorStore().forgetNodes(now - HOUR)) >= 1, 'forgetNodes() forgot none');
+      assert.ok((await provider.operatorProvider().forgetNodes(now - HOUR)) >= 1, 'forgetNodes() forgot none');
       assert.deepEqual(
-        (await mine()).map(({ lockedBy }) => lockedBy),
+        (await mine()).map(({ node }) => node),
         [live],
       );
     },
@@ -185,8 +187,8 @@ export const operatorChecks: Check[] = [
     async run({ provider, other }) {
       const name = uniqueLockName('skips');
       await Promise.all([
-        provider.operatorStore().addSkips(new Map([[name, new Map([['paused', 2]])]])),
-        other.operatorStore().addSkips(
+        provider.operatorProvider().addSkips(new Map([[name, new Map([['paused', 2]])]])),
+        other.operatorProvider().addSkips(
           new Map([
             [
               name,
@@ -198,7 +200,7 @@ export const operatorChecks: Check[] = [
           ]),
         ),
       ]);
-      assert.deepEqual({ ...(await provider.operatorStore().skips()).get(name) }, { paused: 3, locked: 4 });
+      assert.deepEqual({ ...(await provider.operatorProvider().skips()).get(name) }, { paused: 3, locked: 4 });
     },
   },
 ];

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import type { OwnerAddressedLockProvider } from '../core/provider/provider-abilities.js';
-import { hasOperatorStore } from '../operators/operator-abilities.js';
+import { hasOperatorProvider } from '../operators/operator-abilities.js';
 import { HELD_FOR_THE_TEST, isLocked, lockConfig, uniqueLockName } from './lock-probes.js';
 import { TRICKY_NODE_NAMES } from './node-names.js';
 import type { CheckDefinition, CheckNodes } from './provider-subject.js';
@@ -86,9 +86,9 @@ export const ownerChecks: Check[] = [
         const { name } = await lockFor(provider, owner);
         const stranger = owners[(i + 1) % owners.length];
         assert.equal(await other.releaseByOwner(name, stranger), 'not-owner', `${JSON.stringify(stranger)} released`);
-        if (hasOperatorStore(provider)) {
-          const { holder } = await provider.operatorStore().lockState(name);
-          assert.equal(holder?.lockedBy, owner, 'operators do not see the caller-chosen owner as the holder');
+        if (hasOperatorProvider(provider)) {
+          const { holder } = await provider.operatorProvider().lockState(name);
+          assert.equal(holder?.node, owner, 'operators do not see the caller-chosen owner as the holder');
         }
         assert.equal(await other.releaseByOwner(name, owner), 'released', `${JSON.stringify(owner)} not released`);
       }

@@ -1,6 +1,6 @@
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import {
-  canCheckStore,
+  canCheckProvider,
   canAddressOwners,
   canClaimOccurrences,
   canReadJobRecords,
@@ -11,7 +11,7 @@ import {
 } from '../core/provider/provider-abilities.js';
 import {
   canLockJobs,
-  hasOperatorStore,
+  hasOperatorProvider,
   type JobLockProvider,
   type OperatorLockProvider,
 } from '../operators/operator-abilities.js';
@@ -43,7 +43,7 @@ const section = <P extends LockProvider>(name: string, has: Section<P>['has'], c
 
 const everyProvider = (provider: LockProvider): provider is LockProvider => typeof provider.lock === 'function';
 const pausesJobs = (provider: LockProvider): provider is JobLockProvider & OperatorLockProvider =>
-  canLockJobs(provider) && hasOperatorStore(provider);
+  canLockJobs(provider) && hasOperatorProvider(provider);
 const recordsOccurrences = (provider: LockProvider): provider is OccurrenceLockProvider & JobRecordReader =>
   canClaimOccurrences(provider) && canReadJobRecords(provider);
 
@@ -52,8 +52,8 @@ const recordsOccurrences = (provider: LockProvider): provider is OccurrenceLockP
  * `AbstractLockProviderIntegrationTest`, its fuzz test, the owner checks, node names like the store's markers)
  * and the `module` section (its locks under `SchedulerLockModule`: `@Cron`, `@Interval`, `@Timeout`,
  * `executeWithLock`), then one section per ability the provider has, as the module detects it: `lockOccurrence`,
- * `readJobRecord`, `recoverOccurrence`, `renewLeases`, `checkStore`, `renewByOwner` (owner-addressed locks, and
- * `lockStore`: the `@nestjs/locks` store contract on top of them), `lockJob`, and `operatorStore` (pausing and
+ * `readJobRecord`, `recoverOccurrence`, `renewLeases`, `checkProvider`, `renewByOwner` (owner-addressed locks, and
+ * `lockStore`: the `@nestjs/locks` store contract on top of them), `lockJob`, and `operatorProvider` (pausing and
  * node names, with `lockJob`). Each check makes its own nodes with `subject.create()`, uses lock names of its
  * own, and closes its nodes with `subject.cleanup()`; checks may run one after the other or at once. Register
  * them with your test runner (or call {@link describeLockProvider}); each one takes up to a few seconds, so give
@@ -71,12 +71,12 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('recoverOccurrence', canRecoverOccurrences, [...recoveryChecks, ...rerunChecks]),
     section('renewLeases', canRenewLeases, renewalChecks),
     section('leaderElection', canRenewLeases, leaderChecks),
-    section('checkStore', canCheckStore, storeChecks),
+    section('checkProvider', canCheckProvider, storeChecks),
     section('renewByOwner', canAddressOwners, ownerChecks),
     section('lockStore', canAddressOwners, lockStoreChecks),
     section('lockJob', canLockJobs, jobLockChecks),
-    section('operatorStore', pausesJobs, [...pauseChecks, ...operatorIdentityChecks, ...operatorChecks]),
-    section('claimMissedReports', hasOperatorStore, missedReportChecks),
+    section('operatorProvider', pausesJobs, [...pauseChecks, ...operatorIdentityChecks, ...operatorChecks]),
+    section('claimMissedReports', hasOperatorProvider, missedReportChecks),
   ];
   return sections
     .filter(({ has }) => has(sample))

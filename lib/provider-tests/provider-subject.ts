@@ -15,10 +15,10 @@ export interface LockProviderSubject<P extends LockProvider = LockProvider> {
   /**
    * A node on the store under test, like a provider in another process: with its own connection
    * where the store has connections. Every node of a check, two or nine, must reach the same store.
-   * With `lockedBy`, the node's name in its locks (the identity checks give names that look like the store's
-   * own markers); a store whose nodes have no name ignores it, one that refuses a name throws naming `lockedBy`.
+   * With `node`, the node's name in its locks (the identity checks give names that look like the store's
+   * own markers); a store whose nodes have no name ignores it, one that refuses a name throws naming `node`.
    */
-  create(lockedBy?: string): P | Promise<P>;
+  create(node?: string): P | Promise<P>;
   /** Closes a node {@link create} made, after its check (e.g. quits its connection). */
   cleanup?(provider: P): unknown;
   /** The provider's locks carry a `fencingToken` that increases strictly per name: check it. */
@@ -56,8 +56,8 @@ export interface CheckNodes<P extends LockProvider = LockProvider> {
   readonly provider: P;
   /** Another node on the same store. */
   readonly other: P;
-  /** One more node on the store (named `lockedBy`, if given), closed after the check like the first two. */
-  connect(lockedBy?: string): Promise<P>;
+  /** One more node on the store (named `node`, if given), closed after the check like the first two. */
+  connect(node?: string): Promise<P>;
   /** Closes a node {@link connect} made before the check ends, for a check that makes many. */
   close(node: P): Promise<void>;
   readonly shortLock: number;
@@ -82,8 +82,8 @@ export async function runOnNodes<P extends LockProvider>(
   check: CheckDefinition<P>,
 ): Promise<void> {
   const made: LockProvider[] = [];
-  const connect = async (lockedBy?: string): Promise<P> => {
-    const node = await subject.create(lockedBy);
+  const connect = async (nodeName?: string): Promise<P> => {
+    const node = await subject.create(nodeName);
     made.push(node);
     if (!has(node)) throw new Error(`${subject.name}: a node create() made lacks the ability its class has`);
     return node;

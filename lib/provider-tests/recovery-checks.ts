@@ -46,7 +46,7 @@ export const recoveryChecks: Check[] = [
       const name = uniqueLockName('job');
       const takenAt = performance.now();
       claimed(await provider.lockOccurrence(jobConfig(name, DYING_RUN), OCCURRENCE)); // its node "dies"
-      const diedRunBy = canReadJobRecords(provider) ? (await provider.readJobRecord(name))?.runBy : undefined;
+      const diedRunBy = canReadJobRecords(provider) ? (await provider.readJobRecord(name))?.node : undefined;
       const { value: recovered } = await pollUntil(
         async () => {
           const claim = await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, 0);
@@ -55,9 +55,9 @@ export const recoveryChecks: Check[] = [
         takenAt + DYING_RUN + 1_000,
       );
       assert.equal(recovered.attempt, 2);
-      assert.ok(recovered.previousHolder.length > 0, 'a recovery names who ran the attempt before');
-      if (diedRunBy !== undefined) assert.equal(recovered.previousHolder, diedRunBy, 'the previous holder');
-      await assertRecord(provider, name, { state: 'running', attempt: 2, held: true, previousHolder: diedRunBy });
+      assert.ok(recovered.previousNode.length > 0, 'a recovery names who ran the attempt before');
+      if (diedRunBy !== undefined) assert.equal(recovered.previousNode, diedRunBy, 'the previous holder');
+      await assertRecord(provider, name, { state: 'running', attempt: 2, held: true, previousNode: diedRunBy });
       await finish(recovered.lock, 'succeeded');
       const settled = await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, 0);
       assert.deepEqual(settled, { refused: 'settled', state: 'succeeded' });

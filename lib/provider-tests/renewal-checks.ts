@@ -53,12 +53,12 @@ export const renewalChecks: CheckDefinition<LeaseRenewingLockProvider>[] = [
   },
 ];
 
-/** `checkStore()`: the startup check passes on a store that accepts the provider as the kit reaches it. */
+/** `checkProvider()`: the startup check passes on a store that accepts the provider as the kit reaches it. */
 export const storeChecks: CheckDefinition<StartupCheckingLockProvider>[] = [
   {
     name: 'resolves the startup check on a store that accepts the provider',
     async run({ provider }) {
-      assert.equal(await provider.checkStore(), undefined);
+      assert.equal(await provider.checkProvider(), undefined);
     },
   },
 ];

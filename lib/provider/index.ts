@@ -1,6 +1,6 @@
 /**
  * `nest-scheduler-lock/provider`: the plug-in contract, for people who write a store (or instrument runs).
- * An app needs none of it: the main entry has what an app uses, and the four names a store's author starts from.
+ * An app needs none of it; the operator console's records (JobOverview, HistoryEntry...) are in the main entry.
  *
  * @module nest-scheduler-lock/provider
  */
@@ -35,31 +35,27 @@ export type {
   RecoveringLockProvider,
   StartupCheckingLockProvider,
 } from '../core/provider/provider-abilities.js';
-export type { OutageLog, StoreOutageMonitor, StoreOutageReport } from '../core/provider/store-outage-report.js';
+export type { OutageLog, ProviderOutageMonitor, ProviderOutageReport } from '../core/provider/store-outage-report.js';
 export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 
 // The operator console's port, and the framework-free admin on top of it.
 export {
   DEFAULT_HISTORY_LIMIT,
   type LockState,
-  type OperatorStore,
+  type OperatorProvider,
   type TriggerQueueing,
 } from '../operators/operator-store.js';
 export type {
   CatalogueJob,
-  ClusterNode,
-  HistoryEntry,
   HistoryOutcome,
+  OperatorEntry,
   PauseState,
-  RunHistoryEntry,
-  SteeringEntry,
-  SteeringNote,
   TriggerRequest,
   TriggerResult,
 } from '../operators/cluster-records.js';
-export type { SteeringAction } from '../core/task/lock-events.js';
-export type { JobOverview, LastRun } from '../operators/job-overview.js';
-export { ClusterAdmin, UnknownJobError, type TriggerOutcome } from '../operators/cluster-admin.js';
+export type { OperatorAction } from '../core/task/lock-events.js';
+export type { LastRun } from '../operators/job-overview.js';
+export { ClusterAdmin } from '../operators/cluster-admin.js';
 export { ACTOR_MAX_LENGTH, REASON_MAX_LENGTH } from '../operators/steering-note.js';
 
 // Other extension points of the executor: its settings, logger and run instrumentation.

@@ -43,7 +43,7 @@ export interface JobHealth {
   readonly lastOccurrence?: {
     readonly occurrence: string;
     readonly state: JobRecord['state'];
-    readonly runBy: string;
+    readonly node: string;
     readonly held: boolean;
   };
 }
@@ -114,7 +114,7 @@ export class SchedulerLockHealthIndicator implements OnModuleDestroy {
   private async unhealthyJobs(): Promise<Record<string, string>> {
     // The store answered the probe just now; a failure here is the probe's next time to report.
     const healths = await this.admin.listHealth().catch(() => []);
-    return Object.fromEntries(healths.filter((job) => job.unhealthy).map((job) => [job.name, job.state]));
+    return Object.fromEntries(healths.filter((job) => job.unhealthy).map((job) => [job.jobName, job.state]));
   }
 
   onModuleDestroy(): void {
@@ -134,7 +134,7 @@ export class SchedulerLockHealthIndicator implements OnModuleDestroy {
         lastOccurrence: {
           occurrence: record.occurrence.toISOString(),
           state: record.state,
-          runBy: record.runBy,
+          node: record.node,
           held: record.held,
         },
       }),

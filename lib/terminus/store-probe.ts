@@ -1,5 +1,5 @@
 import { formatDuration } from '../core/provider/duration.js';
-import { LockStoreUnavailableError } from '../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../core/provider/errors.js';
 import type { JobRecord, LockProvider } from '../core/provider/lock-provider.js';
 import { canReadJobRecords } from '../core/provider/provider-abilities.js';
 
@@ -44,6 +44,6 @@ export async function probeStore(
 
 /** `connection refused (ECONNREFUSED)` for a store failure the library described; else the error's class. */
 function failureKind(error: unknown): string {
-  if (error instanceof LockStoreUnavailableError) return error.reason;
+  if (error instanceof LockProviderUnavailableError) return error.reason;
   return error instanceof Error ? error.name : 'failed';
 }

@@ -7,7 +7,7 @@ import type { SchedulerLockModuleOptions } from '../nest/scheduler-lock-module-o
 import { SCHEDULER_LOCK_MODULE_OPTIONS } from '../nest/scheduler-lock.module-definition.js';
 import { createSchedulerLockSettings, type SchedulerLockSettings } from '../nest/scheduler-lock.settings.js';
 import { TestNode } from './test-node.js';
-import { TestLockStore } from './test-lock-store.js';
+import { TestLockProvider } from './test-lock-store.js';
 import { TickRecorder } from './tick-recorder.js';
 
 /**
@@ -22,38 +22,38 @@ export interface ProviderOverrides<Builder> {
 
 /** Where a node of the simulated cluster keeps its locks, and who it is; another key or value throws naming it. */
 export interface TestNodeOptions {
-  /** The store every node of the test shares: a {@link TestLockStore}. */
-  store: TestLockStore;
-  /** This node's name, in history and for the console (`lockedBy`): a non-empty string. */
-  lockedBy: string;
+  /** The store every node of the test shares: a {@link TestLockProvider}. */
+  store: TestLockProvider;
+  /** This node's name, in history and for the console (`node`): a non-empty string. */
+  node: string;
 }
 
 const SUBJECT = 'SchedulerLockTest.override() options';
-const TEST_NODE_OPTIONS: readonly (keyof TestNodeOptions)[] = ['store', 'lockedBy'];
+const TEST_NODE_OPTIONS: readonly (keyof TestNodeOptions)[] = ['store', 'node'];
 
 /** Options only a Redis store reads (or, `historyLimit`, a store of its own): a test node's store is shared. */
 const STORE_ONLY_OPTIONS = ['redis', 'keyPrefix', 'minReplicasToAck', 'replicaAckTimeout', 'historyLimit'] as const;
 
 /**
  * The entry of `nest-scheduler-lock/testing`, after `@nestjs/testing`'s `Test`: {@link override} puts an app's
- * `SchedulerLockModule` on a {@link TestLockStore} (whatever its `redis` or `provider` option says; its other
+ * `SchedulerLockModule` on a {@link TestLockProvider} (whatever its `redis` or `provider` option says; its other
  * options stay), and {@link node} drives that app's jobs.
  */
 export class SchedulerLockTest {
   /**
-   * Builds the app's `SchedulerLockModule` on `store` as the node `lockedBy`: no Redis connection, the same
+   * Builds the app's `SchedulerLockModule` on `store` as the node `node`: no Redis connection, the same
    * executor, registry proxy and occurrence logic as in production. Returns the builder, for `.compile()`.
    */
   static override<Builder>(builder: ProviderOverrides<Builder>, options: TestNodeOptions): Builder {
-    const { store, lockedBy } = testNodeOptions(options);
+    const { store, node } = testNodeOptions(options);
     return builder.overrideProvider(SCHEDULER_LOCK_SETTINGS).useFactory({
       factory: (options: SchedulerLockModuleOptions): Promise<SchedulerLockSettings> => {
         const kept: SchedulerLockModuleOptions = { ...options };
         for (const option of STORE_ONLY_OPTIONS) delete kept[option];
         return createSchedulerLockSettings({
           ...kept,
-          provider: store.provider(lockedBy),
-          lockedBy,
+          provider: store.provider(node),
+          node,
           instrumentation: new TickRecorder(options.instrumentation),
         });
       },
@@ -73,10 +73,10 @@ export class SchedulerLockTest {
 }
 
 function testNodeOptions(options: TestNodeOptions): TestNodeOptions {
-  const { store, lockedBy } = optionsObject(options, TEST_NODE_OPTIONS, SUBJECT);
-  if (!(store instanceof TestLockStore)) {
-    throw new SchedulerLockConfigurationError(`${SUBJECT}: store must be a TestLockStore (got ${quoted(store)})`);
+  const { store, node } = optionsObject(options, TEST_NODE_OPTIONS, SUBJECT);
+  if (!(store instanceof TestLockProvider)) {
+    throw new SchedulerLockConfigurationError(`${SUBJECT}: store must be a TestLockProvider (got ${quoted(store)})`);
   }
-  if (lockedBy === undefined) throw new SchedulerLockConfigurationError(`${SUBJECT}: lockedBy is required`);
-  return { store, lockedBy: nonEmptyStringOption(lockedBy, '', 'lockedBy', SUBJECT) };
+  if (node === undefined) throw new SchedulerLockConfigurationError(`${SUBJECT}: node is required`);
+  return { store, node: nonEmptyStringOption(node, '', 'node', SUBJECT) };
 }

@@ -13,7 +13,7 @@ const UNTIL_RELEASED = 365 * 24 * 3_600_000;
 /** How many runs and operator actions each job's history keeps in a test: all of a test's, in practice. */
 const TEST_HISTORY_LIMIT = 10_000;
 
-/** Options of {@link TestLockStore.hold}; another key, or another value, throws naming it. */
+/** Options of {@link TestLockProvider.hold}; another key, or another value, throws naming it. */
 export interface HoldOptions {
   /** The node that holds it, as history and the console show it: a non-empty string. Default `'another-node'`. */
   as?: string;
@@ -31,7 +31,7 @@ export interface HeldTestLock {
   /** The lock's name. */
   readonly name: string;
   /** The node that holds it. */
-  readonly lockedBy: string;
+  readonly node: string;
   /** Gives the lock back; does nothing once it has expired or was lost. */
   release(): Promise<void>;
 }
@@ -39,17 +39,17 @@ export interface HeldTestLock {
 /**
  * One in-memory store shared by the nodes of a simulated cluster in one process: the locks, the job records of
  * once-per-occurrence jobs and the console's records, with the same semantics as Redis (it is the store of
- * `InMemoryLockProvider`). Each node gets its own provider from {@link provider}, with its own `lockedBy`.
+ * `InMemoryLockProvider`). Each node gets its own provider from {@link provider}, with its own `node`.
  *
  * Time: locks expire on `performance.now()` and records use `Date.now()`, read on every call, so they follow
  * Jest's and Vitest's fake timers.
  */
-export class TestLockStore {
+export class TestLockProvider {
   private readonly store = new InMemoryStore(TEST_HISTORY_LIMIT);
 
-  /** A provider that is the node `lockedBy` of this store's cluster. */
-  provider(lockedBy: string): InMemoryLockProvider {
-    return new InMemoryLockProvider({ lockedBy, store: this.store });
+  /** A provider that is the node `node` of this store's cluster. */
+  provider(node: string): InMemoryLockProvider {
+    return new InMemoryLockProvider({ node, store: this.store });
   }
 
   /**
@@ -59,14 +59,14 @@ export class TestLockStore {
    * @throws Error when the lock is held already.
    */
   async hold(name: string, options?: HoldOptions): Promise<HeldTestLock> {
-    const subject = `TestLockStore.hold("${name}") options`;
+    const subject = `TestLockProvider.hold("${name}") options`;
     const given = optionsObject(options, HOLD_OPTIONS, subject);
-    const lockedBy = nonEmptyStringOption(given.as, ANOTHER_NODE, 'as', subject);
+    const node = nonEmptyStringOption(given.as, ANOTHER_NODE, 'as', subject);
     const lockAtMostFor = positiveDurationOption(given.for, UNTIL_RELEASED, 'for', subject);
     const configuration = createLockConfiguration(name, { lockAtMostFor }, { lockAtMostFor, lockAtLeastFor: 0 });
-    const lock = await this.provider(lockedBy).lock(configuration);
-    if (!lock) throw new Error(`Cannot hold lock "${name}" as ${lockedBy}: ${this.holderOf(name)} holds it`);
-    return { name, lockedBy, release: () => releaseIfHeld(lock) };
+    const lock = await this.provider(node).lock(configuration);
+    if (!lock) throw new Error(`Cannot hold lock "${name}" as ${node}: ${this.holderOf(name)} holds it`);
+    return { name, node, release: () => releaseIfHeld(lock) };
   }
 
   /**
@@ -114,7 +114,7 @@ export class TestLockStore {
   }
 
   private holderOf(name: string): string {
-    return this.store.locks.holder(name)?.lockedBy ?? 'another node';
+    return this.store.locks.holder(name)?.node ?? 'another node';
   }
 }
 

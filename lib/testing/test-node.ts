@@ -32,8 +32,8 @@ type Fire = () => unknown;
  */
 export class TestNode {
   private constructor(
-    /** This node's `lockedBy`. */
-    readonly lockedBy: string,
+    /** This node's `node`. */
+    readonly node: string,
     /** The console on the test store: pause, resume, trigger, unlock, history. */
     readonly admin: SchedulerLockAdmin,
     /** This node's lock events. */
@@ -56,11 +56,11 @@ export class TestNode {
     if (!(recorder instanceof TickRecorder)) {
       throw new Error(
         'SchedulerLockTest.node(app): build the app with SchedulerLockTest.override(Test.createTestingModule(...), ' +
-          '{ store, lockedBy }) so that its ticks run on the test store',
+          '{ store, node }) so that its ticks run on the test store',
       );
     }
     const node = new TestNode(
-      settings.lockedBy,
+      settings.node,
       app.get(SchedulerLockAdmin),
       app.get(LockEvents),
       app,
@@ -87,7 +87,7 @@ export class TestNode {
   async tick(jobName: string, options: TickOptions = {}): Promise<TickOutcome> {
     const fire = this.scheduled(jobName);
     const at = options.at === undefined ? undefined : +options.at;
-    return this.recorder.tick(jobName, this.lockedBy, () => {
+    return this.recorder.tick(jobName, this.node, () => {
       if (at === undefined) return fire();
       // The tick reads the clock once, synchronously, to pick its occurrence: the node's clock reads `at` then.
       const now = Date.now;
@@ -132,7 +132,7 @@ export class TestNode {
   }
 
   private scheduled(jobName: string): Fire {
-    if (!this.jobs.get(jobName)) throw new Error(`No locked job named "${jobName}" on ${this.lockedBy}`);
+    if (!this.jobs.get(jobName)) throw new Error(`No locked job named "${jobName}" on ${this.node}`);
     for (const kind of ['cron', 'interval', 'timeout'] as const) {
       if (!this.registry.doesExist(kind, jobName)) continue;
       if (kind === 'cron') {
@@ -143,6 +143,6 @@ export class TestNode {
       const tick = this.registered.get(jobName)?.timerTick;
       if (tick) return tick;
     }
-    throw new Error(`Job "${jobName}" is not in the SchedulerRegistry of ${this.lockedBy} (not started, or removed)`);
+    throw new Error(`Job "${jobName}" is not in the SchedulerRegistry of ${this.node} (not started, or removed)`);
   }
 }

@@ -3,7 +3,7 @@ import type { HistoryEntry, HistoryOutcome } from '../operators/cluster-records.
 
 /** One run of a job as the store recorded it when it ended. */
 export interface TestRun {
-  /** The node that ran it (its `lockedBy`). */
+  /** The node that ran it (its `node`). */
   readonly node: string;
   /** For a once-per-occurrence cron job: the fire time the run belonged to. */
   readonly occurrence: Date | undefined;

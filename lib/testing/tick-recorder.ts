@@ -25,7 +25,7 @@ export interface TickRan {
   readonly lost: LockLostReason | undefined;
 }
 
-/** A tick that did not run the handler, and why (`locked`, `already-ran`, `paused`, `store-error`, `shutdown`). */
+/** A tick that did not run the handler, and why (`locked`, `already-ran`, `paused`, `provider-error`, `shutdown`). */
 export interface TickSkipped {
   readonly status: 'skipped';
   readonly jobName: string;
@@ -116,7 +116,7 @@ export class TickRecorder implements RunInstrumentation {
       const { occurrence, fencingToken, signal } = probe.run;
       const aborted = signal.aborted ? (signal.reason as { reason?: LockLostReason }).reason : undefined;
       const lost =
-        aborted ?? (event.type === 'release-failed' && event.reason !== 'store-error' ? event.reason : undefined);
+        aborted ?? (event.type === 'release-failed' && event.reason !== 'provider-error' ? event.reason : undefined);
       const handled = probe.handled ?? { failed: false };
       probe.settle({ status: 'ran', jobName, node, occurrence, fencingToken, lost, ...handled });
     }

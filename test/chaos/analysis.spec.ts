@@ -307,7 +307,7 @@ describe('chaos analysis', () => {
       mono: at(seconds),
       event: 'skipped',
       lock: 'tick',
-      reason: 'store-error',
+      reason: 'provider-error',
     });
     const lines: RunLogLine[] = [
       ...cleanSoak(),

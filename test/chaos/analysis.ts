@@ -405,7 +405,7 @@ export function findQuietErrors(
       (line.type === 'lock-event' &&
         (line.event === 'lost' ||
           line.event === 'release-failed' ||
-          (line.event === 'skipped' && line.reason === 'store-error')));
+          (line.event === 'skipped' && line.reason === 'provider-error')));
     if (!isError || excused.some(([from, to]) => line.mono >= from && line.mono <= to)) continue;
     // Its own timers ran a second late shortly before: an acquire or renewal timeout says nothing about Redis.
     const lagged = delays.some(

@@ -39,7 +39,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
 
 /** What every line of an app's journal carries. */
 interface AppLineBase {
-  /** The app's name (`app-1` …), also its `lockedBy`; it keeps its name across restarts. */
+  /** The app's name (`app-1` …), also its `node`; it keeps its name across restarts. */
   readonly node: string;
   readonly pid: number;
   readonly mono: number;
@@ -67,7 +67,7 @@ export type AppLine =
         readonly occurrence?: number;
         /** Cron jobs: 1, or `currentLock().recovery.attempt` for a re-run after a crash. */
         readonly attempt?: number;
-        readonly previousHolder?: string;
+        readonly previousNode?: string;
       })
   /** The run's `signal` aborted; `reason` is the `LockLostError`'s. The run stops at once. */
   | (AppLineBase & RunFields & { readonly type: 'abort'; readonly reason: string })

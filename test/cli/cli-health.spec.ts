@@ -5,7 +5,7 @@ import { ClusterAdmin } from '../../lib/operators/cluster-admin.js';
 import { ElectionAdmin } from '../../lib/operators/election-admin.js';
 import type { CatalogueJob, RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
-import type { InMemoryOperatorStore } from '../../lib/providers/in-memory/in-memory-operator-store.js';
+import type { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-store.js';
 
 const T0 = Date.parse('2027-01-01T00:00:00Z');
 const JOB: CatalogueJob = {
@@ -23,7 +23,7 @@ function ran(second: number, outcome: RunHistoryEntry['outcome'] = 'succeeded'):
   return { type: 'run', occurrence, node: 'node-1', startedAt: occurrence + 5, outcome, attempt: 1 };
 }
 
-let store: InMemoryOperatorStore;
+let store: InMemoryOperatorProvider;
 /** `health` as the CLI runs it against the store, with the apps' grace of 500 ms. */
 async function health(): Promise<{ failure?: string; text: string; json: unknown }> {
   const invocation = parseInvocation(['health', '--redis', 'localhost:6379', '--grace', '500ms'], {});
@@ -34,8 +34,8 @@ async function health(): Promise<{ failure?: string; text: string; json: unknown
 
 beforeEach(async () => {
   jest.useFakeTimers({ now: T0 - 100 });
-  store = new InMemoryLockProvider({ lockedBy: 'node-1' }).operatorStore() as InMemoryOperatorStore;
-  const node = { lockedBy: 'node-1', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [JOB.jobName] };
+  store = new InMemoryLockProvider({ node: 'node-1' }).operatorProvider() as InMemoryOperatorProvider;
+  const node = { node: 'node-1', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [JOB.jobName] };
   await store.publish(node, [JOB]);
 });
 afterEach(() => jest.useRealTimers());
@@ -56,11 +56,11 @@ describe('nest-scheduler-lock health: a probe exit code', () => {
   });
 
   it('leaves out a job no known node runs: one removed from the code, once its nodes are forgotten', async () => {
-    await store.publish({ lockedBy: 'old', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [] }, [
+    await store.publish({ node: 'old', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [] }, [
       { ...JOB, jobName: 'removed', lockName: 'removed' },
     ]);
     jest.setSystemTime(T0 + 60_000);
-    expect(((await health()).json as { name: string }[]).map((job) => job.name)).toEqual(['every-2s']);
+    expect(((await health()).json as { jobName: string }[]).map((job) => job.jobName)).toEqual(['every-2s']);
   });
 
   it('fails for a failing job, and refuses a bad --grace or --failing-after as a usage error', async () => {

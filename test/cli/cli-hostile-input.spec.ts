@@ -14,7 +14,7 @@ const ESCAPED_REASON = '\\u001b]0;PWNED\\u0007\\u001b[2J\\u001b[31mRED\\u001b[0m
 /** An actor that erases the line above and writes right to left. */
 const HOSTILE_ACTOR = 'ops\u001b[1A\u001b[2K\u202eroot';
 const ESCAPED_ACTOR = 'ops\\u001b[1A\\u001b[2K\\u202eroot';
-/** A node name that rings and recolours; `lockedBy` comes from the app's configuration or the host name. */
+/** A node name that rings and recolours; `node` comes from the app's configuration or the host name. */
 const HOSTILE_NODE = 'node-\u001b[31ma\u0007';
 const ESCAPED_NODE = 'node-\\u001b[31ma\\u0007';
 

@@ -20,17 +20,17 @@ describe('nest-scheduler-lock --json', () => {
 
   it('escapes C1 controls and bidi marks as \\uXXXX, as the tables do; JSON.parse gives the text back', async () => {
     const hidden = ['\u0085', '\u009b', '\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069'];
-    const lockedBy = `node-${hidden.join('-')}31m`;
+    const node = `node-${hidden.join('-')}31m`;
     const at = Date.now();
     await new RedisLockProvider(redis, { keyPrefix: prefix })
-      .operatorStore()
-      .publish({ lockedBy, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [] }, []);
+      .operatorProvider()
+      .publish({ node, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [] }, []);
 
     const { code, stdout } = await cli(['nodes', '--json', '--prefix', prefix], { REDIS_URL: SHARED_REDIS_URL });
     expect(code).toBe(0);
     expect(hidden.filter((character) => stdout.includes(character))).toEqual([]);
     expect(stdout).toContain('node-\\u0085-\\u009b-\\u061c-\\u200e-\\u200f-\\u202a-\\u202e-\\u2066-\\u206931m');
-    expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ lockedBy })]);
+    expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ node })]);
   });
 });
 

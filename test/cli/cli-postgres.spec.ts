@@ -59,10 +59,10 @@ async function startNodes(...names: string[]): Promise<SchedulerApp[]> {
     names.map((name) => {
       const pool = postgresPool();
       pools.push(pool);
-      return startOperatedApp(name, gate, { provider: new PostgresLockProvider(pool, { schema, lockedBy: name }) });
+      return startOperatedApp(name, gate, { provider: new PostgresLockProvider(pool, { schema, node: name }) });
     }),
   );
-  await waitForNodes(new PostgresLockProvider(admin, { schema }).operatorStore(), names);
+  await waitForNodes(new PostgresLockProvider(admin, { schema }).operatorProvider(), names);
   return apps;
 }
 
@@ -77,17 +77,14 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       ['report', '*', 'no'],
       ['sweep', 'every', 'no'],
     ]);
-    expect((await operator.json<JobOverview[]>('jobs')).map((job) => job.name)).toEqual(JOB_NAMES);
+    expect((await operator.json<JobOverview[]>('jobs')).map((job) => job.jobName)).toEqual(JOB_NAMES);
     expect(fields(await operator.text('job', 'noon'))).toMatchObject({
       job: 'noon',
       lock: 'reports.noon',
       kind: 'cron',
       nodes: 'node-a, node-b',
     });
-    expect((await operator.json<{ lockedBy: string }[]>('nodes')).map((node) => node.lockedBy)).toEqual([
-      'node-a',
-      'node-b',
-    ]);
+    expect((await operator.json<{ node: string }[]>('nodes')).map((node) => node.node)).toEqual(['node-a', 'node-b']);
     const [run] = await operator.json<HistoryEntry[]>('history', 'report', '--limit', '1');
     expect(run).toMatchObject({ type: 'run', outcome: 'succeeded' });
     expect(tableRows(await operator.text('history', 'report', '--limit', '1'))).toEqual([
@@ -154,7 +151,7 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
     const [unlock] = await operator
       .json<HistoryEntry[]>('history', 'noon', '--limit', '50')
       .then((entries) => entries.filter((entry) => entry.type === 'unlock'));
-    expect(unlock).toMatchObject({ actor: 'ops:carol', reason: 'stuck', formerHolder: 'node-a' });
+    expect(unlock).toMatchObject({ actor: 'ops:carol', reason: 'stuck', formerNode: 'node-a' });
     expect(await operator.text('unlock', 'noon')).toBe('noon was not locked.\n');
     expect(gate.runs.filter((entry) => entry.job === 'noon')).toHaveLength(1);
   });

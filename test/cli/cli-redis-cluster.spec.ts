@@ -48,7 +48,7 @@ describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
     );
 
     const jobs = await operator.json<JobOverview[]>('jobs');
-    expect(jobs.map((job) => [job.name, job.nodes])).toEqual(JOB_NAMES.map((name) => [name, ['node-a']]));
+    expect(jobs.map((job) => [job.jobName, job.nodes])).toEqual(JOB_NAMES.map((name) => [name, ['node-a']]));
 
     gate.hold('noon');
     const started = nextEvent(app.events$, jobEvent('started', 'noon'));
@@ -70,7 +70,7 @@ describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
 
     const throughOneNode = new Operator(['--cluster', '--redis', `redis://127.0.0.1:${third}`, ...connection]);
     const nodes = await throughOneNode.json<ClusterNode[]>('nodes');
-    expect(nodes.map((node) => node.lockedBy)).toEqual(['node-a']);
+    expect(nodes.map((node) => node.node)).toEqual(['node-a']);
   });
 
   it('without --cluster, through a node that does not serve the key: exit code 1, what Redis answered, the hint', async () => {

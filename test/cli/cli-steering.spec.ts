@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { filter, firstValueFrom, merge, take, timeout, toArray } from 'rxjs';
 import { LockLostError, type HistoryEntry, type JobOverview } from '../../lib/index.js';
-import { type OperatorStore, type SteeringEntry } from '../../lib/provider/index.js';
+import { type OperatorProvider, type OperatorEntry } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
@@ -43,7 +43,7 @@ describe('nest-scheduler-lock pause / resume', () => {
     expect(skipped.map((event) => [event.type, 'reason' in event && event.reason])).toEqual(
       Array(4).fill(['skipped', 'paused']),
     );
-    expect(new Set(skipped.map((event) => event.lockedBy))).toEqual(new Set(['node-a', 'node-b']));
+    expect(new Set(skipped.map((event) => event.node))).toEqual(new Set(['node-a', 'node-b']));
     expect(await job('report')).toMatchObject({
       paused: true,
       pause: { actor: 'ops:alice', reason: 'database migration' },
@@ -109,16 +109,14 @@ describe('nest-scheduler-lock trigger', () => {
     }>('trigger', 'noon', '--actor', 'ops:alice');
     expect(outcome).toMatchObject({ job: 'noon', triggered: true, result: { state: 'started' } });
     expect(['node-a', 'node-b']).toContain(outcome.result.node);
-    expect((await firstStart).lockedBy).toBe(outcome.result.node);
+    expect((await firstStart).node).toBe(outcome.result.node);
     await released;
     // The request is taken (HDEL) by the node that ran it: no other node can take it any more.
     expect(await cluster.shared.client.hexists(`${cluster.shared.prefix}:triggers`, 'noon')).toBe(0);
     await Promise.all(apps.map((app) => app.close()));
     const starts = apps.flatMap((app) => app.recorded.filter(jobEvent('started', 'noon')));
     expect(starts).toHaveLength(1);
-    expect(cluster.gate.runs.filter((run) => run.job === 'noon').map((run) => run.lockedBy)).toEqual([
-      outcome.result.node,
-    ]);
+    expect(cluster.gate.runs.filter((run) => run.job === 'noon').map((run) => run.node)).toEqual([outcome.result.node]);
 
     const [run] = await cluster.operator.json<HistoryEntry[]>('history', 'noon');
     expect(run).toMatchObject({ type: 'run', outcome: 'succeeded', node: outcome.result.node });
@@ -142,7 +140,12 @@ describe('nest-scheduler-lock trigger', () => {
     });
     const refused = await cluster.operator.run('trigger', 'noon', '--json');
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout)).toEqual({ job: 'noon', triggered: false, reason: 'running', holder: 'node-a' });
+    expect(JSON.parse(refused.stdout)).toEqual({
+      job: 'noon',
+      triggered: false,
+      reason: 'running',
+      holdingNode: 'node-a',
+    });
     expect(refused.stderr).toMatch(/^nest-scheduler-lock: refused: noon is running on node-a;.*\n$/);
     expect(cluster.gate.runs.filter((run) => run.job === 'noon')).toHaveLength(1);
     expect(cluster.gate.runs[cluster.gate.runs.length - 1].signal.aborted).toBe(false);
@@ -151,12 +154,12 @@ describe('nest-scheduler-lock trigger', () => {
 
 describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () => {
   /** A live node that publishes `ghost` but runs no app: nothing takes its triggers. */
-  async function publishGhost(): Promise<OperatorStore> {
+  async function publishGhost(): Promise<OperatorProvider> {
     const { client, prefix } = cluster.shared;
-    const store = new RedisLockProvider(client, { keyPrefix: prefix }).operatorStore();
+    const store = new RedisLockProvider(client, { keyPrefix: prefix }).operatorProvider();
     const now = Date.now();
     // Last seen "in an hour": live for the CLI's whole run (3 heartbeats of 200 ms), however loaded the machine.
-    const node = { lockedBy: 'silent-node', version: '1', startedAt: now, lastSeen: now + 3_600_000, jobs: ['ghost'] };
+    const node = { node: 'silent-node', version: '1', startedAt: now, lastSeen: now + 3_600_000, jobs: ['ghost'] };
     await store.publish(node, [
       {
         jobName: 'ghost',
@@ -218,21 +221,21 @@ describe('nest-scheduler-lock unlock', () => {
     expect(run.signal.reason).toBeInstanceOf(LockLostError);
     expect(run.signal.reason).toMatchObject({ reason: 'not-owner', lockName: NOON.lockName });
 
-    expect(await job('noon')).toMatchObject({ holder: null });
+    expect(await job('noon')).toMatchObject({ holdingNode: null });
     const [unlock] = (await cluster.operator.json<HistoryEntry[]>('history', 'noon')).filter(
-      (entry): entry is SteeringEntry => entry.type === 'unlock',
+      (entry): entry is OperatorEntry => entry.type === 'unlock',
     );
     expect(unlock).toEqual({
       type: 'unlock',
       actor: 'ops:alice',
       reason: 'stuck',
-      formerHolder: 'node-a',
+      formerNode: 'node-a',
       at: expect.any(Number),
     });
     expect(await cluster.operator.json('unlock', 'noon', '--actor', 'ops:alice')).toEqual({
       job: 'noon',
       action: 'unlock',
-      formerHolder: null,
+      formerNode: null,
       actor: 'ops:alice',
     });
     // Already free: said so, and the history keeps its one unlock entry.

@@ -34,14 +34,14 @@ describe('nest-scheduler-lock jobs', () => {
     const jobs = await cluster.operator.json<JobOverview[]>('jobs');
     const after = Date.now();
 
-    expect(jobs.map((job) => job.name)).toEqual(JOB_NAMES);
+    expect(jobs.map((job) => job.jobName)).toEqual(JOB_NAMES);
     const [noon, report, sweep] = jobs;
     expect(noon).toMatchObject({
       kind: 'cron',
       schedule: NOON.cron,
       timeZone: NOON.timeZone,
       paused: false,
-      holder: null,
+      holdingNode: null,
       lockedUntil: null,
       nextFireAt: nextTokyoNoon(before),
       lastRun: null,
@@ -54,7 +54,7 @@ describe('nest-scheduler-lock jobs', () => {
     expect(report.nextFireAt).toBeLessThanOrEqual(after + 1_000);
     expect(report.nextFireAt! % 1_000).toBe(0);
     const lastRun = report.lastRun!;
-    expect(lastRun).toMatchObject({ state: 'succeeded', node: 'node-a', attempt: 1 });
+    expect(lastRun).toMatchObject({ outcome: 'succeeded', node: 'node-a', attempt: 1 });
     // A once-per-occurrence job: the run's nominal fire time, a whole second.
     expect(lastRun.occurrence! % 1_000).toBe(0);
     expect(lastRun.finishedAt).toBeGreaterThanOrEqual(lastRun.startedAt);
@@ -67,8 +67,8 @@ describe('nest-scheduler-lock jobs', () => {
     await startNoon(app);
 
     const beforeHeld = Date.now();
-    const held = (await cluster.operator.json<JobOverview[]>('jobs')).find((job) => job.name === 'noon')!;
-    expect(held.holder).toBe('node-a');
+    const held = (await cluster.operator.json<JobOverview[]>('jobs')).find((job) => job.jobName === 'noon')!;
+    expect(held.holdingNode).toBe('node-a');
     // A keepAlive lock is held one lease at a time.
     expect(held.lockedUntil).toBeGreaterThan(beforeHeld);
     expect(held.lockedUntil).toBeLessThanOrEqual(Date.now() + NOON_LEASE_MS);
@@ -96,10 +96,10 @@ describe('nest-scheduler-lock jobs', () => {
     const released = nextEvent(app.events$, jobEvent('released', 'noon'));
     cluster.gate.open('noon');
     await released;
-    const free = (await cluster.operator.json<JobOverview[]>('jobs')).find((job) => job.name === 'noon')!;
-    expect(free).toMatchObject({ holder: null, lockedUntil: null });
+    const free = (await cluster.operator.json<JobOverview[]>('jobs')).find((job) => job.jobName === 'noon')!;
+    expect(free).toMatchObject({ holdingNode: null, lockedUntil: null });
     expect(free.lastRun).toMatchObject({
-      state: 'succeeded',
+      outcome: 'succeeded',
       node: 'node-a',
       occurrence: null,
       manual: { actor: 'ops:test' },
@@ -128,7 +128,7 @@ describe('nest-scheduler-lock job NAME', () => {
     const [listed] = await cluster.operator.json<JobOverview[]>('jobs');
     const job = await cluster.operator.json<JobOverview>('job', 'noon');
     expect(job).toEqual({ ...listed, lockedUntil: expect.any(Number) });
-    expect(job).toMatchObject({ name: 'noon', lockName: NOON.lockName, holder: 'node-a', nodes: ['node-a'] });
+    expect(job).toMatchObject({ jobName: 'noon', lockName: NOON.lockName, holdingNode: 'node-a', nodes: ['node-a'] });
     expect(job.lockedSince).toBeLessThanOrEqual(Date.now());
 
     const view = fields(await cluster.operator.text('job', 'noon'));
@@ -203,7 +203,7 @@ describe('nest-scheduler-lock nodes', () => {
   it('lists the live nodes with their jobs, and no longer a node silent for 3 heartbeats', async () => {
     const [, nodeB] = await startNodes('node-a', 'node-b');
     const nodes = await cluster.operator.json<ClusterNode[]>('nodes');
-    expect(nodes.map((node) => node.lockedBy)).toEqual(['node-a', 'node-b']);
+    expect(nodes.map((node) => node.node)).toEqual(['node-a', 'node-b']);
     for (const node of nodes) {
       expect([...node.jobs].sort()).toEqual(JOB_NAMES);
       expect(node.version).toMatch(/^\d+\.\d+\.\d+/);
@@ -220,8 +220,7 @@ describe('nest-scheduler-lock nodes', () => {
 
     await nodeB.close();
     await waitUntil(
-      async () =>
-        (await cluster.operator.json<ClusterNode[]>('nodes')).map((node) => node.lockedBy).join() === 'node-a',
+      async () => (await cluster.operator.json<ClusterNode[]>('nodes')).map((node) => node.node).join() === 'node-a',
       'the CLI lists node-a alone',
     );
   });

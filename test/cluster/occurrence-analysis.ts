@@ -1,4 +1,4 @@
-import type { SkipReason } from 'nest-scheduler-lock';
+import type { TaskResult } from 'nest-scheduler-lock';
 import type { StartMessage } from './fixtures/worker-protocol.js';
 import type { WorkerCluster } from './worker-cluster.js';
 
@@ -27,7 +27,7 @@ export interface TickOutcome {
   instance: string;
   /** The occurrence the tick belongs to (see {@link tickOutcomes}). */
   occurrence: number;
-  outcome: 'ran' | SkipReason;
+  outcome: 'ran' | Extract<TaskResult<unknown>, { executed: false }>['reason'];
   /** When, on the worker's clock. */
   at: number;
 }

@@ -185,7 +185,7 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     expect(reRun.instance).not.toBe(rerunCrash.instance);
     expect(reRun).toMatchObject<Partial<StartMessage>>({
       catchUp: false,
-      recovery: { attempt: 2, previousHolder: rerunCrash.instance },
+      recovery: { attempt: 2, previousNode: rerunCrash.instance },
     });
     expect(reRun.startedAt - rerunCrash.killedAt).toBeGreaterThanOrEqual(graceMs);
     expect(reRun.startedAt - rerunCrash.killedAt).toBeLessThanOrEqual(leaseMs + graceMs + pollMs);

@@ -68,7 +68,7 @@ describe('three worker processes on PostgreSQL whose connections are reset', () 
     }
     // The ticks in between were skipped as store errors, on every app.
     const storeErrors = workers.messages.filter(
-      (m) => m.kind === 'lock-event' && m.event.type === 'skipped' && m.event.reason === 'store-error',
+      (m) => m.kind === 'lock-event' && m.event.type === 'skipped' && m.event.reason === 'provider-error',
     );
     expect(new Set(storeErrors.map((m) => m.instance))).toEqual(new Set(INSTANCES));
 

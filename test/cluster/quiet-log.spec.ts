@@ -94,7 +94,7 @@ function isStoreErrorSkip(message: WorkerMessage, instance: string, since: numbe
     message.kind === 'lock-event' &&
     message.instance === instance &&
     message.event.type === 'skipped' &&
-    message.event.reason === 'store-error' &&
+    message.event.reason === 'provider-error' &&
     message.event.at >= since
   );
 }

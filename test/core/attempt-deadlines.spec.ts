@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { AttemptDeadlines } from '../../lib/core/executor/attempt-deadlines.js';
-import { LockStoreUnavailableError } from '../../lib/core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../lib/core/provider/errors.js';
 import { blockFor } from '../support/timing.js';
 
 describe('AttemptDeadlines', () => {
@@ -33,7 +33,7 @@ describe('AttemptDeadlines', () => {
       let answer!: (value: string) => void;
       const late = jest.fn();
       const attempt = deadlines.within(new Promise<string>((resolve) => (answer = resolve)), late);
-      const outcome = expect(attempt).rejects.toThrow(LockStoreUnavailableError);
+      const outcome = expect(attempt).rejects.toThrow(LockProviderUnavailableError);
       await jest.advanceTimersByTimeAsync(49);
       expect(late).not.toHaveBeenCalled();
       await jest.advanceTimersByTimeAsync(50);

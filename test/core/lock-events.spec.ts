@@ -20,7 +20,7 @@ describe('LockEvents subscribers', () => {
   it('never break a run: a subscriber that throws on every event leaves the task result and the release intact', async () => {
     const provider = new InMemoryLockProvider();
     const events = new LockEvents();
-    const executor = new LockingTaskExecutor(provider, { lockedBy: 'node-a', events });
+    const executor = new LockingTaskExecutor(provider, { node: 'node-a', events });
     const seen: string[] = [];
     const throwing = events.events$.subscribe((event) => {
       seen.push(event.type);
@@ -32,7 +32,7 @@ describe('LockEvents subscribers', () => {
     await waitUntil(() => reported.length === sequence.length, 'rxjs reported each exception (on a later turn)');
 
     expect(result).toEqual({ executed: true, result: 'report' });
-    expect((await provider.operatorStore().lockState('report')).holder).toBeUndefined(); // released
+    expect((await provider.operatorProvider().lockState('report')).holder).toBeUndefined(); // released
     // The subscriber stays subscribed and sees every event; rxjs reports each of its exceptions.
     expect(seen).toEqual(sequence);
     expect(reported).toEqual(

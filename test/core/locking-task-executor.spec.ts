@@ -7,12 +7,10 @@ import {
   LockingTaskExecutor,
   SchedulerLockConfigurationError,
   currentLock,
-  type ExecuteWithLockOptions,
   type LockEvent,
-  type LockProvider,
   type TaskResult,
 } from '../../lib/index.js';
-import { isLocked, lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
+import { isLocked, lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import {
@@ -22,7 +20,9 @@ import {
   UnreachableLockProvider,
 } from '../support/lock-provider-doubles.js';
 import { deferred } from '../support/wait-until.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
+import type { LockProvider } from '../../lib/provider/index.js';
+import type { ExecuteWithLockOptions } from '../../lib/core/executor/executor-settings.js';
 
 const LOCKED_BY = 'node-a';
 
@@ -30,7 +30,7 @@ const LOCKED_BY = 'node-a';
 function executorOn(provider: LockProvider) {
   const lockEvents = new LockEvents();
   const logger = new Logger('SchedulerLock');
-  const executor = new LockingTaskExecutor(provider, { lockedBy: LOCKED_BY, events: lockEvents, logger });
+  const executor = new LockingTaskExecutor(provider, { node: LOCKED_BY, events: lockEvents, logger });
   return { executor, events$: lockEvents.events$ };
 }
 
@@ -215,14 +215,14 @@ describe('LockingTaskExecutor', () => {
     expect(() => LockAssert.assertLocked()).toThrow(/not running under a scheduler lock/);
   });
 
-  it("currentLock() exposes the run's name, fencing token and lockedBy inside, the innermost lock when nested, and nothing outside", async () => {
+  it("currentLock() exposes the run's name, fencing token and node inside, the innermost lock when nested, and nothing outside", async () => {
     const provider = new RecordingLockProvider(store);
     const { executor } = executorOn(provider);
     const [outer, inner] = [uniqueLockName('outer'), uniqueLockName('inner')];
-    const seen: { name?: string; fencingToken?: number; lockedBy?: string }[] = [];
+    const seen: { name?: string; fencingToken?: number; node?: string }[] = [];
     const look = () => {
       const lock = currentLock();
-      seen.push({ name: lock?.name, fencingToken: lock?.fencingToken, lockedBy: lock?.lockedBy });
+      seen.push({ name: lock?.name, fencingToken: lock?.fencingToken, node: lock?.node });
     };
 
     expect(currentLock()).toBeUndefined();
@@ -238,9 +238,9 @@ describe('LockingTaskExecutor', () => {
 
     const [outerLock, innerLock] = provider.locks;
     expect(seen).toEqual([
-      { name: outer, fencingToken: outerLock.fencingToken, lockedBy: LOCKED_BY },
-      { name: inner, fencingToken: innerLock.fencingToken, lockedBy: LOCKED_BY },
-      { name: outer, fencingToken: outerLock.fencingToken, lockedBy: LOCKED_BY },
+      { name: outer, fencingToken: outerLock.fencingToken, node: LOCKED_BY },
+      { name: inner, fencingToken: innerLock.fencingToken, node: LOCKED_BY },
+      { name: outer, fencingToken: outerLock.fencingToken, node: LOCKED_BY },
     ]);
     expect(outerLock.fencingToken).toEqual(expect.any(Number));
   });
@@ -290,7 +290,7 @@ describe('LockingTaskExecutor', () => {
   });
 
   it.each(TASK_OUTCOMES)(
-    "keeps the task's $kind when the release fails, and emits release-failed (store-error)",
+    "keeps the task's $kind when the release fails, and emits release-failed (provider-error)",
     async ({ task, expectKept }) => {
       const releaseError = new Error('connection lost during release');
       const { executor, events$ } = executorOn(new FailingReleaseLockProvider(store, releaseError));
@@ -298,11 +298,11 @@ describe('LockingTaskExecutor', () => {
       const releaseFailed = nextEvent(events$, eventOf('release-failed', name));
 
       await expectKept(executor.executeWithLock(task, { name }));
-      expect(await releaseFailed).toMatchObject({ reason: 'store-error', error: releaseError });
+      expect(await releaseFailed).toMatchObject({ reason: 'provider-error', error: releaseError });
     },
   );
 
-  it("skips with { executed: false, reason: 'store-error' } when the provider rejects: no throw, task not called, one error line per burst", async () => {
+  it("skips with { executed: false, reason: 'provider-error' } when the provider rejects: no throw, task not called, one error line per burst", async () => {
     const storeDown = new Error('ECONNREFUSED 127.0.0.1:6390');
     const provider = new UnreachableLockProvider(storeDown);
     const { executor, events$ } = executorOn(provider);
@@ -314,9 +314,11 @@ describe('LockingTaskExecutor', () => {
     for (let call = 0; call < 10; call += 1) outcomes.push(await executor.executeWithLock(task, { name }));
 
     expect(provider.attempts).toBe(10);
-    expect(outcomes).toEqual(Array(10).fill({ executed: false, reason: 'store-error', error: storeDown }));
+    expect(outcomes).toEqual(Array(10).fill({ executed: false, reason: 'provider-error', error: storeDown }));
     expect(task).not.toHaveBeenCalled();
-    expect((await skips).map((event) => (event as { reason: string }).reason)).toEqual(Array(10).fill('store-error'));
+    expect((await skips).map((event) => (event as { reason: string }).reason)).toEqual(
+      Array(10).fill('provider-error'),
+    );
     const errorLines = logger.texts('error', 'SchedulerLock');
     expect(errorLines).toHaveLength(1);
     expect(errorLines[0]).toContain(name);
@@ -334,8 +336,8 @@ describe('LockingTaskExecutor', () => {
     const skip = events(events$, (event) => event.lockName === name, 2);
     await executor.executeWithLock(() => 'ran', { name });
     expect(await skip).toEqual([
-      expect.objectContaining({ type: 'attempt', lockName: name, lockedBy: LOCKED_BY }),
-      expect.objectContaining({ type: 'skipped', reason: 'locked', lockName: name, lockedBy: LOCKED_BY }),
+      expect.objectContaining({ type: 'attempt', lockName: name, node: LOCKED_BY }),
+      expect.objectContaining({ type: 'skipped', reason: 'locked', lockName: name, node: LOCKED_BY }),
     ]);
     await elsewhere.unlock();
   });
@@ -369,7 +371,7 @@ describe('LockingTaskExecutor', () => {
 });
 
 describe('LockingTaskExecutor with other nodes on the same store', () => {
-  const shared = new TestLockStore();
+  const shared = new TestLockProvider();
   const provider = shared.provider(LOCKED_BY);
 
   afterEach(() => shared.reset());

@@ -35,16 +35,16 @@ describe('withoutCredentials', () => {
 });
 
 describe('closestOption', () => {
-  const known = ['keyPrefix', 'lockedBy', 'historyLimit', 'statementTimeout'];
+  const known = ['keyPrefix', 'node', 'historyLimit', 'statementTimeout'];
 
   it.each<[string, string | undefined]>([
     ['keyprefix', 'keyPrefix'],
     ['history', 'historyLimit'],
     ['histroyLimit', 'historyLimit'],
     ['statementTimout', 'statementTimeout'],
-    ['lockedBt', 'lockedBy'],
+    ['nodee', 'node'],
     ['xyz', undefined],
-    ['lockBy', 'lockedBy'],
+    ['ndoe', 'node'],
     ['timeout', undefined],
   ])('reads %s as %s', (key, meant) => {
     expect(closestOption(key, known)).toBe(meant);

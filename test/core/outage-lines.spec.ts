@@ -13,7 +13,7 @@ function linesOf(): { lines: OutageLines; printed: string[] } {
 /** An outage that is reported and ends. */
 function outage(lines: OutageLines): void {
   lines.began();
-  lines.cause = 'connection refused';
+  lines.causedBy('connection refused');
   lines.failed();
   lines.report();
   lines.back();
@@ -25,7 +25,7 @@ describe('OutageLines', () => {
 
     lines.began();
     for (let call = 0; call < 5; call++) {
-      lines.cause ??= 'connection refused';
+      lines.causedBy('connection refused');
       lines.failed();
       lines.report();
     }
@@ -167,7 +167,7 @@ describe('OutageLines, the rule for a store that fails calls without saying why 
     lines.began();
     at(1_000);
     lines.failedFor('not connected');
-    lines.cause ??= 'connection refused';
+    lines.causedBy('connection refused');
     at(4_000);
     lines.failedFor('not connected');
 

@@ -11,14 +11,14 @@ describe('owner values (the one encoding of Redis and PostgreSQL)', () => {
 
   it.each(NODE_NAMES.map((name, index) => [index, name]))(
     'reads back node name #%i exactly, and no force-release marker as an owner',
-    (_, lockedBy) => {
+    (_, node) => {
       const before = Date.now();
-      const value = owners.next(lockedBy);
+      const value = owners.next(node);
 
-      expect(readOwnerValue(value)).toEqual({ lockedBy, since: expect.any(Number) });
+      expect(readOwnerValue(value)).toEqual({ node, since: expect.any(Number) });
       expect(readOwnerValue(value)!.since).toBeGreaterThanOrEqual(before);
       expect(value.startsWith(FORCE_UNLOCK_TAG)).toBe(false);
-      expect(readOwnerValue(forceUnlockMarker(lockedBy, before))).toBeUndefined();
+      expect(readOwnerValue(forceUnlockMarker(node, before))).toBeUndefined();
     },
   );
 

@@ -63,8 +63,8 @@ export interface DashboardApp {
   /** This node's lock events. */
   readonly lockEvents: LockEvents;
   readonly logs: CapturedLogger;
-  /** This node's `lockedBy`. */
-  readonly lockedBy: string;
+  /** This node's `node`. */
+  readonly node: string;
 }
 
 /**
@@ -88,14 +88,14 @@ export async function startDashboardApp<TRequest>(
   { platform = 'express', withTickingJob = false }: DashboardAppOptions = {},
 ): Promise<DashboardApp> {
   const logs = new CapturedLogger();
-  const lockedBy = `dashboard-node-${keyPrefix.slice(-8)}`;
+  const node = `dashboard-node-${keyPrefix.slice(-8)}`;
   const moduleRef = await Test.createTestingModule({
     imports: [
       ScheduleModule.forRoot(),
       SchedulerLockModule.forRoot({
         redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
         keyPrefix,
-        lockedBy,
+        node,
         defaultLockAtMostFor: '1m',
         heartbeatInterval: '200ms',
       }),
@@ -112,7 +112,7 @@ export async function startDashboardApp<TRequest>(
   const published = withTickingJob ? [REPORT_JOB, TICKING_JOB] : [REPORT_JOB];
   await waitUntil(
     async () => {
-      const names = (await admin.listJobs()).map((job) => job.name);
+      const names = (await admin.listJobs()).map((job) => job.jobName);
       return published.every((name) => names.includes(name));
     },
     `the node has published ${published.join(' and ')}`,
@@ -127,6 +127,6 @@ export async function startDashboardApp<TRequest>(
     tickingJob: withTickingJob ? app.get(TickingJob) : undefined,
     lockEvents: app.get(LockEvents),
     logs,
-    lockedBy,
+    node,
   };
 }

@@ -74,19 +74,19 @@ describe('status page in a browser (Debian chromium through playwright-core)', (
     const row = page.locator(`tr[data-job="${REPORT_JOB}"]`);
     await row.waitFor();
     expect(await row.locator('td').allTextContents()).toEqual([
-      `${REPORT_JOB}on ${app.lockedBy}`,
+      `${REPORT_JOB}on ${app.node}`,
       expect.stringMatching(/^0 0 0 1 1 \*cron/),
       expect.stringMatching(/^in \d+ d/),
       'free',
       'no',
       // Within half a second of the run the page says "now" instead of "N s ago".
-      expect.stringMatching(new RegExp(`^succeeded\\d+ ms on ${app.lockedBy}, (now|\\d+ s ago)$`)),
+      expect.stringMatching(new RegExp(`^succeeded\\d+ ms on ${app.node}, (now|\\d+ s ago)$`)),
       // The chart's scale: its full height is the longest run shown, here the one run.
       expect.stringMatching(new RegExp(`^succeeded, ${durationMs} ms, .*longest ${durationMs} ms$`)),
       'PauseTriggerUnlock',
     ]);
     expect(await row.locator('svg rect').count()).toBe(1);
-    await page.locator(`tr[data-node="${app.lockedBy}"]`).waitFor();
+    await page.locator(`tr[data-node="${app.node}"]`).waitFor();
     expect(await page.locator('#who').textContent()).toBe('signed in as alice@example.com');
 
     const dialogs: string[] = [];
@@ -132,7 +132,7 @@ describe('status page in a browser (Debian chromium through playwright-core)', (
     });
     const row = page.locator(`tr[data-job="${TICKING_JOB}"]`);
     const holderCell = row.locator('td').nth(3);
-    const holderShown = new RegExp(`^${app.lockedBy}since .+ · until .+ · fencing token \\d+$`);
+    const holderShown = new RegExp(`^${app.node}since .+ · until .+ · fencing token \\d+$`);
     await row.locator('td', { hasText: holderShown }).waitFor();
     expect(await holderCell.textContent()).toMatch(holderShown);
     expect(await row.getByRole('button', { name: 'Trigger' }).isDisabled()).toBe(true);

@@ -44,7 +44,7 @@ function steer(app: DashboardApp, action: string, init: { headers?: Record<strin
 
 async function reportJob(app: DashboardApp): Promise<DashboardJob> {
   const { jobs } = await getJson<{ jobs: DashboardJob[] }>(app, 'jobs');
-  return jobs.find((job) => job.name === REPORT_JOB)!;
+  return jobs.find((job) => job.jobName === REPORT_JOB)!;
 }
 
 describe('SchedulerLockDashboardModule.forRoot: closed by default', () => {
@@ -218,33 +218,33 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
 
     const idle = await reportJob(app);
     expect(idle).toMatchObject({
-      name: REPORT_JOB,
+      jobName: REPORT_JOB,
       kind: 'cron',
       schedule: '0 0 0 1 1 *',
       paused: false,
-      holder: null,
+      holdingNode: null,
       lockedUntil: null,
       lastRun: null,
       recentRuns: [],
       health: expect.objectContaining({ name: REPORT_JOB, state: 'never-run', unhealthy: false, missed: [] }),
-      nodes: [app.lockedBy],
+      nodes: [app.node],
     });
     expect(idle.nextFireAt).toBe(nextNewYear());
 
-    const { nodes, at } = await getJson<{ at: number; nodes: { lockedBy: string; jobs: string[] }[] }>(app, 'nodes');
-    expect(nodes).toEqual([expect.objectContaining({ lockedBy: app.lockedBy, jobs: [REPORT_JOB] })]);
+    const { nodes, at } = await getJson<{ at: number; nodes: { node: string; jobs: string[] }[] }>(app, 'nodes');
+    expect(nodes).toEqual([expect.objectContaining({ node: app.node, jobs: [REPORT_JOB] })]);
     expect(Math.abs(at - Date.now())).toBeLessThan(5_000);
 
     await app.admin.trigger(REPORT_JOB, { actor: 'setup' });
     await waitUntil(async () => (await reportJob(app)).lastRun !== null, 'the triggered run is in the history');
     const ran = await reportJob(app);
-    expect(ran.lastRun).toMatchObject({ state: 'succeeded', node: app.lockedBy, manual: { actor: 'setup' } });
+    expect(ran.lastRun).toMatchObject({ outcome: 'succeeded', node: app.node, manual: { actor: 'setup' } });
     expect(ran.recentRuns).toEqual([
       {
         startedAt: ran.lastRun!.startedAt,
         durationMs: ran.lastRun!.durationMs,
         outcome: 'succeeded',
-        node: app.lockedBy,
+        node: app.node,
         manualActor: 'setup',
       },
     ]);
@@ -276,35 +276,35 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     const app = await start(alice);
     app.job.hold = deferred();
     // Free: nothing to unlock, said so, nothing in the history.
-    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerHolder: null } });
+    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerNode: null } });
     expect((await app.admin.history(REPORT_JOB)).filter((entry) => entry.type === 'unlock')).toEqual([]);
     const triggered = await steer(app, 'trigger');
     expect(triggered.status).toBe(200);
     expect(await triggered.json()).toMatchObject({
       action: 'trigger',
-      result: { triggered: true, result: { node: app.lockedBy, state: 'started' } },
+      result: { triggered: true, result: { node: app.node, state: 'started' } },
     });
     expect(app.job.runs).toBe(1);
 
     const held = await reportJob(app);
-    expect(held.holder).toBe(app.lockedBy);
+    expect(held.holdingNode).toBe(app.node);
     expect(held.lockedSince).toBeLessThanOrEqual(Date.now());
     expect(held.lockedUntil).toBeGreaterThan(Date.now());
     expect(held.fencingToken).toBe(Number(await redis.client.get(`${redis.prefix}:{${held.lockName}}:fence`)));
     expect(await (await steer(app, 'trigger')).json()).toMatchObject({
-      result: { triggered: false, reason: 'running', holder: app.lockedBy },
+      result: { triggered: false, reason: 'running', holdingNode: app.node },
     });
 
     const unlocked = await steer(app, 'unlock', { body: JSON.stringify({ reason: 'stuck' }) });
     expect(await unlocked.json()).toEqual({
       action: 'unlock',
       job: REPORT_JOB,
-      result: { formerHolder: app.lockedBy },
+      result: { formerNode: app.node },
     });
-    expect((await app.admin.getJob(REPORT_JOB)).holder).toBeNull();
+    expect((await app.admin.getJob(REPORT_JOB)).holdingNode).toBeNull();
     expect((await app.admin.history(REPORT_JOB, 1))[0]).toMatchObject({ type: 'unlock', actor: 'alice@example.com' });
     // Unlocked already: said so, and still one unlock entry.
-    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerHolder: null } });
+    expect(await (await steer(app, 'unlock')).json()).toMatchObject({ result: { formerNode: null } });
     const unlocks = (await app.admin.history(REPORT_JOB)).filter((entry) => entry.type === 'unlock');
     expect(unlocks).toHaveLength(1);
     app.job.hold.resolve();
@@ -415,7 +415,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       expect([action, response.status]).toEqual([action, 403]);
     }
     expect(await app.admin.history(REPORT_JOB, 10)).toEqual([]);
-    expect((await reportJob(app)).name).toBe(REPORT_JOB);
+    expect((await reportJob(app)).jobName).toBe(REPORT_JOB);
   });
 
   it('treats any readOnly from authorize but false or absent as read-only: "true", 1 and "false" included', async () => {

@@ -4,7 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import { SchedulerLockModule } from '../../lib/index.js';
 import { SchedulerLockDashboardModule, type SchedulerLockDashboardOptions } from '../../lib/dashboard/index.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 import { adapterOf, ReportJob, type Platform } from './dashboard-app.js';
 
@@ -26,7 +26,7 @@ export interface FakeTimeDashboardAppOptions {
 }
 
 /**
- * Starts a Nest app on a free port of 127.0.0.1 with {@link ReportJob} on a {@link TestLockStore} (no server,
+ * Starts a Nest app on a free port of 127.0.0.1 with {@link ReportJob} on a {@link TestLockProvider} (no server,
  * no real timer: call it under Jest's fake timers) and the status page with `dashboard`.
  */
 export async function startFakeTimeDashboardApp<TRequest>(
@@ -34,7 +34,7 @@ export async function startFakeTimeDashboardApp<TRequest>(
   { platform, cors, beforeListen }: FakeTimeDashboardAppOptions,
 ): Promise<FakeTimeDashboardApp> {
   const logs = new CapturedLogger();
-  const store = new TestLockStore();
+  const store = new TestLockProvider();
   const moduleRef = await Test.createTestingModule({
     imports: [
       ScheduleModule.forRoot(),

@@ -59,7 +59,7 @@ const of = <T extends Message['type']>(type: T) =>
 describe.each(['lock-first', 'observe-first'])('@nestjs/observe and OpenTelemetry in the app (%s)', (order) => {
   it('locks every job from its first tick, skips stay skips, and each wrapper sees the runs that ran', async () => {
     // Another node holds one job's lock for the whole test: each of its ticks here is a skip.
-    const rival = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'node-b' });
+    const rival = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, node: 'node-b' });
     await rival.lock({ name: 'held-elsewhere', lockAtMostFor: 60_000, lockAtLeastFor: 0 });
     let exit: string | undefined;
     app = spawnJsonLinesProcess<Message>({

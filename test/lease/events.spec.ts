@@ -2,15 +2,9 @@ import { jest } from '@jest/globals';
 import { Injectable, type INestApplicationContext } from '@nestjs/common';
 import { Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
-import {
-  LockEvents,
-  SchedulerLock,
-  SchedulerLockModule,
-  currentLock,
-  type LockEvent,
-  type LockProvider,
-} from '../../lib/index.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { LockEvents, SchedulerLock, SchedulerLockModule, currentLock, type LockEvent } from '../../lib/index.js';
+import { type LockProvider } from '../../lib/provider/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 import { runClockUntil } from '../support/fake-clock.js';
 import { events } from '../support/lock-events.js';
 import { OutageProvider } from '../support/lock-provider-doubles.js';
@@ -65,7 +59,7 @@ afterEach(() => jest.useRealTimers());
 
 describe('lock events of a scheduled job', () => {
   let app: INestApplicationContext;
-  const store = new TestLockStore();
+  const store = new TestLockProvider();
 
   afterEach(async () => {
     await app.close();
@@ -86,7 +80,7 @@ describe('lock events of a scheduled job', () => {
     const seen = await firstRun(5);
     expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);
     for (const event of seen)
-      expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', lockedBy: 'node-a' });
+      expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', node: 'node-a' });
     const [, acquired, , finished] = seen;
     expect(acquired).toMatchObject({ fencingToken: expect.any(Number), lockedUntil: expect.any(Number) });
     expect(finished).toMatchObject({ durationMs: expect.any(Number) });
@@ -134,8 +128,8 @@ describe('lock events of a scheduled job', () => {
 });
 
 describe('release failure on a store error', () => {
-  it('emits release-failed with reason store-error when the store goes away during the run; the run itself completes', async () => {
-    const outage = new OutageProvider(new TestLockStore().provider('node-a'));
+  it('emits release-failed with reason provider-error when the store goes away during the run; the run itself completes', async () => {
+    const outage = new OutageProvider(new TestLockProvider().provider('node-a'));
     let completed = false;
     body.run = async () => {
       outage.down = true;
@@ -148,7 +142,7 @@ describe('release failure on a store error', () => {
       await app.init();
       const seen = await runClockUntil(run);
       expect(seen.map((event) => event.type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'release-failed']);
-      expect(seen[4]).toMatchObject({ reason: 'store-error', error: expect.any(Error) });
+      expect(seen[4]).toMatchObject({ reason: 'provider-error', error: expect.any(Error) });
       expect(completed).toBe(true);
     } finally {
       await app.close();

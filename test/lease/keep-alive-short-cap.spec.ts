@@ -13,14 +13,14 @@ describe('keepAlive with a lease longer than lockAtMostFor', () => {
   it('does not report a healthy lock as lost at the start of its run', async () => {
     const provider = new InMemoryLockProvider();
     const events = new LockEvents();
-    const executor = new LockingTaskExecutor(provider, { lockedBy: 'node-a', events });
+    const executor = new LockingTaskExecutor(provider, { node: 'node-a', events });
     const lost: LockEvent[] = [];
     const subscription = events.events$.subscribe((event) => event.type === 'lost' && lost.push(event));
     const result = await executor.executeWithLock(
       async () => {
         // Past the lease keeper's first wake-up, far from the 800 ms cap.
         await jest.advanceTimersByTimeAsync(100);
-        const held = (await provider.operatorStore().lockState('short-cap')).holder !== undefined;
+        const held = (await provider.operatorProvider().lockState('short-cap')).holder !== undefined;
         return { aborted: currentLock()!.signal.aborted, held };
       },
       { name: 'short-cap', lockAtMostFor: 800, keepAlive: true },

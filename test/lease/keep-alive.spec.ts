@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { currentLock, LockingTaskExecutor, LockLostError, type LockEvent } from '../../lib/index.js';
-import { isLocked } from '../../lib/provider-tests/index.js';
+import { isLocked } from '../../lib/provider-tests/lock-probes.js';
 import { nextEvent } from '../support/lock-events.js';
 import { OutageProvider } from '../support/lock-provider-doubles.js';
 import { aborted, memoryExecutor, ttlOf, type MemoryExecutor } from '../support/memory-executor.js';
@@ -123,7 +123,7 @@ describe('keepAlive lease, on fake time', () => {
       renewCalls.push(renewals.length);
       return renewLeases(renewals);
     };
-    const countingNode = new LockingTaskExecutor(counting, { lockedBy: 'node-a' });
+    const countingNode = new LockingTaskExecutor(counting, { node: 'node-a' });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const runs = Array.from({ length: 100 }, (_, i) =>
@@ -172,7 +172,7 @@ describe('keepAlive when the store goes away', () => {
       expect(abortedAt).toBeGreaterThan(lockedAt);
 
       const skipped = await node.executor.executeWithLock(() => 'ran', { name: 'job' });
-      expect(skipped).toMatchObject({ executed: false, reason: 'store-error' });
+      expect(skipped).toMatchObject({ executed: false, reason: 'provider-error' });
 
       store.down = false;
       expect(await node.executor.executeWithLock(() => 'ran', { name: 'other' })).toEqual({

@@ -1,4 +1,4 @@
-import { isLocked } from '../../lib/provider-tests/index.js';
+import { isLocked } from '../../lib/provider-tests/lock-probes.js';
 import { GatedLockProvider } from '../support/gated-lock-provider.js';
 import { memoryExecutor } from '../support/memory-executor.js';
 

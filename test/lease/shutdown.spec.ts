@@ -9,11 +9,11 @@ import {
   SchedulerLock,
   SchedulerLockModule,
   currentLock,
-  type Duration,
   type LockEvent,
 } from '../../lib/index.js';
+import { type Duration } from '../../lib/core/provider/duration.js';
 import { nextEvent } from '../support/lock-events.js';
-import { isLocked } from '../../lib/provider-tests/index.js';
+import { isLocked } from '../../lib/provider-tests/lock-probes.js';
 import { runClockUntil } from '../support/fake-clock.js';
 
 /** How the long job behaves, set by each test before the app starts. */
@@ -131,7 +131,7 @@ describe('graceful shutdown on app.close()', () => {
     expect(seen).toContainEqual(expect.objectContaining({ type: 'lost', lockName: 'long', reason: 'shutdown' }));
     expect(tookMs).toBeGreaterThan(150);
     expect(tookMs).toBeLessThan(3_000); // timeout + the 1 s grace, not the job's length
-    const ttl = (await provider.operatorStore().lockState('long')).holder?.ttl;
+    const ttl = (await provider.operatorProvider().lockState('long')).holder?.ttl;
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(10_000); // expires on its lease, not renewed any more
     release();

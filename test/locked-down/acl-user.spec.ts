@@ -6,14 +6,14 @@ import { Redis } from 'ioredis';
 import {
   currentLock,
   LockedJobRegistry,
-  LockedJobStatus,
   LockEvents,
-  LockStoreUnavailableError,
+  LockProviderUnavailableError,
   SchedulerLock,
   SchedulerLockAdmin,
-  type LockConfiguration,
   type LockContext,
 } from '../../lib/index.js';
+import { LockedJobStatus } from '../../lib/nest/locked-job.status.js';
+import { type LockConfiguration } from '../../lib/provider/index.js';
 import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
@@ -168,18 +168,18 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   const job = await provider.lockJob(lockConfiguration('job'), false);
   if (!('lock' in job)) throw new Error(`job not locked: ${JSON.stringify(job)}`);
   await job.lock.finish!('succeeded', { startedAt: Date.now(), durationMs: 1, attempt: 1 });
-  const store = provider.operatorStore();
-  const node = { lockedBy: 'node-a', version: '0', startedAt: Date.now(), lastSeen: Date.now(), jobs: ['job'] };
+  const store = provider.operatorProvider();
+  const node = { node: 'node-a', version: '0', startedAt: Date.now(), lastSeen: Date.now(), jobs: ['job'] };
   const entry = { jobName: 'job', lockName: 'job', kind: 'interval', schedule: '100', occurrence: false } as const;
   await store.publish(node, [{ ...entry, lockAtMostFor: 10_000, lockAtLeastFor: 0 }]);
   await store.addSkips(new Map([['job', new Map([['locked', 1] as const])]]));
   const admin = new ClusterAdmin(store, 60_000);
-  expect(await admin.getJob('job')).toMatchObject({ lastRun: { state: 'succeeded' }, skips: { locked: 1 } });
+  expect(await admin.getJob('job')).toMatchObject({ lastRun: { outcome: 'succeeded' }, skips: { locked: 1 } });
   const note = { actor: 'ops' };
   expect(await admin.pause('job', note)).toBe(true);
   expect(await admin.resume('job', note)).toBe(true);
   const held = await provider.lockJob(lockConfiguration('job'), false);
-  expect(await admin.unlock('job', note)).toEqual({ formerHolder: provider.lockedBy });
+  expect(await admin.unlock('job', note)).toEqual({ formerNode: provider.node });
   expect('lock' in held).toBe(true);
   const { request } = await store.requestTrigger('job', 'job', note);
   expect(await store.withdrawTrigger('job', request.id)).toBe(true);
@@ -191,7 +191,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
   it('runs cron, interval, runtime, catch-up, crash re-run and keepAlive jobs and the status API; sends exactly those commands', async () => {
     await setLockUser(redis.admin, keyPrefix);
     const recorder = await recordCommands(redis.admin, { includeScripts: true });
-    const crashedNode = new RedisLockProvider(lockUserClient(), { keyPrefix, lockedBy: 'crashed-node' });
+    const crashedNode = new RedisLockProvider(lockUserClient(), { keyPrefix, node: 'crashed-node' });
     // The hourly job last ran the hour before the last: the cluster was down at the last one.
     const lastHour = await hourStartWithRoom();
     const ranBefore = await crashedNode.lockOccurrence(lockConfiguration('hourly'), lastHour - HOUR_MS);
@@ -205,7 +205,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
         redis: lockUserUrl(),
         keyPrefix,
         defaultLockAtMostFor: '10s',
-        lockedBy: 'node-a',
+        node: 'node-a',
         heartbeatInterval: '100ms',
       },
       providers: [LockedDownJobs],
@@ -253,11 +253,11 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     expect(recovered).toMatchObject({
       name: 'rerun',
       occurrence: new Date(dueAt),
-      recovery: { attempt: 2, previousHolder: 'crashed-node' },
+      recovery: { attempt: 2, previousNode: 'crashed-node' },
     });
     expect(runtimeRuns).toContain('runtime-interval');
-    expect(renewingStatus).toMatchObject({ lockName: 'renewing', state: 'succeeded', runBy: 'node-a', attempt: 1 });
-    expect(hourlyStatus).toMatchObject({ occurrence: new Date(lastHour), state: 'succeeded', runBy: 'node-a' });
+    expect(renewingStatus).toMatchObject({ lockName: 'renewing', state: 'succeeded', node: 'node-a', attempt: 1 });
+    expect(hourlyStatus).toMatchObject({ occurrence: new Date(lastHour), state: 'succeeded', node: 'node-a' });
     expect(app.logs.texts('error')).toEqual([]);
     expect(await refusalsOfLockCommands()).toEqual([]);
     // Every command of the list was sent (by a client or a script), and nothing else but the connection's own.
@@ -282,7 +282,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
 
     const refused = await new RedisLockProvider(lockUserClient(), options).lock(configuration).catch((e: Error) => e);
 
-    expect(refused).toBeInstanceOf(LockStoreUnavailableError);
+    expect(refused).toBeInstanceOf(LockProviderUnavailableError);
     expect((refused as Error).message).toMatch(/ refused WAIT for user "locks": NOPERM /);
     expect(await refusalsOfLockCommands()).toEqual([expect.objectContaining({ object: 'wait' })]);
     await waitUntil(async () => (await redis.admin.exists(`${keyPrefix}:{acked}`)) === 0, 'the lock is given back');
@@ -292,7 +292,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     const asked = await new RedisLockProvider(lockUserClient(), options).lock(configuration).catch((e: Error) => e);
 
     // This server has no replica: WAIT answers 0, which is no refusal.
-    expect((asked as LockStoreUnavailableError).reason).toBe('0 of 1 replicas acknowledged the lock within 50ms');
+    expect((asked as LockProviderUnavailableError).reason).toBe('0 of 1 replicas acknowledged the lock within 50ms');
     expect(await refusalsOfLockCommands()).toEqual([]);
   });
 
@@ -313,7 +313,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
       expect(await refusalsOfLockCommands()).toEqual([
         expect.objectContaining({ object: withheld, username: LOCK_USER.name }),
       ]);
-      expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+      expect(failure).toBeInstanceOf(LockProviderUnavailableError);
       // A command a script runs is named among the script's commands: Redis's reply does not say which.
       const named = withheld.toUpperCase();
       const runs = '[\\w-]+\\.lua runs';

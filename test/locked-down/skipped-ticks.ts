@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { LockStoreMisconfiguredError, LockStoreUnavailableError, SchedulerLock } from '../../lib/index.js';
+import { LockProviderMisconfiguredError, LockProviderUnavailableError, SchedulerLock } from '../../lib/index.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
@@ -23,7 +23,7 @@ export class IntervalJob {
 
 /**
  * Starts an app with {@link IntervalJob} (`startApp`), watches {@link WATCHED_TICKS} of its ticks and
- * checks each was skipped for a store error (a LockStoreUnavailableError), the job never ran, the app's
+ * checks each was skipped for a store error (a LockProviderUnavailableError), the job never ran, the app's
  * only error line is one matching `line`, and ioredis printed nothing to the console (no unhandled
  * error events, no warnings). Resolves to the app.
  */
@@ -40,8 +40,8 @@ export async function expectTicksSkippedWithOneLine(
       WATCHED_TICKS,
     )) as LockEventOf<'skipped'>[];
 
-    expect(skipped.map((event) => event.reason)).toEqual(Array(WATCHED_TICKS).fill('store-error'));
-    for (const { error } of skipped) expect(error).toBeInstanceOf(LockStoreUnavailableError);
+    expect(skipped.map((event) => event.reason)).toEqual(Array(WATCHED_TICKS).fill('provider-error'));
+    for (const { error } of skipped) expect(error).toBeInstanceOf(LockProviderUnavailableError);
     expect(app.get(IntervalJob).runs).toBe(0);
     expect(app.logs.texts('error')).toEqual([typeof line === 'string' ? line : expect.stringMatching(line)]);
     expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
@@ -61,13 +61,13 @@ export function everythingSaid(app: SchedulerApp): string[] {
 }
 
 /**
- * Starts an app that its store's startup check must stop, and checks why: a LockStoreMisconfiguredError
+ * Starts an app that its store's startup check must stop, and checks why: a LockProviderMisconfiguredError
  * whose one-line message matches `line`, and nothing printed to the console by ioredis. Resolves to it.
  */
 export async function expectStartupRefused(
   startApp: () => Promise<SchedulerApp>,
   line: RegExp,
-): Promise<LockStoreMisconfiguredError> {
+): Promise<LockProviderMisconfiguredError> {
   const printed = [jest.spyOn(console, 'error'), jest.spyOn(console, 'warn')];
   try {
     const error = await startApp().then(
@@ -75,11 +75,11 @@ export async function expectStartupRefused(
       (rejection: unknown) => rejection as Error,
     );
 
-    expect(error).toBeInstanceOf(LockStoreMisconfiguredError);
+    expect(error).toBeInstanceOf(LockProviderMisconfiguredError);
     expect(error.message).toMatch(line);
     expect(error.message).not.toContain('\n');
     expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
-    return error as LockStoreMisconfiguredError;
+    return error as LockProviderMisconfiguredError;
   } finally {
     printed.forEach((spy) => spy.mockRestore());
   }

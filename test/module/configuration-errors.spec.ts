@@ -115,7 +115,7 @@ describe('startup fails with a SchedulerLockConfigurationError naming the job an
       [/startupCheck must be 'fail' or 'warn' \(got false\)/],
     ],
     ['an empty keyPrefix', { keyPrefix: '' }, [/keyPrefix must be a non-empty string \(got ""\)/]],
-    ['a lockedBy that is not a string', { lockedBy: 42 as never }, [/lockedBy must be a non-empty string \(got 42\)/]],
+    ['a node that is not a string', { node: 42 as never }, [/node must be a non-empty string \(got 42\)/]],
     [
       'an option in the wrong case',
       { keepalive: true } as never,
@@ -365,13 +365,13 @@ describe('LockedJobRegistry.declare', () => {
 });
 
 describe("a provider's node name", () => {
-  it("is the module's lockedBy when the module sets none", async () => {
+  it("is the module's node when the module sets none", async () => {
     const settings = await createSchedulerLockSettings({
-      provider: new InMemoryLockProvider({ lockedBy: 'web-7' }),
+      provider: new InMemoryLockProvider({ node: 'web-7' }),
       defaultLockAtMostFor: '1m',
     });
 
-    expect(settings.lockedBy).toBe('web-7');
+    expect(settings.node).toBe('web-7');
   });
 });
 

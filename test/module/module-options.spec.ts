@@ -13,8 +13,8 @@ import {
 } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
-import { isLocked } from '../../lib/provider-tests/index.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { isLocked } from '../../lib/provider-tests/lock-probes.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { runClockUntil } from '../support/fake-clock.js';
 import { RunRecorder } from './support/run-recorder.js';
@@ -122,7 +122,7 @@ describe('SchedulerLockModule.forRootAsync()', () => {
         }),
     ],
   ])('takes its options from %s', async (_, lockModule) => {
-    const store = new TestLockStore();
+    const store = new TestLockProvider();
     const provider = store.provider('async-node');
     const recorder = new RunRecorder((name) => isLocked(store.provider('probe'), name));
     const app = await startSchedulerApp({
@@ -133,7 +133,7 @@ describe('SchedulerLockModule.forRootAsync()', () => {
     const acquired = await runClockUntil(nextEvent(app.history$, jobEvent('acquired', JOB)));
     await runClockUntil(nextEvent(app.history$, jobEvent('released', JOB)));
     expect(app.get(SCHEDULER_LOCK_PROVIDER)).toBe(provider);
-    expect(acquired.lockedBy).toBe('async-node');
+    expect(acquired.node).toBe('async-node');
     expect(recorder.runsOf(JOB)[0]).toEqual({ job: JOB, lockName: JOB, lockHeld: true });
   });
 });

@@ -1,7 +1,7 @@
 import { InMemoryLockProvider, SchedulerLockConfigurationError } from '../../lib/index.js';
 import { createSchedulerLockSettings } from '../../lib/nest/scheduler-lock.settings.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
-import { SchedulerLockTest, TestLockStore, type ProviderOverrides } from '../../lib/testing/index.js';
+import { SchedulerLockTest, TestLockProvider, type ProviderOverrides } from '../../lib/testing/index.js';
 import {
   durationMs,
   isIdentifier,
@@ -58,7 +58,7 @@ const SUBJECTS: Subject[] = [
       keyPrefix: name,
       defaultLockAtMostFor: (value) => isPositiveDuration(value),
       defaultLockAtLeastFor: optional((value) => (durationMs(value) ?? Infinity) <= 60_000),
-      lockedBy: name,
+      node: name,
       keepAlive: optional(
         (value) =>
           typeof value === 'boolean' ||
@@ -99,7 +99,7 @@ const SUBJECTS: Subject[] = [
     prefix: 'RedisLockProvider options',
     options: {
       keyPrefix: name,
-      lockedBy: name,
+      node: name,
       historyLimit: whole,
       minReplicasToAck: whole,
       replicaAckTimeout: timer,
@@ -113,7 +113,7 @@ const SUBJECTS: Subject[] = [
     options: {
       schema: optional(isIdentifier),
       tablePrefix: optional(isIdentifier),
-      lockedBy: name,
+      node: name,
       createTables: boolean,
       historyLimit: whole,
       statementTimeout: optional((value) => value === false || isWholeNumber(value, 1, MAX_INT - 1_000)),
@@ -124,24 +124,24 @@ const SUBJECTS: Subject[] = [
   },
   {
     prefix: 'InMemoryLockProvider options',
-    options: { lockedBy: name, historyLimit: whole, store: (value) => value === undefined },
+    options: { node: name, historyLimit: whole, store: (value) => value === undefined },
     base: () => ({}),
     optionsOptional: true,
     construct: (options) => new InMemoryLockProvider(options as never),
   },
   {
     prefix: 'SchedulerLockTest.override() options',
-    options: { store: (value) => value instanceof TestLockStore, lockedBy: isNonEmptyString },
-    base: () => ({ store: new TestLockStore(), lockedBy: 'node-1' }),
+    options: { store: (value) => value instanceof TestLockProvider, node: isNonEmptyString },
+    base: () => ({ store: new TestLockProvider(), node: 'node-1' }),
     optionsOptional: false,
     construct: (options) => SchedulerLockTest.override(noBuilder, options as never),
-    good: { store: () => new TestLockStore() },
+    good: { store: () => new TestLockProvider() },
   },
 ];
 
-const testStore = new TestLockStore();
+const testStore = new TestLockProvider();
 SUBJECTS.push({
-  prefix: 'TestLockStore.hold("sweep") options',
+  prefix: 'TestLockProvider.hold("sweep") options',
   options: { as: name, for: optional((value) => isPositiveDuration(value)) },
   base: () => ({}),
   optionsOptional: true,

@@ -5,12 +5,10 @@ import {
   LockingTaskExecutor,
   SchedulerLock,
   SchedulerLockConfigurationError,
-  type LockConfiguration,
-  type LockProvider,
   type SchedulerLockOptions,
-  type SimpleLock,
   InMemoryLockProvider,
 } from '../../lib/index.js';
+import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/provider/index.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, startupError, type SchedulerApp } from '../support/scheduler-app.js';
@@ -184,7 +182,7 @@ describe('a provider whose lock() returns something unusable', () => {
       const { app, skipped } = await firstTick(provider);
       const providerName = provider.constructor.name;
 
-      expect(skipped.reason).toBe('store-error');
+      expect(skipped.reason).toBe('provider-error');
       expect(skipped.error).toBeInstanceOf(SchedulerLockConfigurationError);
       expect(app.logs.texts('error', 'SchedulerLock')).toEqual([
         `Could not take lock "${WARM_UP}" (job "${WARM_UP}"), skipping this run: Lock provider ${providerName}: ` +
@@ -195,7 +193,7 @@ describe('a provider whose lock() returns something unusable', () => {
     },
   );
 
-  it('resolves executeWithLock to a store-error skip carrying the error, and never runs the task', async () => {
+  it('resolves executeWithLock to a provider-error skip carrying the error, and never runs the task', async () => {
     const provider = new LockWithoutExtendProvider();
     const app = await startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '1m' } });
     let ran = false;
@@ -203,7 +201,7 @@ describe('a provider whose lock() returns something unusable', () => {
     const outcome = await app.get(LockingTaskExecutor).executeWithLock(() => (ran = true), { name: 'export' });
 
     const error = expect.any(SchedulerLockConfigurationError);
-    expect(outcome).toEqual({ executed: false, reason: 'store-error', error });
+    expect(outcome).toEqual({ executed: false, reason: 'provider-error', error });
     const message =
       'Lock provider LockWithoutExtendProvider: lock() resolved to a lock without extend(); ' +
       'see LockProvider in the README';

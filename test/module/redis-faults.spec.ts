@@ -1,7 +1,7 @@
 import { Injectable, type Type } from '@nestjs/common';
 import { Cron, CronExpression, Interval } from '@nestjs/schedule';
 import { Redis, type RedisOptions } from 'ioredis';
-import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { currentLock, LockProviderUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import {
@@ -59,7 +59,7 @@ async function userClient(url: string, options: RedisOptions = {}): Promise<Redi
 }
 
 function isStoreErrorSkip(event: LockEvent): boolean {
-  return event.type === 'skipped' && event.reason === 'store-error';
+  return event.type === 'skipped' && event.reason === 'provider-error';
 }
 
 /** The line logged when the outage is found, for the one locked job of these apps. */
@@ -77,7 +77,7 @@ function backLines(app: SchedulerApp): string[] {
 
 /**
  * Watches {@link TICKS_DURING_OUTAGE} ticks of a Redis outage and checks each was skipped for the
- * store error with a LockStoreUnavailableError, the handler stayed idle, and the only error line
+ * store error with a LockProviderUnavailableError, the handler stayed idle, and the only error line
  * is `line`: one for the outage, none per lock or per tick.
  */
 async function expectTicksSkippedWhileDown(app: SchedulerApp, line: string): Promise<void> {
@@ -90,9 +90,9 @@ async function expectTicksSkippedWhileDown(app: SchedulerApp, line: string): Pro
   const skipped = skips as LockEventOf<'skipped'>[];
   watching.unsubscribe();
 
-  expect(skipped.map((event) => event.reason)).toEqual(Array(TICKS_DURING_OUTAGE).fill('store-error'));
+  expect(skipped.map((event) => event.reason)).toEqual(Array(TICKS_DURING_OUTAGE).fill('provider-error'));
   for (const { error } of skipped) {
-    expect(error).toBeInstanceOf(LockStoreUnavailableError);
+    expect(error).toBeInstanceOf(LockProviderUnavailableError);
     expect((error as Error).message).not.toMatch(/Stream isn't writeable|enableOfflineQueue/);
   }
   expect(job.runs).toHaveLength(runsAtFirstSkip!);
@@ -221,7 +221,7 @@ describe('a Redis that stops answering', () => {
     const warning = await app.logs.nextText('warn', / now back;/);
     await nextEvent(app.history$, jobEvent('released', 'every-two-seconds'));
 
-    expect(skipped).toMatchObject({ reason: 'store-error', error: { unanswered: true } });
+    expect(skipped).toMatchObject({ reason: 'provider-error', error: { unanswered: true } });
     expect(warning).toMatch(
       new RegExp(
         `^Redis 127\\.0\\.0\\.1:${port}: unreachable for \\d+\\.\\ds, now back; 1 call to it failed meanwhile \\(skipped\\)$`,
@@ -293,7 +293,7 @@ describe('runs that end while Redis is out', () => {
     jobs.gate.open();
     const failed = (await failedReleases) as LockEventOf<'release-failed'>[];
 
-    expect(failed.map((event) => event.reason)).toEqual(['store-error', 'store-error', 'store-error']);
+    expect(failed.map((event) => event.reason)).toEqual(['provider-error', 'provider-error', 'provider-error']);
     const outage = new RegExp(
       `^Redis 127\\.0\\.0\\.1:${server.port} is unreachable \\(authentication failed: WRONGPASS\\): locked ticks ` +
         'are skipped until it is back; 3 locked jobs affected$',

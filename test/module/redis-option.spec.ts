@@ -67,7 +67,7 @@ async function lockedRunInSharedRedis(app: SchedulerApp): Promise<string> {
   await nextEvent(app.history$, jobEvent('released', JOB));
   const run = recorder.runsOf(JOB).find(({ lockName }) => lockName === JOB);
   expect(run?.lockHeld).toBe(true);
-  return acquired.lockedBy;
+  return acquired.node;
 }
 
 /** A name to find this test's connections by in the shared Redis's CLIENT LIST. */
@@ -102,7 +102,7 @@ describe('SchedulerLockModule.forRoot({ redis })', () => {
       const app = await startTickJob({
         redis: redisOption(name),
         keyPrefix: shared.prefix,
-        lockedBy: 'url-node',
+        node: 'url-node',
         defaultLockAtMostFor: '5s',
       });
 
@@ -145,7 +145,7 @@ describe('SchedulerLockModule.forRoot({ redis })', () => {
     const app = await startTickJob({
       redis: client,
       keyPrefix: shared.prefix,
-      lockedBy: 'instance-node',
+      node: 'instance-node',
       defaultLockAtMostFor: '5s',
     });
 

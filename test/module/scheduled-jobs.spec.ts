@@ -6,8 +6,8 @@ import { filter } from 'rxjs';
 import { currentLock, LockAssert, LockedJobRegistry, SchedulerLock } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
-import { isLocked } from '../../lib/provider-tests/index.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { isLocked } from '../../lib/provider-tests/lock-probes.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 import { runClockUntil } from '../support/fake-clock.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { deferred, waitUntil } from '../support/wait-until.js';
@@ -16,7 +16,7 @@ import { RunRecorder } from './support/run-recorder.js';
 const NODE = 'this-node';
 
 /** The cluster's store: this node's app, and another node's locks. */
-const store = new TestLockStore();
+const store = new TestLockProvider();
 /** Another node, to ask whether a lock is held without changing it. */
 const otherNode = store.provider('other-node');
 let recorder: RunRecorder;
@@ -55,7 +55,7 @@ interface ExpectedLockedRun {
 /** Waits for the job's first run and checks it went through its lock, from outside and from inside. */
 async function expectLockedRun(app: SchedulerApp, { method, jobName, lockName }: ExpectedLockedRun): Promise<void> {
   const acquired = await runClockUntil(nextEvent(app.history$, jobEvent('acquired', jobName)));
-  expect(acquired).toMatchObject({ lockName, lockedBy: NODE });
+  expect(acquired).toMatchObject({ lockName, node: NODE });
   await runClockUntil(nextEvent(app.history$, jobEvent('released', jobName)));
   const firstRun = app.recorded.filter((event) => event.jobName === jobName).slice(0, 5);
   expect(firstRun.map(({ type }) => type)).toEqual(['attempt', 'acquired', 'started', 'finished', 'released']);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { InMemoryLockProvider, SchedulerLock, type LockConfiguration } from '../../lib/index.js';
+import { InMemoryLockProvider, SchedulerLock } from '../../lib/index.js';
+import { type LockConfiguration } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';

@@ -41,7 +41,7 @@ describe('catchUp of a cron job that is registered but not started', () => {
 
   beforeEach(async () => {
     // Both jobs ran once long ago: every later fire time counts as missed.
-    const provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'previous-deploy' });
+    const provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, node: 'previous-deploy' });
     for (const name of ['enabled-report', 'disabled-report']) {
       const claim = await provider.lockOccurrence(
         { name, lockAtMostFor: 1_000, lockAtLeastFor: 0 },

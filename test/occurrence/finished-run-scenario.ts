@@ -11,14 +11,14 @@ const LEASE = 1_500;
 
 /** A store a test started on its own, which it can take down and bring back. */
 export interface StoreWithOutages {
-  /** The module's lock options of node `lockedBy`. */
-  lockOptions(lockedBy: string): Promise<SchedulerLockModuleOptions>;
+  /** The module's lock options of node `node`. */
+  lockOptions(node: string): Promise<SchedulerLockModuleOptions>;
   /** Takes the store down (killed, stopped or paused): no call gets an answer until {@link recover}. */
   outage(): Promise<void>;
   /** Brings the store back, with the data it held, and waits until it answers. */
   recover(): Promise<void>;
   /** The job record of the lock named `name`, as the store holds it. */
-  readRecord(name: string): Promise<{ state: string; runBy: string; attempt: number } | undefined>;
+  readRecord(name: string): Promise<{ state: string; node: string; attempt: number } | undefined>;
   /** Ends the clients the test opened and stops the store, down or not. */
   stop(): Promise<void>;
 }
@@ -34,14 +34,14 @@ class Report {
   @SchedulerLock({ keepAlive: { lease: LEASE }, onCrash: 'rerun' })
   @Cron('*/20 * * * * *', { name: 'report' })
   async run() {
-    const { occurrence, lockedBy } = currentLock()!;
-    runs.set(occurrence!.getTime(), [...(runs.get(occurrence!.getTime()) ?? []), lockedBy]);
+    const { occurrence, node } = currentLock()!;
+    runs.set(occurrence!.getTime(), [...(runs.get(occurrence!.getTime()) ?? []), node]);
     await gate.promise;
   }
 }
 
-const of = (type: LockEvent['type'], lockedBy?: string) => (event: LockEvent) =>
-  event.type === type && event.jobName === 'report' && (lockedBy === undefined || event.lockedBy === lockedBy);
+const of = (type: LockEvent['type'], node?: string) => (event: LockEvent) =>
+  event.type === type && event.jobName === 'report' && (node === undefined || event.node === node);
 
 /**
  * Issue seen in a soak: a keepAlive run with `onCrash: 'rerun'` ended 1 s after Redis was killed, so
@@ -64,8 +64,8 @@ export function describeFinishedRunNotRerun(
       gate = deferred<void>();
       store = await startStore(outage);
       apps = await Promise.all(
-        ['node-a', 'node-b'].map(async (lockedBy) =>
-          startSchedulerApp({ lock: await store.lockOptions(lockedBy), providers: [Report] }),
+        ['node-a', 'node-b'].map(async (node) =>
+          startSchedulerApp({ lock: await store.lockOptions(node), providers: [Report] }),
         ),
       );
     });
@@ -79,14 +79,14 @@ export function describeFinishedRunNotRerun(
     it(`is recorded by its node once ${storeName} is back, and never re-run by the node watching it`, async () => {
       const history$ = merge(...apps.map((app) => app.history$));
       const started = await nextEvent(history$, of('started'), 25_000);
-      const runner = started.lockedBy;
+      const runner = started.node;
       const watcher = runner === 'node-a' ? 'node-b' : 'node-a';
       await nextEvent(history$, of('skipped', watcher), 5_000); // already-ran, running: it watches the occurrence
 
       await store.outage();
       const releaseFailed = nextEvent(history$, of('release-failed', runner));
       gate.resolve(); // the run ends while the store is down
-      expect(await releaseFailed).toMatchObject({ reason: 'store-error' });
+      expect(await releaseFailed).toMatchObject({ reason: 'provider-error' });
 
       // Back once the lease ran out: the lock is gone, the record says running.
       await new Promise((resolve) => setTimeout(resolve, 2 * LEASE));
@@ -108,7 +108,7 @@ export function describeFinishedRunNotRerun(
       expect(await watchEnds).toMatchObject({ type: 'skipped', reason: 'already-ran' });
       expect(await recorded).toMatchObject({ reason: 'expired' }); // the lock expired, the record is still its run's
       expect([...runs.values()]).toEqual([[runner]]);
-      expect(await store.readRecord('report')).toMatchObject({ state: 'succeeded', runBy: runner, attempt: 1 });
+      expect(await store.readRecord('report')).toMatchObject({ state: 'succeeded', node: runner, attempt: 1 });
       // Nest's Logger override is process-wide: the line is in whichever app set it last.
       expect(apps.flatMap((app) => app.logs.texts('warn')).join('\n')).toMatch(
         /Lock "report" \(job "report"\) was gone \(expired\) when the store answered again; its run's outcome \(succeeded\) was recorded/,

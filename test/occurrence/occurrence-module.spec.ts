@@ -1,11 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval } from '@nestjs/schedule';
-import {
-  InMemoryLockProvider,
-  SchedulerLock,
-  SchedulerLockConfigurationError,
-  type LockProvider,
-} from '../../lib/index.js';
+import { InMemoryLockProvider, SchedulerLock, SchedulerLockConfigurationError } from '../../lib/index.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 
 describe('once-per-occurrence configuration errors at startup', () => {

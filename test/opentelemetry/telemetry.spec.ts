@@ -17,7 +17,7 @@ import { SchedulerLockTelemetry } from '../../lib/opentelemetry/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { aborted } from '../support/memory-executor.js';
 import { nextEvent } from '../support/lock-events.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 import { runClockUntil } from '../support/fake-clock.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 
@@ -33,7 +33,7 @@ interface Telemetry {
 
 let telemetry: Telemetry;
 const contextManager = new AsyncLocalStorageContextManager();
-const store = new TestLockStore();
+const store = new TestLockProvider();
 
 beforeAll(() => context.setGlobalContextManager(contextManager.enable()));
 // On fake time, the jobs' timers and the lease keeper's too: the instrumentation is the subject, not a store.
@@ -133,7 +133,7 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
     expect(run.attributes).toEqual({
       'scheduler_lock.job': 'traced',
       'scheduler_lock.lock': 'traced',
-      'scheduler_lock.locked_by': seen!.lock.lockedBy,
+      'scheduler_lock.locked_by': seen!.lock.node,
       'scheduler_lock.fencing_token': seen!.lock.fencingToken,
       'scheduler_lock.occurrence': seen!.lock.occurrence!.toISOString(),
       'scheduler_lock.attempt': 1,

@@ -4,8 +4,8 @@ import {
   SchedulerLockAdmin,
   UnknownJobError,
   type HistoryEntry,
-  type RunHistoryEntry,
 } from '../../lib/index.js';
+import type { RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
@@ -24,7 +24,7 @@ beforeEach(() => {
 afterEach(() => closeSchedulerApps());
 
 /** The operator store of the test's cluster, as a node sees it. */
-const operatorStore = () => new InMemoryLockProvider({ lockedBy: 'operator', store }).operatorStore();
+const operatorProvider = () => new InMemoryLockProvider({ node: 'operator', store }).operatorProvider();
 
 /** Two nodes of one app, publishing themselves every 100 ms. */
 async function cluster(...providers: (typeof Jobs | typeof LongRun)[]): Promise<[SchedulerApp, SchedulerApp]> {
@@ -32,11 +32,11 @@ async function cluster(...providers: (typeof Jobs | typeof LongRun)[]): Promise<
 }
 
 /** A node of the app: `providers` are its jobs (none for a node that only looks and steers). */
-function startNode(lockedBy: string, providers: (typeof Jobs | typeof LongRun)[]): Promise<SchedulerApp> {
+function startNode(node: string, providers: (typeof Jobs | typeof LongRun)[]): Promise<SchedulerApp> {
   return startSchedulerApp({
     lock: {
-      provider: new InMemoryLockProvider({ lockedBy, store }),
-      lockedBy,
+      provider: new InMemoryLockProvider({ node, store }),
+      node,
       defaultLockAtMostFor: '1m',
       heartbeatInterval: '100ms',
     },
@@ -66,7 +66,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       () => admin.listNodes(),
       (found) => found.length === 2,
     );
-    expect(nodes.map((node) => node.lockedBy)).toEqual(['node-a', 'node-b']);
+    expect(nodes.map((node) => node.node)).toEqual(['node-a', 'node-b']);
     expect(nodes[0].jobs).toEqual(expect.arrayContaining(['report', 'failing', 'leap-day']));
 
     const failed = await until(
@@ -81,17 +81,17 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
 
     const jobs = await until(
       () => admin.listJobs(),
-      (list) => list.find((job) => job.name === 'report')?.lastRun !== null,
+      (list) => list.find((job) => job.jobName === 'report')?.lastRun !== null,
     );
-    const report = jobs.find((job) => job.name === 'report')!;
+    const report = jobs.find((job) => job.jobName === 'report')!;
     expect(report).toMatchObject({
       kind: 'interval',
       schedule: 'every 300 ms',
       paused: false,
       nodes: ['node-a', 'node-b'],
     });
-    expect(report.lastRun).toMatchObject({ state: 'succeeded' });
-    expect(jobs.find((job) => job.name === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
+    expect(report.lastRun).toMatchObject({ outcome: 'succeeded' });
+    expect(jobs.find((job) => job.jobName === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
     await expect(admin.getJob('no-such-job')).rejects.toBeInstanceOf(UnknownJobError);
   });
 
@@ -191,7 +191,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       expect(outcome).toMatchObject({ triggered: false, reason: 'pending', id: winner.id });
     }
     // Every answer is in, so no trigger is left pending: the one run is all there will be.
-    expect(await operatorStore().takeTriggers(new Set(['leap-day']))).toEqual([]);
+    expect(await operatorProvider().takeTriggers(new Set(['leap-day']))).toEqual([]);
     const history = await until(
       () => admin.history('leap-day'),
       (entries) => runs(entries).length > 0,
@@ -207,9 +207,9 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
 
   it('trigger: withdrawn when no node takes it in time, so it cannot run after the operator was told it did not', async () => {
     // A job a live node publishes but whose triggers nobody takes (no app runs it).
-    const ghostStore = operatorStore();
+    const ghostStore = operatorProvider();
     const node = {
-      lockedBy: 'silent-node',
+      node: 'silent-node',
       version: '1',
       startedAt: Date.now(),
       lastSeen: Date.now(),
@@ -232,15 +232,15 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     expect(await admin.trigger('ghost', { actor: 'carol' }, 300)).toMatchObject({ reason: 'not-taken' });
   });
 
-  it('unlock of a free lock releases nothing, says so (formerHolder null) and writes no history entry', async () => {
+  it('unlock of a free lock releases nothing, says so (formerNode null) and writes no history entry', async () => {
     const [a] = await cluster(Jobs);
     const admin = a.get(SchedulerLockAdmin);
     await until(
       () => admin.listJobs(),
-      (jobs) => jobs.some((job) => job.name === 'leap-day'),
+      (jobs) => jobs.some((job) => job.jobName === 'leap-day'),
     );
 
-    expect(await admin.unlock('leap-day', { actor: 'carol', reason: 'just in case' })).toEqual({ formerHolder: null });
+    expect(await admin.unlock('leap-day', { actor: 'carol', reason: 'just in case' })).toEqual({ formerNode: null });
     expect((await admin.history('leap-day')).filter((entry) => entry.type === 'unlock')).toEqual([]);
   });
 
@@ -257,15 +257,19 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       () => admin.listNodes(),
       (found) => found.length === 2,
     );
-    const holder = (await admin.getJob('long-run')).holder;
+    const holder = (await admin.getJob('long-run')).holdingNode;
     expect(['node-a', 'node-b']).toContain(holder);
 
-    expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({ triggered: false, reason: 'running', holder });
-    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerHolder: holder });
+    expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({
+      triggered: false,
+      reason: 'running',
+      holdingNode: holder,
+    });
+    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerNode: holder });
     const reason = await Promise.race(longRuns.map((job) => job.lost.promise));
     expect(reason).toBeInstanceOf(LockLostError);
     expect(reason).toMatchObject({ reason: 'not-owner' });
-    expect((await admin.getJob('long-run')).holder).toBeNull();
+    expect((await admin.getJob('long-run')).holdingNode).toBeNull();
     const history = await admin.history('long-run');
     expect(history.find((entry) => entry.type === 'unlock')).toMatchObject({ actor: 'carol', reason: 'stuck' });
   });

@@ -21,8 +21,8 @@ class SlowFirstPublish extends InMemoryLockProvider {
     this.answered.resolve();
   }
 
-  override operatorStore(): ReturnType<InMemoryLockProvider['operatorStore']> {
-    const store = super.operatorStore();
+  override operatorProvider(): ReturnType<InMemoryLockProvider['operatorProvider']> {
+    const store = super.operatorProvider();
     let first = true;
     return new Proxy(store, {
       get: (target, key, receiver) => {
@@ -42,7 +42,7 @@ class SlowFirstPublish extends InMemoryLockProvider {
 }
 
 it('makes no store call after the app closed, and logs no error, when a heartbeat was waiting on the store', async () => {
-  const provider = new SlowFirstPublish({ lockedBy: 'node-a' });
+  const provider = new SlowFirstPublish({ node: 'node-a' });
   const app = await startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '1m', heartbeatInterval: '1h' } });
   await provider.published.promise;
 

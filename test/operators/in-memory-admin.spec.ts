@@ -5,10 +5,10 @@ import {
   UnknownJobError,
   type HistoryEntry,
   type LockEvent,
-  type LockProvider,
-  type RunHistoryEntry,
-  type SteeringNote,
+  type OperatorNote,
 } from '../../lib/index.js';
+import type { RunHistoryEntry } from '../../lib/operators/cluster-records.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import { SchedulerLockDashboardModule } from '../../lib/dashboard/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
@@ -24,7 +24,7 @@ import { LongRun, operatorJobs } from './operator-jobs.js';
 const Jobs = operatorJobs(200);
 
 /** The provider of each test's app: in memory (the kit checks each store's operator store). */
-const newProvider = () => new InMemoryLockProvider({ lockedBy: 'node-a' });
+const newProvider = () => new InMemoryLockProvider({ node: 'node-a' });
 afterEach(() => closeSchedulerApps());
 
 /** An app on `provider` ({@link newProvider}'s unless given), publishing itself every 100 ms. */
@@ -37,7 +37,7 @@ function startApp(
     ...http,
     lock: {
       provider: provider ?? newProvider(),
-      lockedBy: 'node-a',
+      node: 'node-a',
       defaultLockAtMostFor: '1m',
       heartbeatInterval: '100ms',
     },
@@ -65,18 +65,18 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
 
     const jobs = await until(
       () => admin.listJobs(),
-      (list) => list.find((job) => job.name === 'report')?.lastRun != null,
+      (list) => list.find((job) => job.jobName === 'report')?.lastRun != null,
     );
-    expect(jobs.map((job) => job.name)).toEqual(['failing', 'leap-day', 'report']);
-    expect(jobs.find((job) => job.name === 'report')).toMatchObject({
+    expect(jobs.map((job) => job.jobName)).toEqual(['failing', 'leap-day', 'report']);
+    expect(jobs.find((job) => job.jobName === 'report')).toMatchObject({
       kind: 'interval',
       schedule: 'every 200 ms',
       paused: false,
       nodes: ['node-a'],
-      lastRun: { state: 'succeeded', node: 'node-a' },
+      lastRun: { outcome: 'succeeded', node: 'node-a' },
     });
-    expect(jobs.find((job) => job.name === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
-    expect((await admin.listNodes()).map((node) => node.lockedBy)).toEqual(['node-a']);
+    expect(jobs.find((job) => job.jobName === 'leap-day')).toMatchObject({ schedule: '0 0 0 29 2 *', lastRun: null });
+    expect((await admin.listNodes()).map((node) => node.node)).toEqual(['node-a']);
 
     const failed = await until(
       () => admin.history('failing', 10),
@@ -158,36 +158,36 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
     );
     const held = await admin.getJob('long-run');
     // A token only grows: in memory it counts from 1, on PostgreSQL it starts from the database's clock (µs).
-    expect(held).toMatchObject({ holder: 'node-a', fencingToken: expect.any(Number) });
+    expect(held).toMatchObject({ holdingNode: 'node-a', fencingToken: expect.any(Number) });
     expect(held.fencingToken).toBeGreaterThan(0);
     expect(held.lockedUntil).toBeGreaterThan(Date.now());
 
     expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({
       triggered: false,
       reason: 'running',
-      holder: 'node-a',
+      holdingNode: 'node-a',
     });
-    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerHolder: 'node-a' });
+    expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerNode: 'node-a' });
     const reason = await app.get(LongRun).lost.promise;
     expect(reason).toBeInstanceOf(LockLostError);
     expect(reason).toMatchObject({ reason: 'not-owner' });
-    expect((await admin.getJob('long-run')).holder).toBeNull();
+    expect((await admin.getJob('long-run')).holdingNode).toBeNull();
     expect((await admin.history('long-run')).find((entry) => entry.type === 'unlock')).toMatchObject({
       actor: 'carol',
       reason: 'stuck',
-      formerHolder: 'node-a',
+      formerNode: 'node-a',
     });
   });
 
   it('finds the operator store by its ability, whatever the provider class', async () => {
-    const store = new InMemoryLockProvider({ lockedBy: 'node-a' });
+    const store = new InMemoryLockProvider({ node: 'node-a' });
     // A provider of its own (a plain object), delegating to the in-memory one: no class to test for.
     const provider = {
       lock: store.lock.bind(store),
       lockJob: store.lockJob.bind(store),
       lockOccurrence: store.lockOccurrence.bind(store),
       recoverOccurrence: store.recoverOccurrence.bind(store),
-      operatorStore: store.operatorStore.bind(store),
+      operatorProvider: store.operatorProvider.bind(store),
     };
     const app = await startApp([Jobs], provider);
 
@@ -195,7 +195,7 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
       () => app.get(SchedulerLockAdmin).listJobs(),
       (list) => list.length === 3,
     );
-    expect(jobs.map((job) => job.name)).toEqual(['failing', 'leap-day', 'report']);
+    expect(jobs.map((job) => job.jobName)).toEqual(['failing', 'leap-day', 'report']);
   });
 
   it('refuses an oversized note or one with a NUL, lone surrogate or control character, before the store', async () => {
@@ -206,7 +206,7 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
       () => admin.listNodes(),
       (found) => found.length === 1,
     );
-    const refused: [what: string, note: SteeringNote, says: string][] = [
+    const refused: [what: string, note: OperatorNote, says: string][] = [
       ['a 1 MB reason', { actor: 'alice', reason: 'x'.repeat(1 << 20) }, 'reason must be at most 500 characters'],
       ['a 1 MB actor', { actor: 'a'.repeat(1 << 20) }, 'actor must be at most 100 characters (got 1048576)'],
       ['a 101-character actor', { actor: 'a'.repeat(101) }, 'actor must be at most 100 characters (got 101)'],
@@ -216,13 +216,13 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
     ];
     for (const [what, note, says] of refused) {
       for (const action of ['pause', 'resume', 'trigger', 'unlock'] as const) {
-        const call = (admin[action] as (job: string, note: SteeringNote) => Promise<unknown>).call(
+        const call = (admin[action] as (job: string, note: OperatorNote) => Promise<unknown>).call(
           admin,
           'report',
           note,
         );
         await expect(call.then(() => `${what}: ${action} accepted`)).rejects.toMatchObject({
-          name: 'InvalidSteeringNoteError',
+          name: 'InvalidOperatorNoteError',
           message: expect.stringContaining(says),
         });
       }
@@ -256,11 +256,11 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
       (found) => found.length === 1,
     );
 
-    const { jobs } = (await (await fetch(`${api}/jobs`)).json()) as { jobs: { name: string; paused: boolean }[] };
-    expect(jobs.map(({ name, paused }) => ({ name, paused }))).toEqual([
-      { name: 'failing', paused: false },
-      { name: 'leap-day', paused: false },
-      { name: 'report', paused: false },
+    const { jobs } = (await (await fetch(`${api}/jobs`)).json()) as { jobs: { jobName: string; paused: boolean }[] };
+    expect(jobs.map(({ jobName, paused }) => ({ jobName, paused }))).toEqual([
+      { jobName: 'failing', paused: false },
+      { jobName: 'leap-day', paused: false },
+      { jobName: 'report', paused: false },
     ]);
     const headers = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
     const body = JSON.stringify({ reason: 'from the page' });

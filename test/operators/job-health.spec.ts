@@ -52,7 +52,7 @@ describe('jobHealth: a job cluster-wide from its schedule and its history', () =
   });
 
   it('counts a run in progress and a failed run as started, not missed', async () => {
-    const holder = { lockedBy: 'node-b', since: T0 + 4_002, ttl: 60_000 };
+    const holder = { node: 'node-b', since: T0 + 4_002, ttl: 60_000 };
     expect(jobHealth(await facts([run(T0 + 2_000)], { holder }), POLICY, T0 + 8_100)).toMatchObject({
       missed: [new Date(T0 + 6_000)],
       late: null,

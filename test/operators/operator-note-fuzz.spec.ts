@@ -1,5 +1,5 @@
 import { InMemoryLockProvider } from '../../lib/index.js';
-import { checkedSteeringNote } from '../../lib/operators/steering-note.js';
+import { checkedOperatorNote } from '../../lib/operators/steering-note.js';
 import { seededRandom, type Random } from '../../lib/provider-tests/seeded-random.js';
 
 /**
@@ -53,7 +53,7 @@ function allowed(actor: unknown, reason: unknown): boolean {
 describe('operator notes, fuzzed', () => {
   it(`accepts exactly what the docs allow, and a store reads it back (seed ${SEED})`, async () => {
     const random = seededRandom(SEED);
-    const store = new InMemoryLockProvider({ lockedBy: 'fuzz' }).operatorStore();
+    const store = new InMemoryLockProvider({ node: 'fuzz' }).operatorProvider();
     let accepted = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const actor = randomText(random);
@@ -62,7 +62,7 @@ describe('operator notes, fuzzed', () => {
       const expected = allowed(actor, reason);
       let error: unknown;
       try {
-        checkedSteeringNote(note);
+        checkedOperatorNote(note);
       } catch (thrown) {
         error = thrown;
       }
@@ -70,7 +70,7 @@ describe('operator notes, fuzzed', () => {
       expect(seen).toEqual({ round, actor, reason, accepted: expected });
       if (error !== undefined) {
         expect(error).toMatchObject({
-          name: 'InvalidSteeringNoteError',
+          name: 'InvalidOperatorNoteError',
           field: expect.stringMatching(/^(actor|reason)$/),
         });
         continue;

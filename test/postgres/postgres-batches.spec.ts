@@ -1,4 +1,4 @@
-import type { LockConfiguration, SimpleLock } from '../../lib/index.js';
+import type { LockConfiguration, SimpleLock } from '../../lib/provider/index.js';
 import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 import { countStatements } from './statement-counter.js';
@@ -15,14 +15,14 @@ describe('PostgreSQL statements batched per burst', () => {
   let statements: ReturnType<typeof countStatements>;
   beforeEach(async () => {
     fixture = await postgresFixture('batches');
-    provider = fixture.connect({ lockedBy: 'node-a' });
+    provider = fixture.connect({ node: 'node-a' });
     statements = countStatements(fixture.poolOf(provider));
     await provider.createTables();
   });
   afterEach(() => fixture.close());
 
   it(`claims the occurrences of ${JOBS} jobs due together in one statement, each with its own reply`, async () => {
-    await provider.operatorStore().pause('tenant-7', { actor: 'ops' });
+    await provider.operatorProvider().pause('tenant-7', { actor: 'ops' });
     const held = await provider.lockJob(job(9), false);
     statements.take();
 
@@ -47,7 +47,7 @@ describe('PostgreSQL statements batched per burst', () => {
     await Promise.all(locks.map((lock, i) => lock.finish!(i % 2 === 0 ? 'succeeded' : 'failed', report)));
 
     expect(statements.take()).toBe(1);
-    const store = provider.operatorStore();
+    const store = provider.operatorProvider();
     const histories = await Promise.all(names.map((i) => store.history(`tenant-${i}`, 5)));
     histories.forEach((history, i) =>
       expect(history).toMatchObject([{ type: 'run', outcome: i % 2 === 0 ? 'succeeded' : 'failed', node: 'node-a' }]),
@@ -69,12 +69,12 @@ describe('PostgreSQL statements batched per burst', () => {
   });
 
   it('keeps a bounded history: a ring of historyLimit entries per job, newest first', async () => {
-    const small = fixture.connect({ lockedBy: 'node-a', historyLimit: 3 });
+    const small = fixture.connect({ node: 'node-a', historyLimit: 3 });
     for (let run = 1; run <= 5; run += 1) {
       const claim = await small.lockJob(job(0), false);
       await (claim as { lock: SimpleLock }).lock.finish!('succeeded', { startedAt: run, durationMs: 1, attempt: 1 });
     }
-    const history = await small.operatorStore().history('tenant-0', 10);
+    const history = await small.operatorProvider().history('tenant-0', 10);
     expect(history.map((entry) => (entry as { startedAt: number }).startedAt)).toEqual([5, 4, 3]);
     const { rows } = await fixture.admin.query(
       `SELECT count(*)::int AS rows FROM "${fixture.schema}".scheduler_lock_history WHERE name = 'tenant-0'`,
@@ -83,7 +83,7 @@ describe('PostgreSQL statements batched per burst', () => {
   });
 
   it("gives a burst's statement a statement_timeout grown with its size: 500 claims get twice one claim's", async () => {
-    const node = fixture.connect({ lockedBy: 'node-b', statementTimeout: 300 });
+    const node = fixture.connect({ node: 'node-b', statementTimeout: 300 });
     // A free row (taken and released): a statement that could take it waits on another transaction's row lock.
     const first = await node.lockJob(job(0), false);
     if (!('lock' in first)) throw new Error(`tenant-0 was refused: ${first.refused}`);

@@ -1,6 +1,6 @@
 import type { OccurrenceClaim } from '../../lib/core/provider/lock-provider.js';
 import type { JobLockClaim } from '../../lib/operators/operator-abilities.js';
-import { lockConfig, uniqueLockName } from '../../lib/provider-tests/index.js';
+import { lockConfig, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { postgresTables } from '../../lib/providers/postgres/postgres-schema.js';
 import { postgresStatements } from '../../lib/providers/postgres/postgres-statements.js';

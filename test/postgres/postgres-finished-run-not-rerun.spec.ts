@@ -13,16 +13,16 @@ import { postgresPool } from '../support/shared-postgres.js';
 describeFinishedRunNotRerun('PostgreSQL', ['stopped'], async () => {
   const server = await startPrivatePostgres();
   const pools: pg.Pool[] = [];
-  const providerOf = (lockedBy: string) => {
+  const providerOf = (node: string) => {
     const pool = postgresPool({ port: server.port, database: 'postgres', connectionTimeoutMillis: 500 });
     pools.push(pool);
-    return new PostgresLockProvider(pool, { lockedBy, statementTimeout: 1_000 });
+    return new PostgresLockProvider(pool, { node, statementTimeout: 1_000 });
   };
   const reader = providerOf('reader');
   await reader.createTables();
   return {
-    // The module's `lockedBy` names the node in events, the provider's in the store.
-    lockOptions: async (lockedBy) => ({ provider: providerOf(lockedBy), defaultLockAtMostFor: '1m', lockedBy }),
+    // The module's `node` names the node in events, the provider's in the store.
+    lockOptions: async (node) => ({ provider: providerOf(node), defaultLockAtMostFor: '1m', node }),
     outage: () => server.stop(),
     recover: () => server.start(),
     readRecord: (name) => reader.readJobRecord(name),

@@ -34,7 +34,7 @@ export async function postgresFixture(label: string, poolOptions: pg.PoolConfig 
     connect(options = {}) {
       const pool = postgresPool(poolOptions);
       made += 1;
-      const provider = new PostgresLockProvider(pool, { schema, lockedBy: `node-${made}`, ...options });
+      const provider = new PostgresLockProvider(pool, { schema, node: `node-${made}`, ...options });
       poolsByProvider.set(provider, pool);
       return provider;
     },
@@ -75,12 +75,12 @@ export function postgresSubject(
     provider: PostgresLockProvider,
     fencingTokens: true,
     singleUseLocks: true,
-    create(lockedBy) {
+    create(node) {
       // One connection opened at a time: checks that start at once would open a dozen, each a new backend.
       const made = connecting.then(async () => {
-        const node = (await open()).connect(lockedBy === undefined ? {} : { lockedBy });
-        await node.readJobRecord('warm-up');
-        return node;
+        const provider = (await open()).connect(node === undefined ? {} : { node });
+        await provider.readJobRecord('warm-up');
+        return provider;
       });
       connecting = made.catch(() => undefined);
       return made;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { LockStoreUnavailableError } from '../../lib/index.js';
+import { LockProviderUnavailableError } from '../../lib/index.js';
 import type { SimpleLock } from '../../lib/core/provider/lock-provider.js';
-import { lockConfig } from '../../lib/provider-tests/index.js';
+import { lockConfig } from '../../lib/provider-tests/lock-probes.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import { postgresPool } from '../support/shared-postgres.js';
@@ -48,7 +48,7 @@ describe('a lock taken by a claim its node gave up on, on a PostgreSQL frozen (S
     const made = Array.from({ length: count }, (_, i) => {
       const pool = postgresPool({ port: server.port, database: 'postgres', max: 1, connectionTimeoutMillis: 500 });
       pools.push(pool);
-      return new PostgresLockProvider(pool, { lockedBy: `node-${i + 1}`, statementTimeout: STATEMENT_TIMEOUT });
+      return new PostgresLockProvider(pool, { node: `node-${i + 1}`, statementTimeout: STATEMENT_TIMEOUT });
     });
     for (const node of made) await node.readJobRecord(name);
     return made;
@@ -60,7 +60,7 @@ describe('a lock taken by a claim its node gave up on, on a PostgreSQL frozen (S
     const failures = await Promise.all(cluster.map((node) => claim(node, name).catch((error: unknown) => error)));
     await server.resume();
     for (const failure of failures) expect(failure).toMatchObject({ unanswered: true });
-    expect(failures[0]).toBeInstanceOf(LockStoreUnavailableError);
+    expect(failures[0]).toBeInstanceOf(LockProviderUnavailableError);
   }
 
   /** Each node claims `name` in turn, as ticks would, until one takes it; resolves to that lock. */

@@ -1,4 +1,4 @@
-import { assertStrictlyIncreasing, lockConfig } from '../../lib/provider-tests/index.js';
+import { assertStrictlyIncreasing, lockConfig } from '../../lib/provider-tests/lock-probes.js';
 import type { SimpleLock } from '../../lib/provider/index.js';
 import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { waitUntil } from '../support/wait-until.js';

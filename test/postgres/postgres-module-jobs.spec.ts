@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
-import { currentLock, LockedJobStatus, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { currentLock, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { LockedJobStatus } from '../../lib/nest/locked-job.status.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
@@ -55,8 +56,8 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
   });
 
   function start(providers: (new (...args: never[]) => unknown)[], node = 'node-a') {
-    const provider = fixture.connect({ lockedBy: node });
-    return startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '10s', lockedBy: node }, providers });
+    const provider = fixture.connect({ node: node });
+    return startSchedulerApp({ lock: { provider, defaultLockAtMostFor: '10s', node: node }, providers });
   }
 
   it('runs @Cron (once per occurrence), @Interval and @Timeout jobs under their locks, and releases them', async () => {
@@ -75,7 +76,7 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
     expect(await app.get(LockedJobStatus).getJobStatus('EveryKind.cron')).toMatchObject({
       occurrence: new Date(cron.occurrence!),
       state: 'succeeded',
-      runBy: 'node-a',
+      node: 'node-a',
     });
     // Released on the database's clock: no row of a finished run is still held.
     const { rows } = await fixture.admin.query<{ name: string; held: boolean }>(
@@ -87,8 +88,8 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
   });
 
   it('renews the keepAlive leases of a node in one statement per interval, and no other node takes them', async () => {
-    const node = fixture.connect({ lockedBy: 'node-a' });
-    const rival = fixture.connect({ lockedBy: 'node-b' });
+    const node = fixture.connect({ node: 'node-a' });
+    const rival = fixture.connect({ node: 'node-b' });
     const app = await startSchedulerApp({ lock: { provider: node, defaultLockAtMostFor: '1m' }, providers: [] });
     const executor = app.get(LockingTaskExecutor);
     const lease = 600;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import type pg from 'pg';
-import { LockStoreUnavailableError, SchedulerLock } from '../../lib/index.js';
+import { LockProviderUnavailableError, SchedulerLock } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
@@ -42,7 +42,7 @@ describe('PostgreSQL outages through the module (a private server, stopped and p
   beforeEach(async () => {
     // The password is wrong for nothing (trust auth): it shows that no message prints it.
     pool = postgresPool({ port: server.port, database: 'postgres', password: PASSWORD, connectionTimeoutMillis: 500 });
-    const provider = new PostgresLockProvider(pool, { lockedBy: 'node-a', statementTimeout: 1_000 });
+    const provider = new PostgresLockProvider(pool, { node: 'node-a', statementTimeout: 1_000 });
     await provider.createTables();
     app = await startSchedulerApp({
       lock: { provider, defaultLockAtMostFor: '10s', acquireTimeout: '1s' },
@@ -110,7 +110,7 @@ describe('PostgreSQL frozen (SIGSTOP) under a release (a private server of its o
   it('gives up a release on a paused server a second after statement_timeout: it fails as a store error, never hangs', async () => {
     const server = await startPrivatePostgres();
     const pool = postgresPool({ port: server.port, database: 'postgres', connectionTimeoutMillis: 500 });
-    const provider = new PostgresLockProvider(pool, { lockedBy: 'node-b', statementTimeout: 1_000 });
+    const provider = new PostgresLockProvider(pool, { node: 'node-b', statementTimeout: 1_000 });
     let failure: unknown;
     try {
       const lock = await provider.lock({ name: 'paused-release', lockAtMostFor: 60_000, lockAtLeastFor: 0 });
@@ -125,8 +125,8 @@ describe('PostgreSQL frozen (SIGSTOP) under a release (a private server of its o
       await pool.end();
       await server.remove();
     }
-    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
-    expect((failure as LockStoreUnavailableError).reason).toMatch(
+    expect(failure).toBeInstanceOf(LockProviderUnavailableError);
+    expect((failure as LockProviderUnavailableError).reason).toMatch(
       /^no answer, not even at statement_timeout|connect timeout/,
     );
   });

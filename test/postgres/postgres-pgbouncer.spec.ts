@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
 import pg from 'pg';
-import { currentLock, LockStoreUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
+import { currentLock, LockProviderUnavailableError, SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { describeLockProvider } from '../../lib/provider-tests/index.js';
 import { events } from '../support/lock-events.js';
 import {
@@ -68,7 +68,7 @@ describe.each([
     it('runs each occurrence of a cron job once across two apps, with no store error', async () => {
       const start = (node: string) =>
         startSchedulerApp({
-          lock: { provider: fixture.connect({ lockedBy: node }), defaultLockAtMostFor: '10s', lockedBy: node },
+          lock: { provider: fixture.connect({ node: node }), defaultLockAtMostFor: '10s', node: node },
           providers: [EverySecond],
         });
       const [a, b] = await Promise.all([start('node-a'), start('node-b')]);
@@ -78,7 +78,7 @@ describe.each([
       expect(occurrences.length).toBeGreaterThanOrEqual(3);
       expect(new Set(occurrences).size).toBe(occurrences.length);
       const skipped = [...a.recorded, ...b.recorded].filter((event) => event.type === 'skipped');
-      expect(skipped.map((event) => (event as LockEvent & { reason: string }).reason)).not.toContain('store-error');
+      expect(skipped.map((event) => (event as LockEvent & { reason: string }).reason)).not.toContain('provider-error');
       expect([...a.logs.texts('error'), ...b.logs.texts('error')]).toEqual([]);
     });
 
@@ -130,7 +130,7 @@ describe.each([
         await holder.query('BEGIN');
         await holder.query(`SELECT 1 FROM "${fixture.schema}".scheduler_lock_locks WHERE name = 'held-row' FOR UPDATE`);
         const attempt = node.lock({ name: 'held-row', lockAtMostFor: 1_000, lockAtLeastFor: 0 });
-        await expect(attempt).rejects.toThrow(LockStoreUnavailableError);
+        await expect(attempt).rejects.toThrow(LockProviderUnavailableError);
         await expect(attempt).rejects.toThrow('statement_timeout');
       } finally {
         await holder.query('ROLLBACK');

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { LockStoreUnavailableError } from '../../lib/index.js';
+import { LockProviderUnavailableError } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
-import { lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
+import { lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import { createSchema, dropSchema, postgresPool, uniqueSchema } from '../support/shared-postgres.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 
@@ -13,7 +13,7 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
   afterEach(() => fixture.close());
 
   it('stores a lock as a row naming its owner, expiring on the database clock, and keeps it on release', async () => {
-    const provider = fixture.connect({ lockedBy: 'node-a' });
+    const provider = fixture.connect({ node: 'node-a' });
     const name = uniqueLockName();
     const lock = await mustLock(provider, lockConfig(name, 5_000));
     const row = async () =>
@@ -62,7 +62,7 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
       await blocker.query('BEGIN');
       await blocker.query(`SELECT 1 FROM "${fixture.schema}".scheduler_lock_locks WHERE name = $1 FOR UPDATE`, [name]);
       const failure = await provider.lock(lockConfig(name)).catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+      expect(failure).toBeInstanceOf(LockProviderUnavailableError);
       expect((failure as Error).message).toMatch(
         /^PostgreSQL 127\.0\.0\.1:5432\/test is unreachable \(no answer within 300ms \(statement_timeout\)\)$/,
       );

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { LockStoreMisconfiguredError, SchedulerLock } from '../../lib/index.js';
+import { LockProviderMisconfiguredError, SchedulerLock } from '../../lib/index.js';
 import { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
 import { freePort } from '../support/redis-server.js';
@@ -53,7 +53,7 @@ describe('the startup check of PostgresLockProvider', () => {
 
   it('fails the startup for a user the server does not know, naming host:port/database and the user, never the password', async () => {
     const error = await startupFailure('nobody_at_all', 'a-secret-pw');
-    expect(error).toBeInstanceOf(LockStoreMisconfiguredError);
+    expect(error).toBeInstanceOf(LockProviderMisconfiguredError);
     expect((error as Error).message).toMatch(
       /^PostgreSQL 127\.0\.0\.1:5432\/test refused the credentials for user "nobody_at_all": .* \(28000\)$/,
     );
@@ -64,7 +64,7 @@ describe('the startup check of PostgresLockProvider', () => {
     const { host, port, database } = SHARED_POSTGRES;
     const pool = new pg.Pool({ connectionString: `postgres://nsl_nobody_in_url@${host}:${port}/${database}` });
     const error = await startupFailureOn(pool);
-    expect(error).toBeInstanceOf(LockStoreMisconfiguredError);
+    expect(error).toBeInstanceOf(LockProviderMisconfiguredError);
     expect((error as Error).message).toBe(
       `PostgreSQL ${host}:${port}/${database} refused the credentials for user "nsl_nobody_in_url": ` +
         'role "nsl_nobody_in_url" does not exist (28000)',
@@ -79,7 +79,7 @@ describe('the startup check of PostgresLockProvider', () => {
     delete process.env.PGUSER;
     try {
       const error = await startupFailureOn(new pg.Pool({ connectionString: `postgres://${host}:${port}/${database}` }));
-      expect(error).toBeInstanceOf(LockStoreMisconfiguredError);
+      expect(error).toBeInstanceOf(LockProviderMisconfiguredError);
       expect((error as Error).message).toBe(
         `PostgreSQL ${host}:${port}/${database} refused the credentials with no user given (is DATABASE_URL ` +
           "unset? Neither the pool's options, its connection string nor PGUSER name one): " +
@@ -93,7 +93,7 @@ describe('the startup check of PostgresLockProvider', () => {
 
   it('fails the startup for a user without the privileges, listing what to grant; the README grants make it pass', async () => {
     const error = await startupFailure(role);
-    expect(error).toBeInstanceOf(LockStoreMisconfiguredError);
+    expect(error).toBeInstanceOf(LockProviderMisconfiguredError);
     expect((error as Error).message).toContain(`refused user "${role}" the privileges SELECT on "${fixture.schema}"`);
     expect((error as Error).message).toContain(`DELETE on "${fixture.schema}"."scheduler_lock_nodes"`);
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type LockConfiguration, type SimpleLock } from '../../lib/index.js';
+import { type LockConfiguration, type SimpleLock } from '../../lib/provider/index.js';
 import { type OccurrenceClaim } from '../../lib/provider/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { openRedis } from '../support/redis-client-choice.js';
@@ -18,7 +18,7 @@ let provider: RedisLockProvider;
 
 beforeEach(async () => {
   client = openRedis(redis.server.url);
-  provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('batch'), lockedBy: 'node-a' });
+  provider = new RedisLockProvider(client, { keyPrefix: uniquePrefix('batch'), node: 'node-a' });
   recorder = await recordCommands(redis.admin);
   // Once per server each script arrives by EVAL after a NOSCRIPT: done here, so the tests count round trips.
   const warmUp = await provider.lockOccurrence(job(-1), OCCURRENCE);
@@ -39,7 +39,7 @@ async function scriptCalls(): Promise<number> {
 
 describe('job scripts batched per turn of the event loop', () => {
   it(`claims the occurrences of ${JOBS} jobs due together in one script call, each with its own reply`, async () => {
-    await provider.operatorStore().pause('tenant-7', { actor: 'ops' });
+    await provider.operatorProvider().pause('tenant-7', { actor: 'ops' });
     const held = await provider.lockJob(job(9), false);
     await scriptCalls();
 
@@ -67,7 +67,7 @@ describe('job scripts batched per turn of the event loop', () => {
     await Promise.all(locks.map((lock, i) => lock.finish!(i % 2 === 0 ? 'succeeded' : 'failed', report)));
 
     expect(await scriptCalls()).toBe(1);
-    const store = provider.operatorStore();
+    const store = provider.operatorProvider();
     const histories = await Promise.all(names.map((i) => store.history(`tenant-${i}`, 5)));
     histories.forEach((history, i) =>
       expect(history).toMatchObject([{ type: 'run', outcome: i % 2 === 0 ? 'succeeded' : 'failed', node: 'node-a' }]),

@@ -2,13 +2,13 @@ import { InMemoryLockProvider } from '../../lib/index.js';
 import { describeLockProvider, type LockProviderSubject } from '../../lib/provider-tests/index.js';
 import { InMemoryStore } from '../../lib/providers/in-memory/in-memory-store.js';
 
-// Nodes of one in-memory store, each an InMemoryLockProvider with its own lockedBy (the store option is how
+// Nodes of one in-memory store, each an InMemoryLockProvider with its own node (the store option is how
 // providers share a store in one process).
 const store = new InMemoryStore();
 const subject: LockProviderSubject<InMemoryLockProvider> = {
   name: 'InMemoryLockProvider',
   provider: InMemoryLockProvider,
-  create: (lockedBy = 'in-memory-node') => new InMemoryLockProvider({ lockedBy, store }),
+  create: (node = 'in-memory-node') => new InMemoryLockProvider({ node, store }),
   fencingTokens: true,
   singleUseLocks: true,
 };

@@ -12,7 +12,7 @@ describe('an iovalkey client', () => {
     const client = new Valkey(SHARED_REDIS_URL);
     const keyPrefix = uniquePrefix('iovalkey');
     try {
-      const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix }), { lockedBy: 'node-a' });
+      const executor = new LockingTaskExecutor(new RedisLockProvider(client, { keyPrefix }), { node: 'node-a' });
       const result = await executor.executeWithLock(async () => 'ran', { name: 'report', lockAtMostFor: 10_000 });
       expect(result).toEqual({ executed: true, result: 'ran' });
       await executor.shutdown(0);

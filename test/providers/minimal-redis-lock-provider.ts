@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type LockConfiguration, type LockProvider, type SimpleLock } from '../../lib/index.js';
+import { type LockConfiguration, type LockProvider, type SimpleLock } from '../../lib/provider/index.js';
 import { LockNotHeldError } from '../../lib/provider/index.js';
 
 /**

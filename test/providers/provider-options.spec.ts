@@ -40,14 +40,14 @@ describe.each(STORES)('%s options', (store, construct) => {
     expect(refusal(construct, { histroyLimit: 10 })).toBe(
       `${store} options: unknown option "histroyLimit"; did you mean "historyLimit"?`,
     );
-    expect(refusal(construct, { lockedby: 'node-a' })).toBe(
-      `${store} options: unknown option "lockedby"; did you mean "lockedBy"?`,
+    expect(refusal(construct, { nodee: 'node-a' })).toBe(
+      `${store} options: unknown option "nodee"; did you mean "node"?`,
     );
   });
 
-  it('refuse an empty lockedBy and one that is not a string', () => {
-    expect(refusal(construct, { lockedBy: '' })).toBe(`${store} options: lockedBy must be a non-empty string (got "")`);
-    expect(refusal(construct, { lockedBy: 42 })).toBe(`${store} options: lockedBy must be a non-empty string (got 42)`);
+  it('refuse an empty node and one that is not a string', () => {
+    expect(refusal(construct, { node: '' })).toBe(`${store} options: node must be a non-empty string (got "")`);
+    expect(refusal(construct, { node: 42 })).toBe(`${store} options: node must be a non-empty string (got 42)`);
   });
 
   it('accept the documented range of historyLimit', () => {

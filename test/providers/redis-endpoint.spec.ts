@@ -1,5 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import { LockStoreUnavailableError } from '../../lib/index.js';
+import { LockProviderUnavailableError } from '../../lib/index.js';
 import { describeRedisEndpoint } from '../../lib/providers/redis/redis-endpoint.js';
 import { RedisCommandRefusedError, redisFailure } from '../../lib/providers/redis/redis-failures.js';
 
@@ -64,10 +64,10 @@ describe('what a failed command says about Redis', () => {
       new Error("Stream isn't writeable and enableOfflineQueue options is false"),
       'not connected, the client is wait',
     ],
-  ])('%s is a LockStoreUnavailableError naming the endpoint and the cause', (_, error, reason) => {
+  ])('%s is a LockProviderUnavailableError naming the endpoint and the cause', (_, error, reason) => {
     const failure = redisFailure(client(), error);
 
-    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    expect(failure).toBeInstanceOf(LockProviderUnavailableError);
     expect(failure).toMatchObject({ message: `Redis 10.0.0.5:6390 is unreachable (${reason})`, reason, cause: error });
   });
 
@@ -129,7 +129,7 @@ describe("a command Redis refuses to the client's user (ACL)", () => {
     const failure = redisFailure(client(), error);
 
     expect(failure).toBeInstanceOf(RedisCommandRefusedError);
-    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    expect(failure).toBeInstanceOf(LockProviderUnavailableError);
     expect(failure).toMatchObject({
       message: expect.stringMatching(/^Redis (Cluster )?10\.0\.0\.5:6390 /),
       reason,

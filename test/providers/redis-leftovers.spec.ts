@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';
-import { assertStrictlyIncreasing, lockConfig } from '../../lib/provider-tests/index.js';
+import { assertStrictlyIncreasing, lockConfig } from '../../lib/provider-tests/lock-probes.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 
@@ -15,7 +15,7 @@ let provider: RedisLockProvider;
 beforeEach(() => {
   client = sharedRedis();
   keyPrefix = uniquePrefix('leftovers');
-  provider = new RedisLockProvider(client, { keyPrefix, lockedBy: 'node-a' });
+  provider = new RedisLockProvider(client, { keyPrefix, node: 'node-a' });
 });
 afterEach(async () => {
   await deleteKeys(client, keyPrefix);

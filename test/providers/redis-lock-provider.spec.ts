@@ -2,20 +2,15 @@ import { readOwnerValue } from '../../lib/core/provider/owner-value.js';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { LockStoreUnavailableError } from '../../lib/index.js';
+import { LockProviderUnavailableError } from '../../lib/index.js';
 import { openRedis } from '../support/redis-client-choice.js';
 import { recordCommands } from '../support/redis-monitor.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { pollUntil, settleWithin } from '../support/timing.js';
-import {
-  describeLockProvider,
-  isLocked,
-  lockConfig,
-  mustLock,
-  uniqueLockName,
-} from '../../lib/provider-tests/index.js';
+import { describeLockProvider } from '../../lib/provider-tests/index.js';
+import { isLocked, lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import { redisLockProviderSubject, SHARED_REDIS } from './redis-subject.js';
 import { RedisLockProvider, DEFAULT_KEY_PREFIX } from '../../lib/providers/redis/index.js';
 
@@ -29,10 +24,10 @@ describe('RedisLockProvider on the shared Redis', () => {
   let provider: RedisLockProvider;
 
   beforeEach(() => {
-    provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, lockedBy: 'node-a' });
+    provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, node: 'node-a' });
   });
 
-  it('stores a lock as the string <prefix>:{<name>} naming its owner (owner:epoch ms:unique id:lockedBy), with a TTL of lockAtMostFor and its fence key beside it, both gone on release', async () => {
+  it('stores a lock as the string <prefix>:{<name>} naming its owner (owner:epoch ms:unique id:node), with a TTL of lockAtMostFor and its fence key beside it, both gone on release', async () => {
     const name = uniqueLockName();
     const lockAtMostFor = 5_000;
     const before = Date.now();
@@ -43,11 +38,11 @@ describe('RedisLockProvider on the shared Redis', () => {
 
     expect(provider.lockKey(name)).toBe(key);
     expect(await shared.client.type(key)).toBe('string');
-    // The value names the owner for an operator: when it was taken, a random part, and lockedBy, last.
+    // The value names the owner for an operator: when it was taken, a random part, and node, last.
     const value = (await shared.client.get(key))!;
     expect(value).toMatch(/^owner:\d+:[0-9a-f-]{13}-\d+:node-a$/);
-    const { lockedBy, since } = readOwnerValue(value)!;
-    expect(lockedBy).toBe('node-a');
+    const { node, since } = readOwnerValue(value)!;
+    expect(node).toBe('node-a');
     expect(since).toBeGreaterThanOrEqual(before);
     expect(since).toBeLessThanOrEqual(after);
     const ttl = await shared.client.pttl(key);
@@ -106,13 +101,13 @@ describe('RedisLockProvider on a private Redis', () => {
 
   afterAll(() => client.disconnect());
 
-  it(`uses the key prefix "${DEFAULT_KEY_PREFIX}" and lockedBy <hostname>:<pid> by default`, async () => {
+  it(`uses the key prefix "${DEFAULT_KEY_PREFIX}" and node <hostname>:<pid> by default`, async () => {
     const provider = new RedisLockProvider(client);
     const name = uniqueLockName();
     expect(DEFAULT_KEY_PREFIX).toBe('job-lock');
     const lock = await mustLock(provider, lockConfig(name));
     const value = (await redis.admin.get(`job-lock:{${name}}`))!;
-    expect(readOwnerValue(value)?.lockedBy).toBe(`${hostname()}:${process.pid}`);
+    expect(readOwnerValue(value)?.node).toBe(`${hostname()}:${process.pid}`);
     await lock.unlock();
     expect(await redis.admin.exists(`job-lock:{${name}}`)).toBe(0);
   });
@@ -200,7 +195,7 @@ describe('RedisLockProvider on a private Redis', () => {
     expect(attempt.status).toBe('rejected');
     // What happened, instead of ioredis's words about its offline queue or its retries.
     const failure = attempt.status === 'rejected' ? attempt.reason : undefined;
-    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    expect(failure).toBeInstanceOf(LockProviderUnavailableError);
     const endpoint = `127\\.0\\.0\\.1:${redis.server.port}`;
     const unreachable = new RegExp(`^Redis ${endpoint} is unreachable \\([\\w ]+, the client is \\w+\\)$`);
     expect((failure as Error).message).toMatch(unreachable);

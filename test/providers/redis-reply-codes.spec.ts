@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { LockStoreUnavailableError } from '../../lib/index.js';
+import { LockProviderUnavailableError } from '../../lib/index.js';
 import {
   misconfiguration,
   RedisCommandRefusedError,
@@ -94,7 +94,7 @@ describe('credentials Redis refuses, in either wording', () => {
   ])('%s: %s is a failed authentication and a misconfiguration', (_, message, code) => {
     const failure = redisFailure(client, reply(message, 'auth'));
 
-    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    expect(failure).toBeInstanceOf(LockProviderUnavailableError);
     expect(failure).toMatchObject({ reason: `authentication failed for user "locks": ${code}` });
     expect(misconfiguration(failure, client)).toBe(`authentication failed for user "locks": ${code}`);
   });
@@ -113,9 +113,9 @@ describe('a Redis that answers but cannot serve now, in either wording: an outag
   ])('%s: %s', (_, message, code) => {
     const failure = redisFailure(client, reply(message));
 
-    expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+    expect(failure).toBeInstanceOf(LockProviderUnavailableError);
     expect(failure).not.toBeInstanceOf(RedisCommandRefusedError);
-    expect((failure as LockStoreUnavailableError).reason).toMatch(new RegExp(`, ${code}$`));
+    expect((failure as LockProviderUnavailableError).reason).toMatch(new RegExp(`, ${code}$`));
     expect(misconfiguration(failure, client)).toBeUndefined();
   });
 });
@@ -135,7 +135,7 @@ describe('a command the client gave up on (ioredis commandTimeout)', () => {
 
       const failure = redisFailure(slowClient, error);
 
-      expect(failure).toBeInstanceOf(LockStoreUnavailableError);
+      expect(failure).toBeInstanceOf(LockProviderUnavailableError);
       expect(failure).toMatchObject({ reason: "no answer within the client's commandTimeout", unanswered: true });
     } finally {
       slowClient.disconnect();

@@ -1,4 +1,4 @@
-import { type LockProvider } from '../../lib/index.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import type { LockProviderSubject } from '../../lib/provider-tests/index.js';
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { RedisLockProvider, type RedisClient } from '../../lib/providers/redis/index.js';
@@ -25,26 +25,26 @@ export type RedisNodes<P extends LockProvider> = Pick<LockProviderSubject<P>, 'c
 
 /**
  * Nodes on `topology` under one fresh key prefix, each what `make` builds on a client of its own (`node`
- * counts from 1; `lockedBy` as the check names it, if it does), quit when its check ends; `close()` deletes the
+ * counts from 1; `node` as the check names it, if it does), quit when its check ends; `close()` deletes the
  * prefix's keys.
  */
 export function redisNodes<C extends RedisClient, P extends LockProvider>(
   topology: RedisTopology<C>,
-  make: (client: C, keyPrefix: string, node: number, lockedBy?: string) => P,
+  make: (client: C, keyPrefix: string, node: number, nodeName?: string) => P,
 ): RedisNodes<P> {
   const keyPrefix = uniquePrefix(topology.label);
   const clients = new Map<LockProvider, C>();
   let made = 0;
   return {
-    create(lockedBy) {
+    create(nodeName) {
       const client = topology.openClient();
       made += 1;
       try {
-        const node = make(client, keyPrefix, made, lockedBy);
+        const node = make(client, keyPrefix, made, nodeName);
         clients.set(node, client);
         return node;
       } catch (refused) {
-        // A provider that refuses the name (an empty lockedBy) leaves no client open to keep Jest alive.
+        // A provider that refuses the name (an empty node) leaves no client open to keep Jest alive.
         client.disconnect();
         throw refused;
       }
@@ -66,8 +66,8 @@ export function redisLockProviderSubject<C extends RedisClient>(
   name: string,
   topology: RedisTopology<C>,
 ): LockProviderSubject<RedisLockProvider> & RedisNodes<RedisLockProvider> {
-  const nodes = redisNodes(topology, (client, keyPrefix, node, lockedBy = `node-${node}`) => {
-    return new RedisLockProvider(client, { keyPrefix, lockedBy });
+  const nodes = redisNodes(topology, (client, keyPrefix, index, node = `node-${index}`) => {
+    return new RedisLockProvider(client, { keyPrefix, node });
   });
   return { name, provider: RedisLockProvider, fencingTokens: true, singleUseLocks: true, ...nodes };
 }

@@ -26,9 +26,9 @@ describe("RedisLockProvider's startup check", () => {
     try {
       await recorder.take();
 
-      await provider.checkStore();
+      await provider.checkProvider();
       const first = await recorder.take();
-      await provider.checkStore();
+      await provider.checkProvider();
       const second = await recorder.take();
 
       expect(first).toEqual(['evalsha', 'eval']);
@@ -41,6 +41,6 @@ describe("RedisLockProvider's startup check", () => {
   it('passes a Redis nobody answers on: that is an outage, not a mistake', async () => {
     const provider = new RedisLockProvider(client(`redis://127.0.0.1:${await freePort()}`));
 
-    await expect(provider.checkStore()).resolves.toBeUndefined();
+    await expect(provider.checkProvider()).resolves.toBeUndefined();
   });
 });

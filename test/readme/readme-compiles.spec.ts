@@ -101,14 +101,14 @@ const ASSUMED = new Map<string, Assumed>([
   [
     'interface LockProvider {',
     {
-      preamble: `import type { LockConfiguration } from 'nest-scheduler-lock';
+      preamble: `import type { LockConfiguration } from 'nest-scheduler-lock/provider';
         import type {
           JobRecord,
           OccurrenceClaim,
-          OperatorStore,
+          OperatorProvider,
           OutageLog,
           RecoveryClaim,
-          StoreOutageMonitor,
+          ProviderOutageMonitor,
         } from 'nest-scheduler-lock/provider';`,
     },
   ],

@@ -1,4 +1,4 @@
-import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/index.js';
+import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/provider/index.js';
 import { deferred } from './wait-until.js';
 
 /**

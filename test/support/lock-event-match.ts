@@ -1,4 +1,5 @@
-import type { LockEvent, LockEventType } from '../../lib/index.js';
+import type { LockEvent } from '../../lib/index.js';
+import type { LockEventType } from '../../lib/core/task/lock-events.js';
 
 /** The event variant of one `type`. */
 export type LockEventOf<T extends LockEventType> = Extract<LockEvent, { type: T }>;

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/index.js';
+import type { LockConfiguration, LockProvider, SimpleLock } from '../../lib/provider/index.js';
 import type { LeaseRenewal, LeaseRenewalOutcome } from '../../lib/core/provider/lock-provider.js';
 import type { LeaseRenewingLockProvider } from '../../lib/core/provider/provider-abilities.js';
 

@@ -1,12 +1,13 @@
-import { LockEvents, LockingTaskExecutor, type LockProvider } from '../../lib/index.js';
+import { LockEvents, LockingTaskExecutor } from '../../lib/index.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import type { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 
 /** A node's executor on an in-memory store shared with other nodes, with what a spec inspects. */
 export interface MemoryExecutor {
   /** The store of the simulated cluster: other nodes' providers, `expire()`, `lose()`. */
-  readonly store: TestLockStore;
-  /** The node's own provider (`node-a`), unwrapped: its `operatorStore().lockState()` shows a lock's holder. */
+  readonly store: TestLockProvider;
+  /** The node's own provider (`node-a`), unwrapped: its `operatorProvider().lockState()` shows a lock's holder. */
   readonly provider: InMemoryLockProvider;
   readonly events: LockEvents;
   readonly executor: LockingTaskExecutor;
@@ -14,16 +15,16 @@ export interface MemoryExecutor {
 
 /** The executor of node `node-a` on a fresh in-memory store; `wrap` may put a test double around its provider. */
 export function memoryExecutor(wrap: (provider: InMemoryLockProvider) => LockProvider = (p) => p): MemoryExecutor {
-  const store = new TestLockStore();
+  const store = new TestLockProvider();
   const provider = store.provider('node-a');
   const events = new LockEvents();
-  const executor = new LockingTaskExecutor(wrap(provider), { lockedBy: 'node-a', events });
+  const executor = new LockingTaskExecutor(wrap(provider), { node: 'node-a', events });
   return { store, provider, events, executor };
 }
 
 /** The remaining time to live of the lock `name` in ms, or `undefined` when nobody holds it. */
 export async function ttlOf(executor: MemoryExecutor, name: string): Promise<number | undefined> {
-  return (await executor.provider.operatorStore().lockState(name)).holder?.ttl;
+  return (await executor.provider.operatorProvider().lockState(name)).holder?.ttl;
 }
 
 /** Resolves with the signal's reason once it aborts. */

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { LockEvents, LockingTaskExecutor, type LockProvider } from '../../lib/index.js';
+import { LockEvents, LockingTaskExecutor } from '../../lib/index.js';
+import { type LockProvider } from '../../lib/provider/index.js';
 import { useSharedRedisPrefix } from './redis-prefix.js';
 import { setByHooks, type HookValues } from './set-by-hooks.js';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';
@@ -27,9 +28,9 @@ export function useRedisExecutor(
   const node: HookValues<RedisExecutorFixture> = {};
   const redis = useSharedRedisPrefix(label, () => node.executor?.shutdown(0));
   beforeEach(() => {
-    const provider = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix, lockedBy: 'node-a' });
+    const provider = new RedisLockProvider(redis.client, { keyPrefix: redis.prefix, node: 'node-a' });
     const events = new LockEvents();
-    const executor = new LockingTaskExecutor(wrap(provider), { lockedBy: 'node-a', events });
+    const executor = new LockingTaskExecutor(wrap(provider), { node: 'node-a', events });
     Object.assign(node, {
       client: redis.client,
       prefix: redis.prefix,

@@ -125,7 +125,7 @@ describe('SchedulerLockHealthIndicator over HTTP (TerminusModule)', () => {
     expect(locks.jobs.report).toMatchObject({
       running: true,
       outlivedLock: false,
-      lastOccurrence: { state: 'running', held: true, runBy: expect.any(String) },
+      lastOccurrence: { state: 'running', held: true, node: expect.any(String) },
     });
     expect(locks.jobs.overrun).toMatchObject({ running: true, outlivedLock: true });
     expect(text).not.toContain(FAILURE);

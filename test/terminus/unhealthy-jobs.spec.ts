@@ -5,11 +5,11 @@ import { TerminusModule } from '@nestjs/terminus';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { SchedulerLock, SchedulerLockModule } from '../../lib/index.js';
 import { SchedulerLockHealthIndicator } from '../../lib/terminus/index.js';
-import { SchedulerLockTest, TestLockStore } from '../../lib/testing/index.js';
+import { SchedulerLockTest, TestLockProvider } from '../../lib/testing/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 
 const T0 = Date.parse('2027-01-01T00:00:00Z');
-const store = new TestLockStore();
+const store = new TestLockProvider();
 let app: TestingModule | undefined;
 
 @Injectable()
@@ -41,7 +41,7 @@ describe('the Terminus indicator with unhealthyJobs: down', () => {
         ],
         providers: [Jobs, SchedulerLockHealthIndicator],
       }).setLogger(new CapturedLogger()),
-      { store, lockedBy: 'node-1' },
+      { store, node: 'node-1' },
     ).compile();
     const node = await SchedulerLockTest.node(app);
     const indicator = app.get(SchedulerLockHealthIndicator);

@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit, type Provider, type Type } from '@nestjs
 import { Cron, Interval, ScheduleModule, SchedulerRegistry, Timeout } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { currentLock, LockedJobRegistry, SchedulerLock, SchedulerLockModule } from '../../lib/index.js';
-import { SchedulerLockTest, type TestLockStore, type TestNode } from '../../lib/testing/index.js';
+import { SchedulerLockTest, type TestLockProvider, type TestNode } from '../../lib/testing/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 
 /** New Year's midnight, UTC: the fire time of the yearly job, which no real timer reaches during a test. */
@@ -13,7 +13,7 @@ export const handled: string[] = [];
 
 /** Notes a run of `job` on the node whose lock it holds. */
 function note(job: string): void {
-  handled.push(`${job} on ${currentLock()!.lockedBy}`);
+  handled.push(`${job} on ${currentLock()!.node}`);
 }
 
 /**
@@ -88,7 +88,7 @@ export class Jobs {
   @SchedulerLock({ lockAtMostFor: '10m', keepAlive: { lease: '3s' }, onCrash: 'rerun' })
   @Cron('0 0 0 1 1 *', { name: 'rerun', timeZone: 'UTC' })
   rerun() {
-    if (currentLock()!.lockedBy !== 'node-1') return 'recovered';
+    if (currentLock()!.node !== 'node-1') return 'recovered';
     return new Promise<void>((resolve) => (crashedRun.release = resolve));
   }
 }
@@ -109,8 +109,8 @@ const open: TestingModule[] = [];
  * What the app logs goes to `logger`.
  */
 export async function startNode(
-  store: TestLockStore,
-  lockedBy: string,
+  store: TestLockProvider,
+  node: string,
   providers: Provider[] = [Jobs],
   logger = new CapturedLogger(),
 ) {
@@ -122,14 +122,14 @@ export async function startNode(
       ],
       providers,
     }).setLogger(logger),
-    { store, lockedBy },
+    { store, node },
   ).compile();
   open.push(moduleRef);
   return SchedulerLockTest.node(moduleRef);
 }
 
 /** `count` nodes, `node-1`…, on `store`. */
-export function startNodes(store: TestLockStore, count: number): Promise<TestNode[]> {
+export function startNodes(store: TestLockProvider, count: number): Promise<TestNode[]> {
   return Promise.all(Array.from({ length: count }, (_, i) => startNode(store, `node-${i + 1}`)));
 }
 

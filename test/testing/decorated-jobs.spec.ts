@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import { filter, firstValueFrom } from 'rxjs';
 import { SchedulerLock, type LockEvent } from '../../lib/index.js';
-import { TestLockStore, type TestNode } from '../../lib/testing/index.js';
+import { TestLockProvider, type TestNode } from '../../lib/testing/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 import { closeNodes, handled, NEW_YEAR, runtimeSweep, startNode } from './cluster-kit.js';
 
@@ -39,7 +39,7 @@ class Reports {
   }
 }
 
-const store = new TestLockStore();
+const store = new TestLockProvider();
 afterEach(async () => {
   jest.useRealTimers();
   await closeNodes();

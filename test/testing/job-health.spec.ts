@@ -3,14 +3,14 @@ import { Injectable } from '@nestjs/common';
 import { Cron, ScheduleModule } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { SchedulerLock, SchedulerLockModule, type LockEvent } from '../../lib/index.js';
-import { SchedulerLockTest, TestLockStore, type TestNode } from '../../lib/testing/index.js';
+import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 
 /** The 2 s occurrences start here; the nodes start 100 ms before the first. */
 const T0 = Date.parse('2027-01-01T00:00:00Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1_000);
 
-const store = new TestLockStore();
+const store = new TestLockProvider();
 const open: TestingModule[] = [];
 let failures = 0;
 
@@ -23,7 +23,7 @@ class Jobs {
   }
 }
 
-async function startNode(lockedBy: string, pauseAfter?: number): Promise<TestNode> {
+async function startNode(node: string, pauseAfter?: number): Promise<TestNode> {
   const moduleRef = await SchedulerLockTest.override(
     Test.createTestingModule({
       imports: [
@@ -36,7 +36,7 @@ async function startNode(lockedBy: string, pauseAfter?: number): Promise<TestNod
       ],
       providers: [Jobs],
     }).setLogger(new CapturedLogger()),
-    { store, lockedBy },
+    { store, node },
   ).compile();
   open.push(moduleRef);
   return SchedulerLockTest.node(moduleRef);
@@ -51,9 +51,9 @@ function healthEvents(nodes: TestNode[]): string[] {
   const seen: string[] = [];
   for (const node of nodes) {
     node.events.events$.subscribe((event: LockEvent) => {
-      if (event.type === 'missed') seen.push(`${event.lockedBy} missed ${event.occurrences.map(seconds).join(',')}`);
-      if (event.type === 'failing') seen.push(`${event.lockedBy} failing ${event.failuresInARow}`);
-      if (event.type === 'healthy') seen.push(`${event.lockedBy} healthy`);
+      if (event.type === 'missed') seen.push(`${event.node} missed ${event.occurrences.map(seconds).join(',')}`);
+      if (event.type === 'failing') seen.push(`${event.node} failing ${event.failuresInARow}`);
+      if (event.type === 'healthy') seen.push(`${event.node} healthy`);
     });
   }
   return seen;
@@ -90,7 +90,7 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     const seen = healthEvents([a, b]);
     const missed = [6, 8, 10, 12].map(at);
     const [health] = await a.checkHealth();
-    expect(health).toMatchObject({ name: 'every-2s', state: 'missed', unhealthy: true, missed });
+    expect(health).toMatchObject({ jobName: 'every-2s', state: 'missed', unhealthy: true, missed });
     expect(health.lastSuccess).toEqual(new Date(T0 + 4_010));
     await b.checkHealth();
     expect(seen).toEqual(['node-4 missed 6s,8s,10s,12s']);

@@ -1,5 +1,5 @@
 import { SchedulerLockConfigurationError } from '../../lib/index.js';
-import { SchedulerLockTest, TestLockStore, type ProviderOverrides } from '../../lib/testing/index.js';
+import { SchedulerLockTest, TestLockProvider, type ProviderOverrides } from '../../lib/testing/index.js';
 
 /** A builder the options are checked before: any use of it fails the test. */
 const builder: ProviderOverrides<never> = {
@@ -8,8 +8,8 @@ const builder: ProviderOverrides<never> = {
   },
 };
 
-describe('TestLockStore.hold() options', () => {
-  const store = new TestLockStore();
+describe('TestLockProvider.hold() options', () => {
+  const store = new TestLockProvider();
   afterEach(() => store.reset());
 
   it.each<[string, object, string]>([
@@ -21,29 +21,29 @@ describe('TestLockStore.hold() options', () => {
     const holding = store.hold('sweep', options);
 
     await expect(holding).rejects.toThrow(SchedulerLockConfigurationError);
-    await expect(holding).rejects.toThrow(`TestLockStore.hold("sweep") options: ${problem}`);
+    await expect(holding).rejects.toThrow(`TestLockProvider.hold("sweep") options: ${problem}`);
   });
 
   it('hold as the node and for the time given', async () => {
     const held = await store.hold('sweep', { as: 'node-9', for: '1m' });
 
-    expect(held.lockedBy).toBe('node-9');
+    expect(held.node).toBe('node-9');
   });
 });
 
 describe('SchedulerLockTest.override() options', () => {
   it.each<[string, unknown, string]>([
     [
-      'a store that is not a TestLockStore',
-      { store: {}, lockedBy: 'node-1' },
-      'store must be a TestLockStore (got {})',
+      'a store that is not a TestLockProvider',
+      { store: {}, node: 'node-1' },
+      'store must be a TestLockProvider (got {})',
     ],
-    ['no lockedBy', { store: new TestLockStore() }, 'lockedBy is required'],
-    ['an empty lockedBy', { store: new TestLockStore(), lockedBy: '' }, 'lockedBy must be a non-empty string (got "")'],
+    ['no node', { store: new TestLockProvider() }, 'node is required'],
+    ['an empty node', { store: new TestLockProvider(), node: '' }, 'node must be a non-empty string (got "")'],
     [
       'a misspelled option',
-      { store: new TestLockStore(), lockedBy: 'node-1', lockedby: 'node-2' },
-      'unknown option "lockedby"; did you mean "lockedBy"?',
+      { store: new TestLockProvider(), node: 'node-1', nodee: 'node-2' },
+      'unknown option "nodee"; did you mean "node"?',
     ],
   ])('refuse %s, naming it', (_, options, problem) => {
     expect(() => SchedulerLockTest.override(builder, options as never)).toThrow(

@@ -18,14 +18,14 @@ import {
   SchedulerLockModule,
   type SchedulerLockModuleOptions,
 } from '../../lib/index.js';
-import { SchedulerLockTest, TestLockStore, type TestNode } from '../../lib/testing/index.js';
+import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
 import { parseInvocation } from '../../lib/cli/arguments.js';
 import { runCommand } from '../../lib/cli/commands.js';
 import { ClusterAdmin } from '../../lib/operators/cluster-admin.js';
 import { ElectionAdmin } from '../../lib/operators/election-admin.js';
 import { CapturedLogger } from '../support/captured-logger.js';
 
-const store = new TestLockStore();
+const store = new TestLockProvider();
 
 /** Every hook call of every node, as `<node> acquired #<token>` or `<node> lost (<reason>)`, in order. */
 const calls: string[] = [];
@@ -53,7 +53,7 @@ class FeedConsumer implements OnLeadershipAcquired, OnLeadershipLost {
 /** Kills `node`: its terms end with its process, which the hooks never hear of. */
 function kill(node: TestNode): void {
   node.kill();
-  terms.splice(0, terms.length, ...terms.filter((term) => term.node !== node.lockedBy));
+  terms.splice(0, terms.length, ...terms.filter((term) => term.node !== node.node));
 }
 
 function assertOneLeader(): void {
@@ -66,7 +66,7 @@ const apps = new Map<string, TestingModule>();
 
 /** A node of the cluster on `store` whose app has the `FeedConsumer`. */
 async function start(
-  lockedBy: string,
+  node: string,
   providers: Provider[] = [FeedConsumer],
   options: Partial<SchedulerLockModuleOptions> = {},
 ): Promise<TestNode> {
@@ -83,10 +83,10 @@ async function start(
       ],
       providers,
     }).setLogger(logger),
-    { store, lockedBy },
+    { store, node },
   ).compile();
-  loggers.set(lockedBy, logger);
-  apps.set(lockedBy, app);
+  loggers.set(node, logger);
+  apps.set(node, app);
   return SchedulerLockTest.node(app);
 }
 
@@ -329,7 +329,7 @@ describe('the CLI', () => {
   async function cli(node: TestNode, args: string[]) {
     const invocation = parseInvocation(args, { REDIS_URL: 'redis://127.0.0.1:6379' });
     if (invocation === 'help') throw new Error('help asked');
-    const store = node.get<InMemoryLockProvider>(SCHEDULER_LOCK_PROVIDER).operatorStore();
+    const store = node.get<InMemoryLockProvider>(SCHEDULER_LOCK_PROVIDER).operatorProvider();
     const admin = new ClusterAdmin(store, 5_000);
     return runCommand(admin, new ElectionAdmin(store, admin), invocation, 'test store');
   }

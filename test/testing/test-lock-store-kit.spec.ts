@@ -1,13 +1,13 @@
 import { InMemoryLockProvider } from '../../lib/index.js';
 import { describeLockProvider, type LockProviderSubject } from '../../lib/provider-tests/index.js';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 
-// The cluster that nest-scheduler-lock/testing simulates: one TestLockStore, one provider per lockedBy.
-const store = new TestLockStore();
+// The cluster that nest-scheduler-lock/testing simulates: one TestLockProvider, one provider per node.
+const store = new TestLockProvider();
 const subject: LockProviderSubject<InMemoryLockProvider> = {
-  name: 'TestLockStore',
+  name: 'TestLockProvider',
   provider: InMemoryLockProvider,
-  create: (lockedBy = 'test-node') => store.provider(lockedBy),
+  create: (node = 'test-node') => store.provider(node),
   fencingTokens: true,
   singleUseLocks: true,
 };

@@ -5,10 +5,10 @@ import { Cron, ScheduleModule } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import { InMemoryLockProvider, LockLostError, SchedulerLockModule } from '../../lib/index.js';
 import type { InstrumentedRun, RunInstrumentation } from '../../lib/provider/index.js';
-import { SchedulerLockTest, TestLockStore } from '../../lib/testing/index.js';
+import { SchedulerLockTest, TestLockProvider } from '../../lib/testing/index.js';
 import { closeNodes, handled, Jobs, NEW_YEAR, runtimeSweep, startNode, startNodes } from './cluster-kit.js';
 
-const store = new TestLockStore();
+const store = new TestLockProvider();
 afterEach(async () => {
   await closeNodes();
   store.reset();
@@ -59,7 +59,7 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
     const wrapped: string[] = [];
     const instrumentation: RunInstrumentation = {
       around: (run: InstrumentedRun, task) => {
-        wrapped.push(`${run.jobName} on ${run.lockedBy}`);
+        wrapped.push(`${run.jobName} on ${run.node}`);
         return Promise.resolve(task());
       },
     };
@@ -77,7 +77,7 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
       ],
       providers: [Jobs],
     });
-    const moduleRef = await SchedulerLockTest.override(builder, { store, lockedBy: 'node-7' }).compile();
+    const moduleRef = await SchedulerLockTest.override(builder, { store, node: 'node-7' }).compile();
     try {
       const node = await SchedulerLockTest.node(moduleRef);
       expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', node: 'node-7' });

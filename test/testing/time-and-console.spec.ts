@@ -1,9 +1,9 @@
 import { jest } from '@jest/globals';
-import { TestLockStore } from '../../lib/testing/index.js';
+import { TestLockProvider } from '../../lib/testing/index.js';
 import { waitUntil } from '../support/wait-until.js';
 import { closeNodes, crashedRun, NEW_YEAR, startNodes } from './cluster-kit.js';
 
-const store = new TestLockStore();
+const store = new TestLockProvider();
 afterEach(async () => {
   jest.useRealTimers();
   await closeNodes();
@@ -87,7 +87,7 @@ describe('a clean slate: reset()', () => {
     expect(await node.tick('sweep')).toMatchObject({ status: 'ran' });
     expect(await node.tick('warm-up')).toMatchObject({ status: 'ran' });
     // The nodes and their jobs stay known to the console.
-    expect((await node.admin.listJobs()).map((job) => job.name)).toContain('yearly');
+    expect((await node.admin.listJobs()).map((job) => job.jobName)).toContain('yearly');
   });
 
   it('without it, the last test would still hold the lock', async () => {

@@ -40,7 +40,7 @@ export async function expectLocksThroughFailover({
 }: Failover): Promise<void> {
   const storeErrorSkip = nextEvent(
     app.events$,
-    (event) => event.type === 'skipped' && event.jobName === job && event.reason === 'store-error',
+    (event) => event.type === 'skipped' && event.jobName === job && event.reason === 'provider-error',
     20_000,
   );
 

@@ -38,7 +38,7 @@ describe('SchedulerLockModule through a Redis Cluster failover', () => {
           redis: client,
           keyPrefix,
           defaultLockAtMostFor: '10s',
-          lockedBy: 'cluster-failover-app',
+          node: 'cluster-failover-app',
           acquireTimeout: '500ms',
         },
         providers: [FailoverJobs],

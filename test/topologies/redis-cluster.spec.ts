@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { Cron, Interval } from '@nestjs/schedule';
 import type { Cluster } from 'ioredis';
 import { LockEvents, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
-import { describeLockProvider, isLocked, lockConfig, mustLock } from '../../lib/provider-tests/index.js';
+import { describeLockProvider } from '../../lib/provider-tests/index.js';
+import { isLocked, lockConfig, mustLock } from '../../lib/provider-tests/lock-probes.js';
 import { redisLockProviderSubject } from '../providers/redis-subject.js';
 import { jobEvent, type LockEventOf } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
@@ -57,8 +58,8 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
   beforeAll(async () => {
     clients = [redisCluster.connect(), redisCluster.connect(), redisCluster.connect()];
     [admin] = clients;
-    provider = new RedisLockProvider(clients[1], { keyPrefix, lockedBy: 'node-a' });
-    other = new RedisLockProvider(clients[2], { keyPrefix, lockedBy: 'node-b' });
+    provider = new RedisLockProvider(clients[1], { keyPrefix, node: 'node-a' });
+    other = new RedisLockProvider(clients[2], { keyPrefix, node: 'node-b' });
     await admin.ping(); // the slot map is known once the client is ready
   });
 
@@ -81,7 +82,7 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
       // Asked on the master alone: a node that does not serve the slot would answer MOVED.
       const master = masterConnection(admin, lock.master);
       expect(await master.exists(key, `${key}:fence`, `${key}:record`)).toBe(3);
-      expect(readOwnerValue((await master.get(key))!)?.lockedBy).toBe('node-a');
+      expect(readOwnerValue((await master.get(key))!)?.node).toBe('node-a');
       mastersUsed.push(lock.master);
     }
     expect(new Set(mastersUsed)).toEqual(new Set(mastersInSlotOrder(admin)));
@@ -119,7 +120,7 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
     const lockEvents = new LockEvents();
     const recorded: LockEvent[] = [];
     const recording = lockEvents.events$.subscribe((event) => recorded.push(event));
-    const executor = new LockingTaskExecutor(provider, { lockedBy: 'keeper', events: lockEvents });
+    const executor = new LockingTaskExecutor(provider, { node: 'keeper', events: lockEvents });
     try {
       const runs = names.map((name) => {
         const renewed = events(
@@ -169,7 +170,7 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
         expect(await other.readJobRecord(name)).toMatchObject({
           occurrence: new Date(OCCURRENCE),
           state: 'running',
-          runBy: 'node-a',
+          node: 'node-a',
           attempt: 1,
           held: true,
         });
@@ -182,19 +183,19 @@ describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
           },
           claimedAt + 2 * crashedRunLock,
         );
-        expect(recovery).toMatchObject({ attempt: 2, previousHolder: 'node-a' });
+        expect(recovery).toMatchObject({ attempt: 2, previousNode: 'node-a' });
         expect(await provider.readJobRecord(name)).toMatchObject({
           state: 'running',
-          runBy: 'node-b',
+          node: 'node-b',
           attempt: 2,
-          previousHolder: 'node-a',
+          previousNode: 'node-a',
           held: true,
         });
 
         await recovery.lock.finish!('succeeded');
         expect(await provider.readJobRecord(name)).toMatchObject({
           state: 'succeeded',
-          runBy: 'node-b',
+          node: 'node-b',
           finishedAt: expect.any(Date),
           held: false,
         });
@@ -233,7 +234,7 @@ describe('SchedulerLockModule on a 3-master Redis Cluster client', () => {
 
   it('runs a locked interval job and a once-per-occurrence cron job, and leaves the Cluster client it was handed open', async () => {
     const app = await startSchedulerApp({
-      lock: { redis: clusterClient, keyPrefix, defaultLockAtMostFor: '10s', lockedBy: 'cluster-app' },
+      lock: { redis: clusterClient, keyPrefix, defaultLockAtMostFor: '10s', node: 'cluster-app' },
       providers: [ClusterJobs],
     });
     for (const jobName of ['cluster-interval', 'cluster-cron']) {
@@ -254,6 +255,6 @@ describe('SchedulerLockModule on a 3-master Redis Cluster client', () => {
 
     expect(clusterClient.status).toBe('ready');
     const record = await new RedisLockProvider(clusterClient, { keyPrefix }).readJobRecord('cluster-cron');
-    expect(record).toMatchObject({ state: 'succeeded', runBy: 'cluster-app', attempt: 1, held: false });
+    expect(record).toMatchObject({ state: 'succeeded', node: 'cluster-app', attempt: 1, held: false });
   });
 });

@@ -29,7 +29,7 @@ describe('SchedulerLockModule through a Sentinel failover', () => {
         redis: pair.sentinel.clientOptions,
         keyPrefix,
         defaultLockAtMostFor: '10s',
-        lockedBy: 'failover-app',
+        node: 'failover-app',
         acquireTimeout: '500ms',
       },
       providers: [FailoverJobs],

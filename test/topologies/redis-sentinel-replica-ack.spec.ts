@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import {
   LockingTaskExecutor,
-  LockStoreUnavailableError,
+  LockProviderUnavailableError,
   SchedulerLock,
   type SchedulerLockModuleOptions,
 } from '../../lib/index.js';
@@ -59,12 +59,12 @@ describe('minReplicasToAck through a Sentinel', () => {
 
       const skips = (await events(
         acked.events$,
-        (event) => jobEvent('skipped', JOB)(event) && event.reason === 'store-error',
+        (event) => jobEvent('skipped', JOB)(event) && event.reason === 'provider-error',
         2,
       )) as LockEventOf<'skipped'>[];
       for (const skip of skips) {
-        expect(skip.error).toBeInstanceOf(LockStoreUnavailableError);
-        expect((skip.error as LockStoreUnavailableError).reason).toBe(
+        expect(skip.error).toBeInstanceOf(LockProviderUnavailableError);
+        expect((skip.error as LockProviderUnavailableError).reason).toBe(
           '0 of 1 replicas acknowledged the lock within 200ms',
         );
       }
@@ -75,7 +75,7 @@ describe('minReplicasToAck through a Sentinel', () => {
       const result = await acked
         .get(LockingTaskExecutor)
         .executeWithLock(task, { name: 'given-back', lockAtMostFor: '1m' });
-      expect(result).toMatchObject({ executed: false, reason: 'store-error' });
+      expect(result).toMatchObject({ executed: false, reason: 'provider-error' });
       expect(task).not.toHaveBeenCalled();
       await waitUntil(
         async () => (await primary.admin.exists(`${keyPrefix}:{given-back}`)) === 0,
@@ -103,7 +103,7 @@ describe('minReplicasToAck through a Sentinel', () => {
       app.events$,
       (event) =>
         jobEvent('skipped', JOB)(event) &&
-        (event.error as LockStoreUnavailableError | undefined)?.reason ===
+        (event.error as LockProviderUnavailableError | undefined)?.reason ===
           '0 of 1 replicas acknowledged the lock within 200ms',
       30_000,
     );

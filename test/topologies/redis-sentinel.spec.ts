@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis } from 'ioredis';
 import { SchedulerLock } from '../../lib/index.js';
-import { describeLockProvider, lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/index.js';
+import { describeLockProvider } from '../../lib/provider-tests/index.js';
+import { lockConfig, mustLock, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import { redisLockProviderSubject } from '../providers/redis-subject.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
@@ -44,12 +45,12 @@ describe('RedisLockProvider through Redis Sentinel', () => {
     const client = sentinelClient();
     const provider = new RedisLockProvider(client, {
       keyPrefix: uniquePrefix('sentinel-master'),
-      lockedBy: 'via-sentinel',
+      node: 'via-sentinel',
     });
     try {
       const name = uniqueLockName();
       const lock = await mustLock(provider, lockConfig(name));
-      expect(readOwnerValue((await master.admin.get(provider.lockKey(name)))!)?.lockedBy).toBe('via-sentinel');
+      expect(readOwnerValue((await master.admin.get(provider.lockKey(name)))!)?.node).toBe('via-sentinel');
       await lock.unlock();
       expect(await master.admin.exists(provider.lockKey(name))).toBe(0);
     } finally {
@@ -86,7 +87,7 @@ describe('SchedulerLockModule with Sentinel options', () => {
         redis: { ...sentinel.clientOptions, connectionName },
         keyPrefix,
         defaultLockAtMostFor: '10s',
-        lockedBy: 'sentinel-app',
+        node: 'sentinel-app',
       },
       providers: [SentinelJobs],
     });

@@ -58,7 +58,7 @@ export class ActiveLock implements LockContext {
     acquired: AcquiredLock,
     configuration: RunLockConfiguration,
     requestedAt: number,
-    readonly lockedBy: string,
+    readonly node: string,
     readonly jobName: string | undefined,
     private readonly listener: ActiveLockListener,
   ) {

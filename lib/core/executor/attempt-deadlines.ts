@@ -1,6 +1,6 @@
 import { burstDeadline } from '../provider/burst-deadline.js';
 import { formatDuration } from '../provider/duration.js';
-import { LockStoreUnavailableError } from '../provider/errors.js';
+import { LockProviderUnavailableError } from '../provider/errors.js';
 
 interface PendingAttempt {
   readonly startedAt: number;
@@ -44,8 +44,8 @@ export class AttemptDeadlines {
     });
   }
 
-  private timedOut(timeoutMs: number): LockStoreUnavailableError {
-    return new LockStoreUnavailableError(
+  private timedOut(timeoutMs: number): LockProviderUnavailableError {
+    return new LockProviderUnavailableError(
       `the lock store did not answer within ${timeoutMs} ms`,
       `no answer within ${formatDuration(timeoutMs)}`,
       { unanswered: true },

@@ -2,7 +2,7 @@ import type { LockDefaults, LockDurations } from '../provider/lock-configuration
 import type { LockEvents } from '../task/lock-events.js';
 import type { SchedulerLockLogger } from './logger.js';
 import type { RunInstrumentation } from './run-instrumentation.js';
-import type { StoreOutageReport } from '../provider/store-outage-report.js';
+import type { ProviderOutageReport } from '../provider/store-outage-report.js';
 
 /** A lock to run a task under: `name`, and durations that default to the executor's. */
 export interface ExecuteWithLockOptions extends LockDurations {
@@ -14,7 +14,7 @@ export interface LockingTaskExecutorSettings {
   /** Durations for locks that do not set their own. Default: lockAtMostFor 60 s, lockAtLeastFor 0, no keepAlive. */
   defaults?: LockDefaults;
   /** This node's name in events and lock contexts. */
-  lockedBy: string;
+  node: string;
   /** Where lock events go. */
   events?: LockEvents;
   /**
@@ -24,7 +24,7 @@ export interface LockingTaskExecutorSettings {
    */
   acquireTimeout?: number;
   /** Reports store outages once each; the failures it covers get no per-lock line. */
-  outages?: StoreOutageReport;
+  outages?: ProviderOutageReport;
   /** Where its lines go. Default: the console (in a Nest app, the module hands in Nest's `Logger`). */
   logger?: SchedulerLockLogger;
   /**

@@ -1,5 +1,5 @@
 import type { SchedulerLockLogger } from './logger.js';
-import type { StoreOutageReport } from '../provider/store-outage-report.js';
+import type { ProviderOutageReport } from '../provider/store-outage-report.js';
 
 /** Keys remembered at most: per-item lock names (one per customer, say) must not grow it without bound. */
 const MAX_KEYS = 1_000;
@@ -14,7 +14,7 @@ export class FaultLog {
 
   constructor(
     private readonly logger: SchedulerLockLogger,
-    private readonly outages?: StoreOutageReport,
+    private readonly outages?: ProviderOutageReport,
     private readonly intervalMs = 30_000,
   ) {}
 

@@ -30,7 +30,7 @@ export interface RunDetails {
   readonly occurrence?: number;
   readonly catchUp?: boolean;
   /** A re-run of an occurrence whose node died: the attempt, and who ran the one before. */
-  readonly recovery?: { readonly attempt: number; readonly previousHolder: string };
+  readonly recovery?: { readonly attempt: number; readonly previousNode: string };
   /** A run an operator asked for (`trigger`). */
   readonly manual?: { readonly actor: string; readonly triggerId: string };
 }

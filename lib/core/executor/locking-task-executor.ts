@@ -50,7 +50,7 @@ export class LockingTaskExecutor {
   /** @internal This node's lease keeper: it renews the leases of the elections the node leads too. */
   readonly keeper: LeaseKeeper;
   private readonly defaults: LockDefaults;
-  private readonly lockedBy: string;
+  private readonly node: string;
   private readonly events: RunEvents;
   private readonly releases: RunRelease;
   private readonly deadlines: AttemptDeadlines;
@@ -70,12 +70,12 @@ export class LockingTaskExecutor {
     settings: LockingTaskExecutorSettings,
   ) {
     this.defaults = settings.defaults ?? DEFAULTS;
-    this.lockedBy = settings.lockedBy;
+    this.node = settings.node;
     this.logger = settings.logger ?? consoleLogger;
     this.faults = new FaultLog(this.logger, settings.outages);
     this.logSkips = settings.logSkips ?? false;
     const events = settings.events ?? new LockEvents();
-    this.events = new RunEvents(events, this.lockedBy);
+    this.events = new RunEvents(events, this.node);
     const { instrumentation } = settings;
     instrumentation?.attach?.(events);
     this.deadlines = new AttemptDeadlines(settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT);
@@ -94,7 +94,7 @@ export class LockingTaskExecutor {
   /**
    * Runs `task` if the lock `options.name` can be taken, and releases the lock after it settles.
    * Resolves to `{ executed: true, result }`, or `{ executed: false, reason }` when the lock is held
-   * elsewhere (`locked`), the store failed (`store-error`) or the app is shutting down (`shutdown`).
+   * elsewhere (`locked`), the store failed (`provider-error`) or the app is shutting down (`shutdown`).
    * Rejects with the task's own error, or a {@link SchedulerLockConfigurationError} for bad options.
    */
   async executeWithLock<T>(task: () => T | Promise<T>, options: ExecuteWithLockOptions): Promise<TaskResult<T>> {
@@ -157,7 +157,7 @@ export class LockingTaskExecutor {
       error,
       requestedAt,
     );
-    return this.events.skipped({ executed: false, reason: 'store-error', error }, name, jobName);
+    return this.events.skipped({ executed: false, reason: 'provider-error', error }, name, jobName);
   }
 
   /** The store answered: the run starts under its lock, or is skipped for the reason the store gave. */
@@ -179,10 +179,7 @@ export class LockingTaskExecutor {
       if (this.logSkips) this.logger.debug(`Lock "${name}"${jobLabel(jobName)}: skipping this run (${taken.reason})`);
       return this.events.skipped(taken, name, jobName);
     }
-    return this.held.start(
-      new ActiveLock(taken, configuration, requestedAt, this.lockedBy, jobName, this.listener),
-      task,
-    );
+    return this.held.start(new ActiveLock(taken, configuration, requestedAt, this.node, jobName, this.listener), task);
   }
 
   /** @internal The skips counted since the last call, by lock name and reason (for the cluster view). */

@@ -4,7 +4,7 @@ import type { SkippedRun } from './lock-acquisition.js';
 import type { SkipReason } from '../task/task-result.js';
 
 /** The fields every event of a run carries before its lock is taken. */
-type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'lockedBy' | 'at'>;
+type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'node' | 'at'>;
 /** An event of a held lock, less the fields {@link RunEvents.ofRun} fills in. */
 type RunEvent = LockEvent extends infer E
   ? E extends LockEvent
@@ -22,7 +22,7 @@ export class RunEvents {
 
   constructor(
     private readonly events: LockEvents,
-    private readonly lockedBy: string,
+    private readonly node: string,
   ) {}
 
   attempt(lockName: string, jobName: string | undefined): void {
@@ -55,6 +55,6 @@ export class RunEvents {
   }
 
   private base(lockName: string, jobName: string | undefined): EventBase {
-    return { lockName, jobName, lockedBy: this.lockedBy, at: Date.now() };
+    return { lockName, jobName, node: this.node, at: Date.now() };
   }
 }

@@ -72,7 +72,7 @@ export class RunRelease {
         error,
         sentAt,
       );
-      this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
+      this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'provider-error', error }));
       this.recordLater(active, finish, outcome, startedAt, covered);
     } else {
       this.faults.storeFailed(
@@ -81,7 +81,7 @@ export class RunRelease {
         error,
         sentAt,
       );
-      this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'store-error', error }));
+      this.events.ofRun(active, () => ({ type: 'release-failed', reason: 'provider-error', error }));
     }
   }
 

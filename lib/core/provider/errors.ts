@@ -21,8 +21,8 @@ export class LockExtensionError extends Error {
  * A lock attempt (or release, renewal) failed because the lock store could not be reached or did not
  * answer in time. The message says which store and why; `reason` is the why alone.
  */
-export class LockStoreUnavailableError extends Error {
-  override readonly name = 'LockStoreUnavailableError';
+export class LockProviderUnavailableError extends Error {
+  override readonly name = 'LockProviderUnavailableError';
   /**
    * The store did not answer in time (`acquireTimeout`, PostgreSQL's `statement_timeout`, the client's own
    * timeout such as ioredis's `commandTimeout`): it may be slow rather than gone, which is why one such
@@ -45,8 +45,8 @@ export class LockStoreUnavailableError extends Error {
  * configuration: wrong credentials, an ACL without a command the module needs, a TLS certificate that
  * does not verify. The message names the endpoint and the cause, never a password.
  */
-export class LockStoreMisconfiguredError extends Error {
-  override readonly name = 'LockStoreMisconfiguredError';
+export class LockProviderMisconfiguredError extends Error {
+  override readonly name = 'LockProviderMisconfiguredError';
   constructor(
     message: string,
     /** What is wrong, e.g. `authentication failed: WRONGPASS`. */

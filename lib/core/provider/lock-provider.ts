@@ -28,7 +28,7 @@ export type OccurrenceClaim =
 
 /** What `RecoveringLockProvider.recoverOccurrence` got. */
 export type RecoveryClaim =
-  | { readonly lock: SimpleLock; readonly attempt: number; readonly previousHolder: string }
+  | { readonly lock: SimpleLock; readonly attempt: number; readonly previousNode: string }
   | { readonly refused: 'running' | 'paused' }
   | { readonly refused: 'settled'; readonly state: JobRunState | '' };
 
@@ -44,13 +44,13 @@ export interface JobRecord {
   readonly occurrence: Date;
   /** `running` with `held: false` means the run's node died (or it is being recovered). */
   readonly state: JobRunState;
-  readonly runBy: string;
+  readonly node: string;
   readonly startedAt: Date;
   readonly finishedAt?: Date;
   /** 1 for the first run of the occurrence, 2+ for recoveries. */
   readonly attempt: number;
   /** Who ran the attempt before this one, for a recovery. */
-  readonly previousHolder?: string;
+  readonly previousNode?: string;
   /** Whether the job's lock is held right now. */
   readonly held: boolean;
 }

@@ -10,7 +10,7 @@ export const OUTAGE_MS = 3_000;
 /**
  * The lines one store's outages give on a node, whatever the store: one error line once the store is known
  * to be unreachable — its name and endpoint, the cause, that locked ticks are skipped and how many locked jobs
- * the app has — and one line when it is back, with how long it was out. A store's `StoreOutageMonitor` says
+ * the app has — and one line when it is back, with how long it was out. A store's `ProviderOutageMonitor` says
  * when an outage begins, why and when it ends; this keeps the count and writes the lines.
  *
  * The rule: an outage gets its error line as soon as its cause is known (the store refused or dropped the
@@ -21,9 +21,9 @@ export const OUTAGE_MS = 3_000;
  */
 export class OutageLines {
   /** When the outage began (`performance.now()`), while there is one. */
-  downSince: number | undefined;
+  private downSince: number | undefined;
   /** Why the store is unreachable, once known: the first cause given wins. */
-  cause: string | undefined;
+  private cause: string | undefined;
   private reported = false;
   /**
    * When a call was first seen going unanswered on a connection that looked fine (`performance.now()`), while
@@ -72,7 +72,7 @@ export class OutageLines {
 
   /**
    * A call sent at `sentAt` got no answer in time although the connection looked fine (a
-   * `LockStoreUnavailableError` that is `unanswered`): the store may be slow rather than gone. The outage
+   * `LockProviderUnavailableError` that is `unanswered`): the store may be slow rather than gone. The outage
    * begins when that call was sent, but is reported (`reason` its cause) only once a call sent after this one
    * failed goes unanswered too. A single slow answer gives the short outage's warning once the store answers.
    */
@@ -91,6 +91,13 @@ export class OutageLines {
     this.began();
     if (performance.now() - this.downSince! >= OUTAGE_MS) this.cause ??= reason;
     this.failed();
+    this.report();
+  }
+
+  /** The outage's cause is known (`reason`, unless one was given already): its line is written now. */
+  causedBy(reason: string): void {
+    this.began();
+    this.cause ??= reason;
     this.report();
   }
 

@@ -3,7 +3,7 @@ import { quoted } from './message-text.js';
 
 /**
  * The value a store that keeps a lock's owner as one string (Redis, PostgreSQL) writes into a held lock:
- * `owner:<epoch ms taken>:<unique id>:<lockedBy>`. The node's `lockedBy` comes last and as given, so that no
+ * `owner:<epoch ms taken>:<unique id>:<node>`. The node's `node` comes last and as given, so that no
  * character of it can change how the fixed fields before it parse.
  */
 export const OWNER_TAG = 'owner:';
@@ -20,8 +20,8 @@ export const CALLER_OWNER_TAG = 'owned:';
 
 /** A held lock's owner, as operators see it. */
 export interface LockOwnerValue {
-  /** The node that took it, as its `lockedBy` was given; for an owner-addressed lock, the caller's owner. */
-  readonly lockedBy: string;
+  /** The node that took it, as its `node` was given; for an owner-addressed lock, the caller's owner. */
+  readonly node: string;
   /** When it was taken (epoch ms, the holder's clock). */
   readonly since: number;
 }
@@ -31,18 +31,18 @@ const CALLER_OWNER_VALUE = new RegExp(`^${CALLER_OWNER_TAG}(\\d+):(.*)$`, 's');
 
 /** The owner values of one node (one provider): each acquisition gets a value no other one has. */
 export class OwnerValues {
-  /** Random per provider, so owner values stay unique even when several processes share a `lockedBy`. */
+  /** Random per provider, so owner values stay unique even when several processes share a `node`. */
   private readonly ownerId = randomUUID().slice(0, 13);
   private acquisitions = 0;
 
   /** A new owner value. A counter behind a random prefix costs a fraction of a UUID, which the lock cycle feels. */
-  next(lockedBy: string): string {
-    return `${OWNER_TAG}${Date.now()}:${this.ownerId}-${++this.acquisitions}:${lockedBy}`;
+  next(node: string): string {
+    return `${OWNER_TAG}${Date.now()}:${this.ownerId}-${++this.acquisitions}:${node}`;
   }
 
   /** The value of a lock `lock()` takes: for the caller's `owner` when one is given, else {@link next}. */
-  forLock(lockedBy: string, options: { readonly owner?: string } | undefined): string {
-    return options?.owner === undefined ? this.next(lockedBy) : callerOwnerValue(options.owner);
+  forLock(node: string, options: { readonly owner?: string } | undefined): string {
+    return options?.owner === undefined ? this.next(node) : callerOwnerValue(options.owner);
   }
 }
 
@@ -70,5 +70,5 @@ export function forceUnlockMarker(actor: string, at: number): string {
 /** The owner a lock's `value` names; undefined for a value that is no owner value (a force-release marker). */
 export function readOwnerValue(value: string): LockOwnerValue | undefined {
   const parts = OWNER_VALUE.exec(value) ?? CALLER_OWNER_VALUE.exec(value);
-  return parts ? { since: Number(parts[1]), lockedBy: parts[2] } : undefined;
+  return parts ? { since: Number(parts[1]), node: parts[2] } : undefined;
 }

@@ -89,9 +89,9 @@ export interface OutageReportingLockProvider extends LockProvider, OutageReporte
 export interface StartupCheckingLockProvider extends LockProvider {
   /**
    * Resolves when the store answered the check, and when it is unreachable (an outage, which the app
-   * must survive). Rejects with a `LockStoreMisconfiguredError` naming the store and what is wrong.
+   * must survive). Rejects with a `LockProviderMisconfiguredError` naming the store and what is wrong.
    */
-  checkStore(): Promise<void>;
+  checkProvider(): Promise<void>;
 }
 
 /** The abilities, by the method each one adds. */
@@ -101,7 +101,7 @@ export const PROVIDER_ABILITY_METHODS = [
   'recoverOccurrence',
   'readJobRecord',
   'reportOutages',
-  'checkStore',
+  'checkProvider',
   'renewByOwner',
   'releaseByOwner',
 ] as const;
@@ -129,8 +129,8 @@ export function canReportOutages(provider: LockProvider): provider is OutageRepo
   return typeof (provider as Partial<OutageReportingLockProvider>).reportOutages === 'function';
 }
 
-export function canCheckStore(provider: LockProvider): provider is StartupCheckingLockProvider {
-  return typeof (provider as Partial<StartupCheckingLockProvider>).checkStore === 'function';
+export function canCheckProvider(provider: LockProvider): provider is StartupCheckingLockProvider {
+  return typeof (provider as Partial<StartupCheckingLockProvider>).checkProvider === 'function';
 }
 
 export function canAddressOwners(provider: LockProvider): provider is OwnerAddressedLockProvider {

@@ -3,7 +3,7 @@
  * store on the node (lock attempts, lease renewals, the cluster view's heartbeats and trigger polls) hands
  * it each failed call and each answered one (see `RedisOutageReport`).
  */
-export interface StoreOutageReport {
+export interface ProviderOutageReport {
   /**
    * A call to the store failed with `error`. `true` when the failure belongs to an outage this report
    * covers, so the caller logs no line of its own for it. `sentAt` (`performance.now()` when the call was
@@ -15,8 +15,8 @@ export interface StoreOutageReport {
   answered(): void;
 }
 
-/** A {@link StoreOutageReport} the module runs from the app's start to its shutdown. */
-export interface StoreOutageMonitor extends StoreOutageReport {
+/** A {@link ProviderOutageReport} the module runs from the app's start to its shutdown. */
+export interface ProviderOutageMonitor extends ProviderOutageReport {
   /** The app has started: an outage already under way is reported now, with the number of locked jobs. */
   start(lockedJobs: () => number): void;
   /** Stops watching the store (the app shuts down). */
@@ -32,5 +32,5 @@ export interface OutageLog {
 
 /** Makes the outage report of a provider's store, for the module (see `OutageReportingLockProvider`). */
 export interface OutageReporter {
-  reportOutages(logger: OutageLog): StoreOutageMonitor;
+  reportOutages(logger: OutageLog): ProviderOutageMonitor;
 }

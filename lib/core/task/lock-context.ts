@@ -8,8 +8,8 @@ import type { Duration } from '../provider/duration.js';
 export interface LockContext {
   /** The lock's name. */
   readonly name: string;
-  /** Who holds it (this node's `lockedBy`). */
-  readonly lockedBy: string;
+  /** Who holds it (this node's `node`). */
+  readonly node: string;
   /** When this node asked for the lock (this node's clock). */
   readonly lockedAt: Date;
   /** Until when the lock is held at least, as this node knows it; moves with `extend`. */
@@ -26,7 +26,7 @@ export interface LockContext {
    * For a re-run of an occurrence whose node died: which attempt this is (2 for the first re-run) and who
    * ran the previous one.
    */
-  readonly recovery: { readonly attempt: number; readonly previousHolder: string } | undefined;
+  readonly recovery: { readonly attempt: number; readonly previousNode: string } | undefined;
   /**
    * Moves the lock's expiry to `lockAtMostFor` from now (ShedLock's `LockExtender.extendActiveLock`).
    * `lockAtLeastFor` counts from now too; left out, the run keeps the minimum hold it still had.

@@ -8,7 +8,7 @@ interface LockEventBase {
   /** The scheduler job's registry name, when the lock belongs to a job. */
   readonly jobName?: string;
   /** Who takes or holds the lock (this node). */
-  readonly lockedBy: string;
+  readonly node: string;
   /** When the event happened (epoch ms, this node's clock). */
   readonly at: number;
   /** From `acquired` on: the acquisition's fencing token, which tells one run's events from another's. */
@@ -16,7 +16,7 @@ interface LockEventBase {
 }
 
 /** What an operator can do to a job, cluster-wide (`SchedulerLockAdmin`), as its `operator` event says. */
-export type SteeringAction = 'pause' | 'resume' | 'trigger' | 'unlock';
+export type OperatorAction = 'pause' | 'resume' | 'trigger' | 'unlock';
 
 /** What the lock layer did: one event per step of a locked run, plus faults. */
 export type LockEvent =
@@ -24,7 +24,7 @@ export type LockEvent =
   | (LockEventBase & {
       /** An operator's steering action, emitted on the node that performed it (`SchedulerLockAdmin`). */
       readonly type: 'operator';
-      readonly action: SteeringAction;
+      readonly action: OperatorAction;
       readonly actor: string;
       readonly reason?: string;
     })
@@ -54,7 +54,7 @@ export type LockEvent =
     })
   | (LockEventBase & {
       readonly type: 'release-failed';
-      readonly reason: 'expired' | 'not-owner' | 'store-error';
+      readonly reason: 'expired' | 'not-owner' | 'provider-error';
       readonly error?: unknown;
     });
 

@@ -3,7 +3,7 @@
  * (once-per-occurrence cron jobs) the occurrence was already run or is running, or an operator paused the
  * job (`paused`), or the job runs on an election's leader and this node follows (`follower`).
  */
-export type SkipReason = 'locked' | 'store-error' | 'shutdown' | 'already-ran' | 'paused' | 'follower';
+export type SkipReason = 'locked' | 'provider-error' | 'shutdown' | 'already-ran' | 'paused' | 'follower';
 
 /** The outcome of {@link LockingTaskExecutor.executeWithLock}. */
 export type TaskResult<T> =

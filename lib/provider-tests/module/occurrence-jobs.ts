@@ -9,12 +9,12 @@ export { LockedJobStatus } from '../../nest/locked-job.status.js';
 
 /** What a run of an occurrence job saw of its lock. */
 export interface OccurrenceRun {
-  readonly lockedBy: string | undefined;
+  readonly node: string | undefined;
   readonly occurrence: number | undefined;
   readonly catchUp: boolean;
   /** 2 and up for a re-run of an occurrence whose node died; 1 otherwise. */
   readonly attempt: number;
-  readonly previousHolder: string | undefined;
+  readonly previousNode: string | undefined;
 }
 
 /** The kinds of cron job the occurrence checks run: their schedule and lock options. */
@@ -48,11 +48,11 @@ export function occurrenceJob(kind: OccurrenceJobKind, name: string, runs: Occur
     tick() {
       const lock = currentLock()!;
       runs.push({
-        lockedBy: lock.lockedBy,
+        node: lock.node,
         occurrence: lock.occurrence?.getTime(),
         catchUp: lock.catchUp,
         attempt: lock.recovery?.attempt ?? 1,
-        previousHolder: lock.recovery?.previousHolder,
+        previousNode: lock.recovery?.previousNode,
       });
     }
   }

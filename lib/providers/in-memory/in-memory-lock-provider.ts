@@ -24,7 +24,7 @@ import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import { assertCallerOwner, CALLER_OWNER_TAG } from '../../core/provider/owner-value.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import type { InMemoryLocks, InMemorySimpleLock } from './in-memory-locks.js';
-import type { InMemoryOperatorStore } from './in-memory-operator-store.js';
+import type { InMemoryOperatorProvider } from './in-memory-operator-store.js';
 import { InMemoryStore, type StoredRecord } from './in-memory-store.js';
 
 /**
@@ -34,9 +34,9 @@ import { InMemoryStore, type StoredRecord } from './in-memory-store.js';
 export interface InMemoryLockProviderOptions {
   /**
    * Who runs the locks this provider takes, in job records and for operators: a non-empty string. Default
-   * `<hostname>:<pid>`. The module's own `lockedBy` option does not reach a provider the app builds: set it here.
+   * `<hostname>:<pid>`. The module's own `node` option does not reach a provider the app builds: set it here.
    */
-  lockedBy?: string;
+  node?: string;
   /** How many runs (and operator actions) each job's history keeps: a whole number from 1 to 2^31-1. Default 50. */
   historyLimit?: number;
   /**
@@ -47,7 +47,7 @@ export interface InMemoryLockProviderOptions {
 }
 
 const SUBJECT = 'InMemoryLockProvider options';
-const OPTIONS: readonly (keyof InMemoryLockProviderOptions)[] = ['lockedBy', 'historyLimit', 'store'];
+const OPTIONS: readonly (keyof InMemoryLockProviderOptions)[] = ['node', 'historyLimit', 'store'];
 
 /** The `store` option, checked: a store of `nest-scheduler-lock/testing`, whose `historyLimit` is its own. */
 function sharedStore({ store, historyLimit }: Partial<InMemoryLockProviderOptions>): InMemoryStore {
@@ -82,20 +82,20 @@ export class InMemoryLockProvider
 {
   private readonly records: Map<string, StoredRecord>;
   /** This node's name, stored with each lock it takes. */
-  readonly lockedBy: string;
+  readonly node: string;
   private readonly locks: InMemoryLocks;
-  private readonly operators: InMemoryOperatorStore;
+  private readonly operators: InMemoryOperatorProvider;
 
   constructor(options?: InMemoryLockProviderOptions) {
     const given = optionsObject(options, OPTIONS, SUBJECT);
-    this.lockedBy = nonEmptyStringOption(given.lockedBy, defaultLockedBy(), 'lockedBy', SUBJECT);
+    this.node = nonEmptyStringOption(given.node, defaultLockedBy(), 'node', SUBJECT);
     const historyLimit = wholeNumberOption(given.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT);
     const store = given.store === undefined ? new InMemoryStore(historyLimit) : sharedStore(given);
     ({ locks: this.locks, records: this.records, operators: this.operators } = store);
   }
 
   /** The operator console's records, beside the locks. */
-  operatorStore(): InMemoryOperatorStore {
+  operatorProvider(): InMemoryOperatorProvider {
     return this.operators;
   }
 
@@ -104,7 +104,7 @@ export class InMemoryLockProvider
     const token = owner === undefined ? undefined : callerToken(owner);
     if (this.locks.holder(configuration.name)) return undefined;
     // Operators see the caller's owner as the lock's holder, as they do on the other stores.
-    return this.locks.take(configuration, owner ?? this.lockedBy, false, token);
+    return this.locks.take(configuration, owner ?? this.node, false, token);
   }
 
   async renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal> {
@@ -119,7 +119,7 @@ export class InMemoryLockProvider
     const { name } = configuration;
     if (this.locks.holder(name)) return { refused: 'locked' };
     if (!manual && this.operators.isPaused(name)) return { refused: 'paused' };
-    return { lock: this.locks.take(configuration, this.lockedBy, true) };
+    return { lock: this.locks.take(configuration, this.node, true) };
   }
 
   async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
@@ -133,12 +133,12 @@ export class InMemoryLockProvider
     }
     if (this.locks.holder(name)) return { refused: 'locked' };
     if (this.operators.isPaused(name)) return { refused: 'paused' };
-    const lock = this.locks.take(configuration, this.lockedBy, true);
+    const lock = this.locks.take(configuration, this.node, true);
     this.records.set(name, {
       occurrence: new Date(occurrence),
       state: 'running',
       token: lock.token,
-      runBy: this.lockedBy,
+      node: this.node,
       startedAt: new Date(),
       attempt: 1,
     });
@@ -159,11 +159,11 @@ export class InMemoryLockProvider
     if (this.operators.isPaused(name)) return { refused: 'paused' };
     record.orphanedAt ??= performance.now();
     if (performance.now() - record.orphanedAt < grace) return { refused: 'running' };
-    const { runBy, startedAt, attempt } = record;
+    const { node, startedAt, attempt } = record;
     this.operators.record(name, {
       type: 'run',
       occurrence,
-      node: runBy,
+      node: node,
       startedAt: +startedAt,
       outcome: 'crashed',
       attempt,
@@ -172,17 +172,17 @@ export class InMemoryLockProvider
       this.records.set(name, { ...record, state: 'crashed' });
       return { refused: 'settled', state: 'crashed' };
     }
-    const lock = this.locks.take(configuration, this.lockedBy, true);
+    const lock = this.locks.take(configuration, this.node, true);
     this.records.set(name, {
       ...record,
       token: lock.token,
-      runBy: this.lockedBy,
+      node: this.node,
       startedAt: new Date(),
       attempt: attempt + 1,
-      previousHolder: runBy,
+      previousNode: node,
       orphanedAt: undefined,
     });
-    return { lock, attempt: attempt + 1, previousHolder: runBy };
+    return { lock, attempt: attempt + 1, previousNode: node };
   }
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {

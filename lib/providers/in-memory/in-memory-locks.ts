@@ -14,7 +14,7 @@ export interface HeldLock {
   /** `performance.now()` after which the lock is gone. */
   expiresAt: number;
   /** Who took it, and when (epoch ms), for operators. */
-  readonly lockedBy: string;
+  readonly node: string;
   readonly since: number;
   readonly fencingToken: number;
   /** Force-released by an operator: free to take, but its former holder finds it lost (`not-owner`). */
@@ -60,23 +60,23 @@ export class InMemoryLocks {
   }
 
   /**
-   * Takes the lock of `configuration` (free, as the caller checked) for the node `lockedBy` and draws its fencing
+   * Takes the lock of `configuration` (free, as the caller checked) for the node `node` and draws its fencing
    * token. `ofJob`: the lock of a scheduled job's run, whose end goes into the job's history. `token`: the lock's
    * value, a random one unless the caller chose its owner.
    */
-  take(configuration: LockConfiguration, lockedBy: string, ofJob = false, token: string = randomUUID()) {
+  take(configuration: LockConfiguration, node: string, ofJob = false, token: string = randomUUID()) {
     const now = performance.now();
     const fencingToken = ++this.lastFence;
-    const held = { token, expiresAt: now + configuration.lockAtMostFor, lockedBy, since: Date.now(), fencingToken };
+    const held = { token, expiresAt: now + configuration.lockAtMostFor, node, since: Date.now(), fencingToken };
     this.locks.set(configuration.name, held);
-    return new InMemorySimpleLock(this, token, configuration, fencingToken, now, { ofJob, lockedBy });
+    return new InMemorySimpleLock(this, token, configuration, fencingToken, now, { ofJob, node });
   }
 
   /** Makes the live lock of `name` expire now: its holder finds it lost (`expired`). Returns who held it. */
   expire(name: string): string | undefined {
     const held = this.holder(name);
     if (held) held.expiresAt = performance.now();
-    return held?.lockedBy;
+    return held?.node;
   }
 
   /** Forgets every lock and the fencing counter: a clean slate, whose first token is 1 again. */
@@ -107,13 +107,13 @@ export class InMemoryLocks {
 
   /**
    * An operator's force-release: the lock is free at once, while its holder finds it lost (`not-owner`) until
-   * it would have expired. Returns the former holder's `lockedBy`.
+   * it would have expired. Returns the former holder's `node`.
    */
   forceRelease(name: string): string | undefined {
     const held = this.holder(name);
     if (!held) return undefined;
     this.locks.set(name, { ...held, token: 'unlocked', released: true });
-    return held.lockedBy;
+    return held.node;
   }
 
   /** @internal */
@@ -141,13 +141,13 @@ interface LockOwner {
   /** The lock of a scheduled job's run (not of `executeWithLock`): its end goes into the job's history. */
   readonly ofJob: boolean;
   /** The node that took it. */
-  readonly lockedBy: string;
+  readonly node: string;
 }
 
 /** A lock of the table: its name held with `token`. */
 export class InMemorySimpleLock extends AbstractSimpleLock implements LockOwner {
   readonly ofJob: boolean;
-  readonly lockedBy: string;
+  readonly node: string;
 
   constructor(
     private readonly table: InMemoryLocks,
@@ -155,11 +155,11 @@ export class InMemorySimpleLock extends AbstractSimpleLock implements LockOwner 
     configuration: LockConfiguration,
     readonly fencingToken: number,
     acquiredAt: number,
-    { ofJob, lockedBy }: LockOwner,
+    { ofJob, node }: LockOwner,
   ) {
     super(configuration, acquiredAt);
     this.ofJob = ofJob;
-    this.lockedBy = lockedBy;
+    this.node = node;
   }
 
   // unlock() records no outcome: an occurrence given back unused still reads running, as after a crash.

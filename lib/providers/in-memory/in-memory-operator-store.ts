@@ -4,7 +4,7 @@ import type {
   ClusterNode,
   HistoryEntry,
   PauseState,
-  SteeringNote,
+  OperatorNote,
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
@@ -12,10 +12,10 @@ import {
   MISSED_REPORT_TTL,
   TRIGGER_RESULT_TTL,
   type LockState,
-  type OperatorStore,
+  type OperatorProvider,
   type TriggerQueueing,
 } from '../../operators/operator-store.js';
-import { pauseState, steeringEntry, triggerRequest } from '../../operators/steering-records.js';
+import { pauseState, operatorEntry, triggerRequest } from '../../operators/steering-records.js';
 import type { InMemoryLocks } from './in-memory-locks.js';
 
 /**
@@ -23,7 +23,7 @@ import type { InMemoryLocks } from './in-memory-locks.js';
  * console (admin service, status page) works without Redis, with the Redis store's semantics (the
  * history capped at `historyLimit`, a trigger taken by one node, a force-release its holder sees as lost).
  */
-export class InMemoryOperatorStore implements OperatorStore {
+export class InMemoryOperatorProvider implements OperatorProvider {
   private readonly nodesByName = new Map<string, ClusterNode>();
   private readonly catalogue = new Map<string, CatalogueJob>();
   /** Lock name → reason → count. */
@@ -42,7 +42,7 @@ export class InMemoryOperatorStore implements OperatorStore {
   ) {}
 
   async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
-    this.nodesByName.set(node.lockedBy, node);
+    this.nodesByName.set(node.node, node);
     for (const job of jobs) this.catalogue.set(job.jobName, job);
   }
 
@@ -69,7 +69,7 @@ export class InMemoryOperatorStore implements OperatorStore {
 
   async forgetNodes(cutoff: number): Promise<number> {
     const gone = [...this.nodesByName.values()].filter((node) => node.lastSeen < cutoff);
-    for (const node of gone) this.nodesByName.delete(node.lockedBy);
+    for (const node of gone) this.nodesByName.delete(node.node);
     return gone.length;
   }
 
@@ -104,7 +104,7 @@ export class InMemoryOperatorStore implements OperatorStore {
     const now = performance.now();
     const held = this.locks.holder(lockName, now);
     return {
-      holder: held && { lockedBy: held.lockedBy, since: held.since, ttl: Math.ceil(held.expiresAt - now) },
+      holder: held && { node: held.node, since: held.since, ttl: Math.ceil(held.expiresAt - now) },
       fencingToken: held && this.locks.fence(lockName),
       paused: this.pauses.get(lockName),
     };
@@ -114,26 +114,26 @@ export class InMemoryOperatorStore implements OperatorStore {
     return new Map([...this.skipCounts].map(([lock, counts]) => [lock, { ...counts }]));
   }
 
-  async pause(lockName: string, note: SteeringNote): Promise<boolean> {
+  async pause(lockName: string, note: OperatorNote): Promise<boolean> {
     if (this.pauses.has(lockName)) return false;
     const state = pauseState(note);
     this.pauses.set(lockName, state);
-    this.record(lockName, steeringEntry('pause', note, state.at));
+    this.record(lockName, operatorEntry('pause', note, state.at));
     return true;
   }
 
-  async resume(lockName: string, note: SteeringNote): Promise<boolean> {
+  async resume(lockName: string, note: OperatorNote): Promise<boolean> {
     if (!this.pauses.delete(lockName)) return false;
-    this.record(lockName, steeringEntry('resume', note));
+    this.record(lockName, operatorEntry('resume', note));
     return true;
   }
 
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<TriggerQueueing> {
+  async requestTrigger(jobName: string, lockName: string, note: OperatorNote): Promise<TriggerQueueing> {
     const pending = this.triggers.get(jobName);
     if (pending) return { request: pending, queued: false };
     const request = triggerRequest(jobName, note);
     this.triggers.set(jobName, request);
-    this.record(lockName, steeringEntry('trigger', note, request.at));
+    this.record(lockName, operatorEntry('trigger', note, request.at));
     return { request, queued: true };
   }
 
@@ -146,11 +146,11 @@ export class InMemoryOperatorStore implements OperatorStore {
     return this.triggerResults.get(id)?.result;
   }
 
-  async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
-    const formerHolder = this.locks.forceRelease(lockName);
+  async unlock(lockName: string, note: OperatorNote): Promise<string | undefined> {
+    const formerNode = this.locks.forceRelease(lockName);
     // A free lock: nothing to release, nothing recorded.
-    if (formerHolder !== undefined) this.record(lockName, { ...steeringEntry('unlock', note), formerHolder });
-    return formerHolder;
+    if (formerNode !== undefined) this.record(lockName, { ...operatorEntry('unlock', note), formerNode });
+    return formerNode;
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { JobRecord } from '../../core/provider/lock-provider.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
 import { InMemoryLocks, type RunEnd } from './in-memory-locks.js';
-import { InMemoryOperatorStore } from './in-memory-operator-store.js';
+import { InMemoryOperatorProvider } from './in-memory-operator-store.js';
 
 /**
  * A job record as kept in memory: the stored fields of a {@link JobRecord}, plus the run's token and
@@ -12,22 +12,22 @@ export type StoredRecord = Omit<JobRecord, 'held'> & { token: string; orphanedAt
 /**
  * What the in-memory store holds, apart from any one node: the locks, the job records of once-per-occurrence
  * jobs and the operator store. One {@link InMemoryLockProvider} has its own; several providers given the same
- * one (`store` option) are the nodes of one cluster in one process, each with its own `lockedBy`, as Redis is
+ * one (`store` option) are the nodes of one cluster in one process, each with its own `node`, as Redis is
  * shared by the nodes of a real cluster.
  */
 export class InMemoryStore {
   readonly locks: InMemoryLocks;
   readonly records = new Map<string, StoredRecord>();
-  readonly operators: InMemoryOperatorStore;
+  readonly operators: InMemoryOperatorProvider;
 
   constructor(historyLimit = DEFAULT_HISTORY_LIMIT) {
     this.locks = new InMemoryLocks((end) => this.runEnded(end));
-    this.operators = new InMemoryOperatorStore(this.locks, historyLimit);
+    this.operators = new InMemoryOperatorProvider(this.locks, historyLimit);
   }
 
   /**
    * Forgets every lock, fencing counter, job record, history, pause, trigger and skip count; the nodes and their
-   * jobs stay known to the console (see {@link InMemoryOperatorStore.clearRecords}).
+   * jobs stay known to the console (see {@link InMemoryOperatorProvider.clearRecords}).
    */
   clear(): void {
     this.locks.clear();
@@ -45,7 +45,7 @@ export class InMemoryStore {
     if (record?.token === lock.token) this.records.set(name, { ...record, state: outcome, finishedAt: new Date() });
     if (!lock.ofJob || !report) return;
     const finishedAt = Math.round(report.startedAt + report.durationMs);
-    const { fencingToken, lockedBy: node } = lock;
+    const { fencingToken, node: node } = lock;
     const entry = { type: 'run', ...report, finishedAt, node, fencingToken } as const;
     this.operators.record(name, { ...entry, outcome: held ? outcome : 'lost' });
   }

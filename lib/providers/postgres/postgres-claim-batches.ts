@@ -29,12 +29,12 @@ export interface NewHolder {
 /** A lock a statement the node gave up on may have taken: released as soon as the store answers (never used). */
 export const unusedLock = ({ name, owner }: { name: string; owner: string }) => ({ name, owner, atLeast: 0 });
 
-/** The batches of a burst's occurrence claims and job locks, each one statement, taken for node `lockedBy`. */
+/** The batches of a burst's occurrence claims and job locks, each one statement, taken for node `node`. */
 export function claimBatches(
   session: PostgresSession,
   statements: PostgresStatements,
   abandoned: AbandonedLocks,
-  lockedBy: string,
+  node: string,
 ): {
   claims: CallBatch<NewHolder & { occurrence: number }, ClaimRow | undefined>;
   jobLocks: CallBatch<NewHolder & { manual: boolean }, JobLockRow | undefined>;
@@ -42,7 +42,7 @@ export function claimBatches(
   const holders = (requests: readonly NewHolder[]) => [
     requests.map((request) => request.name),
     requests.map((request) => request.owner),
-    requests.map(() => lockedBy),
+    requests.map(() => node),
     requests.map((request) => request.ttl),
   ];
   const unused = (requests: readonly NewHolder[], backend: number) => abandoned.add(backend, requests.map(unusedLock));

@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
-import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 import { describeError } from '../../core/provider/message-text.js';
-import type { OperatorStore } from '../../operators/operator-store.js';
+import type { OperatorProvider } from '../../operators/operator-store.js';
 import { describePostgresEndpoint, postgresFailure, postgresUser } from './postgres-failures.js';
 import { PostgresLockProvider } from './postgres-lock-provider.js';
 import { postgresMistake } from './postgres-startup-check.js';
@@ -28,11 +28,11 @@ const UNDEFINED_TABLE = '42P01';
  * The CLI's connection to the apps' PostgreSQL (the `nest-scheduler-lock` command's `--postgres`): a pool of one
  * connection, checked with a first statement, and the operator store of a provider on it that never creates
  * tables. Loaded by the CLI only for `--postgres`, so `pg` stays an optional peer.
- * @throws LockStoreUnavailableError naming `host:port/database` and why, never a password; for refused
+ * @throws LockProviderUnavailableError naming `host:port/database` and why, never a password; for refused
  * credentials or a missing database an Error that also names the user.
  */
 export async function connectPostgresStore(target: PostgresCliTarget): Promise<{
-  operatorStore: OperatorStore;
+  operatorProvider: OperatorProvider;
   scope: string;
   failureLine(error: unknown): string | undefined;
   close(): Promise<void>;
@@ -48,7 +48,7 @@ export async function connectPostgresStore(target: PostgresCliTarget): Promise<{
   const endpoint = describePostgresEndpoint(pool);
   const failureLine = (error: unknown): string | undefined => {
     const failure = postgresFailure(endpoint, error, STATEMENT_TIMEOUT_MS);
-    if (failure instanceof LockStoreUnavailableError) return failure.message;
+    if (failure instanceof LockProviderUnavailableError) return failure.message;
     const code = (error as { code?: unknown } | undefined)?.code;
     if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
     const hint =
@@ -65,7 +65,7 @@ export async function connectPostgresStore(target: PostgresCliTarget): Promise<{
     const mistake = postgresMistake(error, postgresUser(pool));
     if (mistake) throw new Error(`PostgreSQL ${endpoint} ${mistake}`, { cause: error });
     const failure = postgresFailure(endpoint, error, STATEMENT_TIMEOUT_MS);
-    if (failure instanceof LockStoreUnavailableError) throw failure;
+    if (failure instanceof LockProviderUnavailableError) throw failure;
     throw new Error(failureLine(error) ?? `PostgreSQL ${endpoint}: ${describeError(error)}`, { cause: error });
   }
   const provider = new PostgresLockProvider(pool, {
@@ -75,7 +75,7 @@ export async function connectPostgresStore(target: PostgresCliTarget): Promise<{
     statementTimeout: STATEMENT_TIMEOUT_MS,
   });
   return {
-    operatorStore: provider.operatorStore(),
+    operatorProvider: provider.operatorProvider(),
     scope: `schema "${target.schema}", table prefix "${target.tablePrefix}"`,
     failureLine,
     close: () => pool.end(),

@@ -1,5 +1,5 @@
 import type { Pool, PoolConfig } from 'pg';
-import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 
 /** Where and as whom a pool connects. */
 interface ConnectionTarget {
@@ -73,7 +73,7 @@ const REFUSED_CREDENTIALS = new Set(['28P01', '28000']);
 /**
  * What a failed statement says about PostgreSQL: a connection-level failure (no connection, a server that
  * is down or restarting, a failed authentication, a statement that ran past `statement_timeout`) becomes a
- * {@link LockStoreUnavailableError} naming `endpoint` and the cause; an error the server answered a
+ * {@link LockProviderUnavailableError} naming `endpoint` and the cause; an error the server answered a
  * statement with (a missing privilege, say) stays as it is.
  */
 export function postgresFailure(endpoint: string, error: unknown, statementTimeout: number | false): unknown {
@@ -83,7 +83,7 @@ export function postgresFailure(endpoint: string, error: unknown, statementTimeo
   const reason = failureReason(error as Error, typeof code === 'string' ? code : undefined, statementTimeout);
   if (reason === undefined) return error;
   const unanswered = code === STATEMENT_TIMEOUT || QUERY_READ_TIMEOUT.test((error as Error).message);
-  return new LockStoreUnavailableError(`PostgreSQL ${endpoint} is unreachable (${reason})`, reason, {
+  return new LockProviderUnavailableError(`PostgreSQL ${endpoint} is unreachable (${reason})`, reason, {
     cause: error,
     unanswered,
   });

@@ -42,7 +42,7 @@ import {
   type ReleaseRequest,
 } from './postgres-simple-lock.js';
 import { postgresProviderSettings, type PostgresLockProviderOptions } from './postgres-options.js';
-import { PostgresOperatorStore } from './postgres-operator-store.js';
+import { PostgresOperatorProvider } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { postgresUser } from './postgres-failures.js';
 import { checkPostgresStore } from './postgres-startup-check.js';
@@ -76,7 +76,7 @@ export class PostgresLockProvider
     OutageReportingLockProvider,
     StartupCheckingLockProvider
 {
-  readonly lockedBy: string;
+  readonly node: string;
   /** The quoted, schema-qualified names of the tables. */
   readonly tables: PostgresTables;
   private readonly context: PostgresLockContext;
@@ -86,14 +86,14 @@ export class PostgresLockProvider
   private readonly recover: ReturnType<typeof recoveryStatement>;
   private readonly byOwner: OwnerStatements;
   private readonly pool: Pool;
-  private readonly operators: PostgresOperatorStore;
+  private readonly operators: PostgresOperatorProvider;
 
   constructor(pool: Pool, options?: PostgresLockProviderOptions) {
     assertPool(pool);
     this.pool = pool;
-    const { lockedBy, schema, tablePrefix, historyLimit, statementTimeout, createTables } =
+    const { node, schema, tablePrefix, historyLimit, statementTimeout, createTables } =
       postgresProviderSettings(options);
-    this.lockedBy = lockedBy;
+    this.node = node;
     this.tables = postgresTables({ schema, tablePrefix });
     const session = new PostgresSession(pool, this.tables, statementTimeout, createTables);
     const statements = postgresStatements(this.tables);
@@ -102,11 +102,11 @@ export class PostgresLockProvider
     );
     const abandoned = new AbandonedLocks(session, this.tables.locks);
     const released = new ReleasedNames(settleDelay(statementTimeout));
-    this.context = { session, abandoned, statements, finishes, lockedBy: this.lockedBy, historyLimit, released };
+    this.context = { session, abandoned, statements, finishes, node: this.node, historyLimit, released };
     this.recover = recoveryStatement(this.tables);
     this.byOwner = ownerStatements(this.tables);
-    this.operators = new PostgresOperatorStore(session, this.tables, historyLimit);
-    ({ claims: this.claims, jobLocks: this.jobLocks } = claimBatches(session, statements, abandoned, this.lockedBy));
+    this.operators = new PostgresOperatorProvider(session, this.tables, historyLimit);
+    ({ claims: this.claims, jobLocks: this.jobLocks } = claimBatches(session, statements, abandoned, this.node));
   }
 
   /** `host:port/database` of the pool, for messages (never a user name or password). */
@@ -123,12 +123,12 @@ export class PostgresLockProvider
    * Checks once, at startup, the pool's credentials and database, the tables and the user's privileges on
    * them (see {@link checkPostgresStore}); the module calls it before the jobs are mounted.
    */
-  checkStore(): Promise<void> {
+  checkProvider(): Promise<void> {
     return checkPostgresStore(this.context.session, this.tables, postgresUser(this.pool));
   }
 
   /** The operator console's records, in the tables beside the locks. */
-  operatorStore(): PostgresOperatorStore {
+  operatorProvider(): PostgresOperatorProvider {
     return this.operators;
   }
 
@@ -139,8 +139,8 @@ export class PostgresLockProvider
 
   lock(configuration: LockConfiguration, options?: { owner?: string }): Promise<SimpleLock | undefined> {
     const { session, statements } = this.context;
-    const owner = this.owners.forLock(this.lockedBy, options);
-    const values = [configuration.name, owner, this.lockedBy, ttlMillis(configuration.lockAtMostFor)];
+    const owner = this.owners.forLock(this.node, options);
+    const values = [configuration.name, owner, this.node, ttlMillis(configuration.lockAtMostFor)];
     const unused = (backend: number) =>
       this.context.abandoned.add(backend, [unusedLock({ name: configuration.name, owner })]);
     return session
@@ -174,7 +174,7 @@ export class PostgresLockProvider
   ): Promise<RecoveryClaim> {
     const { owner, ttl, name } = this.newHolder(configuration);
     const { historyLimit } = this.context;
-    const values = [name, owner, this.lockedBy, ttl, occurrence, maxAttempts, Math.ceil(grace), historyLimit];
+    const values = [name, owner, this.node, ttl, occurrence, maxAttempts, Math.ceil(grace), historyLimit];
     const unused = (backend: number) => this.context.abandoned.add(backend, [unusedLock({ name, owner })]);
     const [row] = await this.context.session.run<RecoveryRow>(this.recover, values, unused);
     return recoveryClaim(row, (fence) => this.lockOf(configuration, owner, { fencing_token: fence }, OCCURRENCE_LOCK));
@@ -195,11 +195,11 @@ export class PostgresLockProvider
     return {
       occurrence: new Date(Number(row.occurrence)),
       state: row.run_state,
-      runBy: row.run_by,
+      node: row.run_by,
       startedAt: row.run_started_at,
       finishedAt: row.run_finished_at ?? undefined,
       attempt: row.run_attempt,
-      previousHolder: row.run_previous_holder ?? undefined,
+      previousNode: row.run_previous_holder ?? undefined,
       held: row.held,
     };
   }
@@ -242,6 +242,6 @@ export class PostgresLockProvider
 
   /** A lock's owner value: who took it and when, for operators, and a part unique to this acquisition. */
   private ownerValue(): string {
-    return this.owners.next(this.lockedBy);
+    return this.owners.next(this.node);
   }
 }

@@ -16,7 +16,7 @@ export function operatorStatements(tables: PostgresTables) {
   const steered = (step: string) =>
     appendHistory(history, `(SELECT name, seq, $2::jsonb AS entry FROM ${step}) AS steered`, '$3::integer');
   return {
-    /** `$1` lockedBy, `$2` lastSeen, `$3` the node (JSON), `$4` catalogue entries (JSON array). */
+    /** `$1` node, `$2` lastSeen, `$3` the node (JSON), `$4` catalogue entries (JSON array). */
     publish: statement(`
       WITH node AS (
         INSERT INTO ${nodes} (locked_by, last_seen, node) VALUES ($1, $2, $3)
@@ -96,7 +96,7 @@ export function operatorStatements(tables: PostgresTables) {
     /**
      * Force-releases `$1`'s lock whoever holds it: its owner becomes `$4` (a force-release marker) until the old
      * lock would have expired, so that its holder's next renewal or release finds another owner. The
-     * entry `$2`, naming the former holder (`formerHolder` added here), goes into the history only then. One
+     * entry `$2`, naming the former holder (`formerNode` added here), goes into the history only then. One
      * row: the former holder, or null when the lock was free.
      */
     unlock: statement(`
@@ -108,7 +108,7 @@ export function operatorStatements(tables: PostgresTables) {
       ), recorded AS (
         ${appendHistory(
           history,
-          `(SELECT e.name, e.seq, $2::jsonb || jsonb_build_object('formerHolder', c.former) AS entry
+          `(SELECT e.name, e.seq, $2::jsonb || jsonb_build_object('formerNode', c.former) AS entry
             FROM entry e JOIN current c USING (name)) AS steered`,
           '$3::integer',
         )}

@@ -6,12 +6,12 @@ import type {
   ClusterNode,
   HistoryEntry,
   PauseState,
-  SteeringEntry,
-  SteeringNote,
+  OperatorEntry,
+  OperatorNote,
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { LockState, OperatorStore } from '../../operators/operator-store.js';
+import type { LockState, OperatorProvider } from '../../operators/operator-store.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
 import type { PostgresSession } from './postgres-session.js';
@@ -25,7 +25,7 @@ type Statements = ReturnType<typeof operatorStatements>;
  * lock statements check), triggers taken by exactly one node (the node whose `DELETE` returns it), and a
  * force-release its holder sees as lost. One statement per call.
  */
-export class PostgresOperatorStore implements OperatorStore {
+export class PostgresOperatorProvider implements OperatorProvider {
   private readonly statements: Statements;
 
   constructor(
@@ -37,7 +37,7 @@ export class PostgresOperatorStore implements OperatorStore {
   }
 
   async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
-    const values = [node.lockedBy, node.lastSeen, JSON.stringify(node), JSON.stringify(jobs)];
+    const values = [node.node, node.lastSeen, JSON.stringify(node), JSON.stringify(jobs)];
     await this.session.run(this.statements.publish, values);
   }
 
@@ -112,15 +112,15 @@ export class PostgresOperatorStore implements OperatorStore {
     return byLock;
   }
 
-  async pause(lockName: string, note: SteeringNote): Promise<boolean> {
+  async pause(lockName: string, note: OperatorNote): Promise<boolean> {
     return (await this.steer(this.statements.pause, lockName, this.entry('pause', note))).length === 1;
   }
 
-  async resume(lockName: string, note: SteeringNote): Promise<boolean> {
+  async resume(lockName: string, note: OperatorNote): Promise<boolean> {
     return (await this.steer(this.statements.resume, lockName, this.entry('resume', note))).length === 1;
   }
 
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote) {
+  async requestTrigger(jobName: string, lockName: string, note: OperatorNote) {
     const entry = this.entry('trigger', note);
     const request: TriggerRequest = { id: randomUUID(), jobName, actor: note.actor, reason: note.reason, at: entry.at };
     const [row] = await this.steer(this.statements.requestTrigger, lockName, entry, jobName, JSON.stringify(request));
@@ -142,18 +142,18 @@ export class PostgresOperatorStore implements OperatorStore {
     return row?.result;
   }
 
-  async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
+  async unlock(lockName: string, note: OperatorNote): Promise<string | undefined> {
     const entry = this.entry('unlock', note);
     const [row] = await this.steer(this.statements.unlock, lockName, entry, forceUnlockMarker(note.actor, entry.at));
     return row?.former ?? undefined;
   }
 
-  private entry(type: SteeringEntry['type'], { actor, reason }: SteeringNote): SteeringEntry {
+  private entry(type: OperatorEntry['type'], { actor, reason }: OperatorNote): OperatorEntry {
     return { type, actor, reason, at: Date.now() };
   }
 
   /** Runs a steering statement: `$1` lock name, `$2` its history entry, `$3` the history limit, then `more`. */
-  private steer(statement: Statements['pause'], lockName: string, entry: SteeringEntry, ...more: unknown[]) {
+  private steer(statement: Statements['pause'], lockName: string, entry: OperatorEntry, ...more: unknown[]) {
     return this.session.run<{ former?: string | null; queued?: TriggerRequest; pending?: TriggerRequest }>(statement, [
       lockName,
       JSON.stringify(entry),

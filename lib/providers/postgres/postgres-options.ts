@@ -21,9 +21,9 @@ export interface PostgresLockProviderOptions {
   tablePrefix?: string;
   /**
    * Stored with each lock and run so an operator can see who holds it: a non-empty string. Default
-   * `<hostname>:<pid>`. The module's own `lockedBy` option does not reach a provider the app builds: set it here.
+   * `<hostname>:<pid>`. The module's own `node` option does not reach a provider the app builds: set it here.
    */
-  lockedBy?: string;
+  node?: string;
   /** Creates the tables on first use when they are missing (`CREATE TABLE IF NOT EXISTS`): a boolean. Default true. */
   createTables?: boolean;
   /** How many runs (and operator actions) each job's history keeps: a whole number from 1 to 2^31-1. Default 50. */
@@ -55,7 +55,7 @@ const SUBJECT = 'PostgresLockProvider options';
 const OPTIONS: readonly (keyof PostgresLockProviderOptions)[] = [
   'schema',
   'tablePrefix',
-  'lockedBy',
+  'node',
   'createTables',
   'historyLimit',
   'statementTimeout',
@@ -68,7 +68,7 @@ export function postgresProviderSettings(options: PostgresLockProviderOptions | 
   return {
     schema,
     tablePrefix,
-    lockedBy: nonEmptyStringOption(given.lockedBy, defaultLockedBy(), 'lockedBy', SUBJECT),
+    node: nonEmptyStringOption(given.node, defaultLockedBy(), 'node', SUBJECT),
     createTables: booleanOption(given.createTables, true, 'createTables', SUBJECT),
     historyLimit: wholeNumberOption(given.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT),
     statementTimeout: statementTimeout === false ? (false as const) : statementTimeoutMs(statementTimeout),

@@ -1,8 +1,8 @@
 import type { Pool } from 'pg';
-import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 import { OutageLines } from '../../core/provider/outage-lines.js';
 import type { SchedulerLockLogger } from '../../core/executor/logger.js';
-import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
+import type { ProviderOutageMonitor } from '../../core/provider/store-outage-report.js';
 import { postgresFailure } from './postgres-failures.js';
 
 /**
@@ -14,11 +14,11 @@ import { postgresFailure } from './postgres-failures.js';
  * statements have failed for `OUTAGE_MS`; the rule: `OutageLines`) and from
  * the pool's idle connections that break (a server restart); it ends with the first statement answered.
  */
-export class PostgresOutageReport implements StoreOutageMonitor {
+export class PostgresOutageReport implements ProviderOutageMonitor {
   private readonly lines: OutageLines;
   private readonly idleFailure = (error: Error) => {
     const failure = postgresFailure(this.endpoint, error, false);
-    if (failure instanceof LockStoreUnavailableError) this.down(failure.reason);
+    if (failure instanceof LockProviderUnavailableError) this.down(failure.reason);
   };
 
   constructor(
@@ -41,7 +41,7 @@ export class PostgresOutageReport implements StoreOutageMonitor {
   }
 
   covers(error: unknown, sentAt?: number): boolean {
-    if (!(error instanceof LockStoreUnavailableError)) return false;
+    if (!(error instanceof LockProviderUnavailableError)) return false;
     if (this.lines.ended(sentAt)) return true;
     if (error.unanswered) {
       this.lines.unanswered(error.reason, sentAt);
@@ -57,8 +57,6 @@ export class PostgresOutageReport implements StoreOutageMonitor {
   }
 
   private down(reason: string): void {
-    this.lines.began();
-    this.lines.cause ??= reason;
-    this.lines.report();
+    this.lines.causedBy(reason);
   }
 }

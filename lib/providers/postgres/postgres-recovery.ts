@@ -19,7 +19,7 @@ const epochMs = (column: string) => `(extract(epoch FROM ${column}) * 1000)::big
  * the grace period. The first watcher that finds the lock gone notes when (`run_orphaned_at`, the
  * database's clock, so node clocks do not matter); until the grace has passed, the run's node may still
  * come back and record how it ended. The crashed attempt goes into the history. `$1` name, `$2` owner,
- * `$3` lockedBy, `$4` ms, `$5` occurrence, `$6` most attempts, `$7` grace ms, `$8` history limit. One row:
+ * `$3` node, `$4` ms, `$5` occurrence, `$6` most attempts, `$7` grace ms, `$8` history limit. One row:
  * the `verdict`, the record's `run_state` and `run_by` as they stood, and for a take-over (`taken`) the new
  * `fencing_token` and `run_attempt`.
  */
@@ -73,7 +73,7 @@ export function recoveryClaim(
 ): RecoveryClaim {
   switch (row?.verdict) {
     case 'taken':
-      return { lock: lockOf(Number(row.fencing_token)), attempt: row.run_attempt!, previousHolder: row.run_by ?? '' };
+      return { lock: lockOf(Number(row.fencing_token)), attempt: row.run_attempt!, previousNode: row.run_by ?? '' };
     case 'held':
     case 'orphaned':
     case 'grace':

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { burstDeadline } from '../../core/provider/burst-deadline.js';
-import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
 import { tablesDdl, type PostgresTables } from './postgres-schema.js';
 import type { Statement } from './postgres-statements.js';
@@ -143,7 +143,7 @@ export class PostgresSession {
     } catch (error) {
       const failure = this.failure(error, timeout);
       // A broken connection goes back destroyed; one whose statement was refused or timed out is fine.
-      const broken = failure instanceof LockStoreUnavailableError && (error as { code?: string }).code !== '57014';
+      const broken = failure instanceof LockProviderUnavailableError && (error as { code?: string }).code !== '57014';
       client.off('error', ignoreClientError);
       client.release(broken ? (error as Error) : undefined);
       if (prepared !== undefined && foreignPreparedStatement(error)) {

@@ -42,7 +42,7 @@ export interface PostgresLockContext {
   readonly statements: PostgresStatements;
   readonly finishes: CallBatch<ReleaseRequest, OwnerCheckRow | undefined>;
   /** This node, in history entries. */
-  readonly lockedBy: string;
+  readonly node: string;
   /** How many entries each job's history keeps. */
   readonly historyLimit: number;
   /** The plain locks this node released, whose rows its next releases delete. */
@@ -168,7 +168,7 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
   private entry(report: RunReport | undefined): string | null {
     if (!this.use.ofJob || !report) return null;
     const finishedAt = Math.round(report.startedAt + report.durationMs);
-    const { lockedBy: node } = this.context;
+    const { node: node } = this.context;
     return JSON.stringify({ type: 'run', ...report, finishedAt, node, fencingToken: this.fencingToken });
   }
 }

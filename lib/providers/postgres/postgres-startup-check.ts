@@ -1,4 +1,4 @@
-import { LockStoreMisconfiguredError } from '../../core/provider/errors.js';
+import { LockProviderMisconfiguredError } from '../../core/provider/errors.js';
 import type { PostgresTables } from './postgres-schema.js';
 import type { PostgresSession } from './postgres-session.js';
 import { statement } from './postgres-statements.js';
@@ -54,7 +54,7 @@ function whom(user: string | undefined): string {
  * for anything else, such as an unreachable server. Never a password: the server's messages hold none.
  */
 export function postgresMistake(error: unknown, user: string | undefined): string | undefined {
-  // A connection-level failure comes as a LockStoreUnavailableError whose cause is the server's reply.
+  // A connection-level failure comes as a LockProviderUnavailableError whose cause is the server's reply.
   const reply = ((error as { cause?: unknown }).cause ?? error) as { code?: unknown; message?: unknown };
   const mistake = MISTAKES[String(reply?.code)];
   return mistake && `${mistake} ${whom(user)}: ${String(reply.message)} (${String(reply.code)})`;
@@ -63,7 +63,7 @@ export function postgresMistake(error: unknown, user: string | undefined): strin
 /**
  * Checks once, at startup, that PostgreSQL accepts the pool's credentials and database, that the tables
  * exist (created now unless `createTables` is false) and that `user` (the one the pool connects as, if any)
- * holds every privilege the module needs on them. Rejects with a {@link LockStoreMisconfiguredError} naming
+ * holds every privilege the module needs on them. Rejects with a {@link LockProviderMisconfiguredError} naming
  * `host:port/database`, the user and the cause, never a password. Resolves when the server is unreachable:
  * that is an outage.
  */
@@ -96,5 +96,5 @@ export async function checkPostgresStore(
     (resolve) => (timer = setTimeout(() => resolve(undefined), CHECK_TIMEOUT_MS).unref()),
   );
   const finding = await Promise.race([inspect(), timeout]).finally(() => clearTimeout(timer));
-  if (finding !== undefined) throw new LockStoreMisconfiguredError(`${where} ${finding}`, finding);
+  if (finding !== undefined) throw new LockProviderMisconfiguredError(`${where} ${finding}`, finding);
 }

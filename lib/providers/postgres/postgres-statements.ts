@@ -81,7 +81,7 @@ export function appendHistory(history: string, source: string, limit: string): s
 export function postgresStatements({ locks, history }: PostgresTables) {
   return {
     /**
-     * ShedLock's acquire: `[fencing_token]` when taken, no row when held. `$1` name, `$2` owner, `$3` lockedBy,
+     * ShedLock's acquire: `[fencing_token]` when taken, no row when held. `$1` name, `$2` owner, `$3` node,
      * `$4` ms.
      */
     lock: statement(`
@@ -92,7 +92,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
       RETURNING l.fencing_token`),
 
     /**
-     * Job locks (arrays: name, owner, lockedBy, ms, manual): per name `fencing_token` when taken, else the
+     * Job locks (arrays: name, owner, node, ms, manual): per name `fencing_token` when taken, else the
      * `refusal` ({@link Refusal}). As in `claimOccurrences`: a new name's row is inserted, an existing one taken
      * by an `UPDATE`, so a refused lock holds no row lock; the refusal is judged on the statement's snapshot at
      * `input.at` (a lock expiring during the statement reads `locked`, not `paused`).
@@ -122,7 +122,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
       FROM input LEFT JOIN created USING (name) LEFT JOIN taken USING (name) LEFT JOIN refused USING (name)`),
 
     /**
-     * Occurrence claims (arrays: name, owner, lockedBy, ms, occurrence) with the job record, graphile-worker's
+     * Occurrence claims (arrays: name, owner, node, ms, occurrence) with the job record, graphile-worker's
      * `known_crontabs` rule: taken only if no occurrence as late was claimed. Per name `fencing_token`, or the
      * `refusal` ({@link Refusal}) with the refused row's `occurrence` and `run_state`. A new name's row is
      * inserted; an existing one is taken by an `UPDATE`, which locks only the rows it changes (in name order, as

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 import type { RedisClient } from './redis-client.js';
 import { describeRedisEndpoint } from './redis-endpoint.js';
 
@@ -49,7 +49,7 @@ export interface ScriptCommands {
  * is outside the user's key patterns. Every attempt that sends the command fails alike until the ACL
  * changes. The message names the endpoint, the command and the user.
  */
-export class RedisCommandRefusedError extends LockStoreUnavailableError {
+export class RedisCommandRefusedError extends LockProviderUnavailableError {
   constructor(
     message: string,
     reason: string,
@@ -65,7 +65,7 @@ export class RedisCommandRefusedError extends LockStoreUnavailableError {
 
 /**
  * What a failed command says about Redis: a connection-level failure (no connection, a refused or
- * failed authentication) becomes a {@link LockStoreUnavailableError} naming the endpoint and the
+ * failed authentication) becomes a {@link LockProviderUnavailableError} naming the endpoint and the
  * cause, in place of ioredis's wording about its own queue; a refused command (ACL) a
  * {@link RedisCommandRefusedError}; another reply from Redis stays as it is. `script` is the Lua
  * script the failed call ran, for a refusal inside it.
@@ -81,11 +81,11 @@ export function redisFailure(client: RedisClient, error: unknown, script?: Scrip
     : (connectionFailure(error, client) ?? clientFailure(client, error));
   const message = `Redis ${describeRedisEndpoint(client)} is unreachable (${reason})`;
   const unanswered = COMMAND_TIMED_OUT.test(error.message);
-  return new LockStoreUnavailableError(message, reason, { cause: error, unanswered });
+  return new LockProviderUnavailableError(message, reason, { cause: error, unanswered });
 }
 
 /** Whether `failure` (a {@link redisFailure}) says only that the client had no connection. */
-export function failedForNoConnection({ cause }: LockStoreUnavailableError): boolean {
+export function failedForNoConnection({ cause }: LockProviderUnavailableError): boolean {
   return cause instanceof Error && (NOT_CONNECTED.test(cause.message) || CONNECTION_CLOSED.test(cause.message));
 }
 
@@ -219,7 +219,8 @@ export function misconfiguration(error: unknown, client: RedisClient): string | 
   // A Cluster that reached no node says why in its last node's error.
   const nodeError = (error as { lastNodeError?: unknown }).lastNodeError;
   if (nodeError) return misconfiguration(nodeError, client);
-  const cause = (error instanceof LockStoreUnavailableError && (error.cause as Error | undefined)) || (error as Error);
+  const cause =
+    (error instanceof LockProviderUnavailableError && (error.cause as Error | undefined)) || (error as Error);
   if (typeof cause.message !== 'string') return undefined;
   return isAuthFailure(cause) || isCertificateFailure(cause) ? connectionFailure(cause, client) : undefined;
 }

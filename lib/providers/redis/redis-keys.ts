@@ -21,7 +21,7 @@ export function fenceKeyOf(lockKey: string): string {
  * owner value of `owner-value.ts`), `…:fence` (the last fencing token), `…:record` (an
  * occurrence's job record, a hash), `…:paused` (an operator's pause), `…:history` (a list, newest first) and
  * `…:missed:<occurrence>` (the claim of a missed occurrence's report).
- * For the cluster view: `<prefix>:nodes` (hash: lockedBy → node), `<prefix>:jobs` (hash: job name → catalogue
+ * For the cluster view: `<prefix>:nodes` (hash: node → node), `<prefix>:jobs` (hash: job name → catalogue
  * entry), `<prefix>:skips` (hash: `<lock>|<reason>` → count), `<prefix>:triggers` (hash: job name → request),
  * `<prefix>:trigger:<id>` (a trigger's result).
  */

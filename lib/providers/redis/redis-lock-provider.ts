@@ -23,7 +23,7 @@ import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../
 import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
-import { RedisOperatorStore } from './redis-operator-store.js';
+import { RedisOperatorProvider } from './redis-operator-store.js';
 import { claimRefusal, OwnerCheck, RedisScripts, type LockOwner } from './redis-scripts.js';
 import { acquiredAt, notHeldReason, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
 import { checkRedisStore } from './redis-startup-check.js';
@@ -57,20 +57,20 @@ export class RedisLockProvider
     StartupCheckingLockProvider
 {
   readonly keyPrefix: string;
-  readonly lockedBy: string;
+  readonly node: string;
   readonly historyLimit: number;
   /** @internal Every key of the store, under `keyPrefix`. */
   readonly keys: RedisKeys;
   /** @internal The scripts, on the caller's client. */
   readonly scripts: RedisScripts;
   private readonly owners = new OwnerValues();
-  private operators: RedisOperatorStore | undefined;
+  private operators: RedisOperatorProvider | undefined;
   /** With `minReplicasToAck`: confirms each lock taken on the replicas. */
   private readonly replicaAck: ReplicaAck | undefined;
 
   constructor(client: RedisClient | IoredisForkClient, options?: RedisLockProviderOptions) {
     const { replicaAck, ...settings } = redisProviderSettings(options);
-    ({ keyPrefix: this.keyPrefix, lockedBy: this.lockedBy, historyLimit: this.historyLimit } = settings);
+    ({ keyPrefix: this.keyPrefix, node: this.node, historyLimit: this.historyLimit } = settings);
     this.keys = new RedisKeys(this.keyPrefix);
     this.scripts = new RedisScripts(asRedisClient(client));
     if (replicaAck) {
@@ -79,7 +79,7 @@ export class RedisLockProvider
   }
 
   /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */
-  checkStore(): Promise<void> {
+  checkProvider(): Promise<void> {
     const replicaAck = this.replicaAck ? [['wait', '0', '0']] : [];
     return checkRedisStore(this.scripts, this.keys.lock('startup-check'), replicaAck);
   }
@@ -90,8 +90,8 @@ export class RedisLockProvider
   }
 
   /** The operator console's records, beside the locks under the same `keyPrefix`. */
-  operatorStore(): RedisOperatorStore {
-    return (this.operators ??= new RedisOperatorStore(this.scripts, this.keys, this.historyLimit));
+  operatorProvider(): RedisOperatorProvider {
+    return (this.operators ??= new RedisOperatorProvider(this.scripts, this.keys, this.historyLimit));
   }
 
   async lockJob(configuration: LockConfiguration, manual: boolean): Promise<JobLockClaim> {
@@ -106,7 +106,7 @@ export class RedisLockProvider
   // Not `async`: lock() and the release are every lock cycle's path, and each promise layer costs there.
   lock(configuration: LockConfiguration, options?: { owner?: string }): Promise<SimpleLock | undefined> {
     const key = this.keys.lock(configuration.name);
-    const token = this.owners.forLock(this.lockedBy, options);
+    const token = this.owners.forLock(this.node, options);
     const { scripts } = this;
     const locking = scripts.acquire(
       key,
@@ -114,7 +114,7 @@ export class RedisLockProvider
       token,
       ttlMillis(configuration.lockAtMostFor),
       (fence) =>
-        fence === 0
+        claimRefusal(fence) !== 'taken'
           ? undefined
           : new RedisSimpleLock({
               scripts,
@@ -154,7 +154,7 @@ export class RedisLockProvider
     const owner = this.newOwner(configuration);
     const limit = this.historyLimit;
     const recovering = this.scripts.recover(keys, owner, occurrence, maxAttempts, Math.ceil(grace), limit);
-    const [fence, attemptOrState, previousHolder] = await recovering;
+    const [fence, attemptOrState, previousNode] = await recovering;
     const refused = claimRefusal(fence);
     if (refused === 'locked') return { refused: 'running' };
     if (refused === 'paused') return { refused };
@@ -162,7 +162,7 @@ export class RedisLockProvider
     return {
       lock: await this.replicated(this.jobLock(configuration, keys, owner.owner, fence, true)),
       attempt: Number(attemptOrState),
-      previousHolder: previousHolder ?? '',
+      previousNode: previousNode ?? '',
     };
   }
 
@@ -177,11 +177,11 @@ export class RedisLockProvider
     return {
       occurrence: new Date(Number(record.occurrence)),
       state: record.state as JobRunState,
-      runBy: record.runBy,
+      node: record.node,
       startedAt: new Date(Number(record.startedAt)),
       finishedAt: record.finishedAt ? new Date(Number(record.finishedAt)) : undefined,
       attempt: Number(record.attempt),
-      previousHolder: record.previousHolder || undefined,
+      previousNode: record.previousNode || undefined,
       held: held === 1,
     };
   }
@@ -193,22 +193,22 @@ export class RedisLockProvider
 
   /** A new owner value for `configuration`'s lock, with its first TTL. */
   private newOwner(configuration: LockConfiguration): LockOwner {
-    return { owner: this.ownerValue(), ttl: ttlMillis(configuration.lockAtMostFor), lockedBy: this.lockedBy };
+    return { owner: this.ownerValue(), ttl: ttlMillis(configuration.lockAtMostFor), node: this.node };
   }
 
   /** The lock of a job's run, whose release records the run (in the job record too, for `inRecord`). */
   private jobLock(configuration: LockConfiguration, keys: JobKeys, token: string, fence: number, inRecord: boolean) {
-    const { scripts, historyLimit, lockedBy } = this;
+    const { scripts, historyLimit, node } = this;
     const options = { scripts, key: keys.lock, token, configuration, fencingToken: fence };
     return new RedisJobLock(
       { ...options, acquiredAt: acquiredAt(configuration) },
-      { keys, historyLimit, lockedBy, inRecord },
+      { keys, historyLimit, node, inRecord },
     );
   }
 
   /** A lock's value: who took it and when, for operators, and a part unique to this acquisition. */
   private ownerValue(): string {
-    return this.owners.next(this.lockedBy);
+    return this.owners.next(this.node);
   }
 
   renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal> {

@@ -5,7 +5,7 @@ import type {
   ClusterNode,
   HistoryEntry,
   PauseState,
-  SteeringNote,
+  OperatorNote,
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
@@ -13,21 +13,21 @@ import {
   MISSED_REPORT_TTL,
   TRIGGER_RESULT_TTL,
   type LockState,
-  type OperatorStore,
+  type OperatorProvider,
   type TriggerQueueing,
 } from '../../operators/operator-store.js';
-import { pauseState, steeringEntry, triggerRequest } from '../../operators/steering-records.js';
+import { pauseState, operatorEntry, triggerRequest } from '../../operators/steering-records.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts } from './redis-scripts.js';
 
 /**
- * The operator store in Redis (the {@link OperatorStore} port), beside the locks under the provider's
+ * The operator store in Redis (the {@link OperatorProvider} port), beside the locks under the provider's
  * `keyPrefix` (the layout: {@link RedisKeys}). Every value is JSON. Used by the nodes (heartbeat, skips,
  * triggers) and by the admin service and the CLI; no call is on a tick's path.
  */
-export class RedisOperatorStore implements OperatorStore {
+export class RedisOperatorProvider implements OperatorProvider {
   private readonly client: RedisClient;
 
   constructor(
@@ -44,7 +44,7 @@ export class RedisOperatorStore implements OperatorStore {
   /** Publishes this node and the jobs it runs (only those changed since the last call are written). */
   async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
     // Two commands, not a MULTI: the two keys may live on different Cluster nodes.
-    const writes: Promise<unknown>[] = [this.client.hset(this.keys.nodes, node.lockedBy, JSON.stringify(node))];
+    const writes: Promise<unknown>[] = [this.client.hset(this.keys.nodes, node.node, JSON.stringify(node))];
     const fields = jobs.flatMap((job) => [job.jobName, JSON.stringify(job)]);
     if (fields.length > 0) writes.push(this.client.hset(this.keys.catalogue, ...fields));
     await this.send(Promise.all(writes));
@@ -96,7 +96,7 @@ export class RedisOperatorStore implements OperatorStore {
    * and go; resolves to how many.
    */
   async forgetNodes(cutoff: number): Promise<number> {
-    const gone = (await this.nodes()).filter((node) => node.lastSeen < cutoff).map((node) => node.lockedBy);
+    const gone = (await this.nodes()).filter((node) => node.lastSeen < cutoff).map((node) => node.node);
     return gone.length === 0 ? 0 : this.send(this.client.hdel(this.keys.nodes, ...gone));
   }
 
@@ -153,20 +153,20 @@ export class RedisOperatorStore implements OperatorStore {
   // Operators: steering. Each action goes into the job's history.
 
   /** Pauses the job that locks `lockName`; `false` if it was paused already. */
-  async pause(lockName: string, note: SteeringNote): Promise<boolean> {
+  async pause(lockName: string, note: OperatorNote): Promise<boolean> {
     const keys = this.keys.job(lockName);
     const state = pauseState(note);
     const set = await this.send(this.client.set(keys.paused, JSON.stringify(state), 'NX'));
     if (set === null) return false;
-    await this.record(lockName, steeringEntry('pause', note, state.at));
+    await this.record(lockName, operatorEntry('pause', note, state.at));
     return true;
   }
 
   /** Resumes a paused job; `false` if it was not paused. */
-  async resume(lockName: string, note: SteeringNote): Promise<boolean> {
+  async resume(lockName: string, note: OperatorNote): Promise<boolean> {
     const removed = await this.send(this.client.del(this.keys.job(lockName).paused));
     if (removed === 0) return false;
-    await this.record(lockName, steeringEntry('resume', note));
+    await this.record(lockName, operatorEntry('resume', note));
     return true;
   }
 
@@ -174,11 +174,11 @@ export class RedisOperatorStore implements OperatorStore {
    * Asks a node that runs `jobName` to run it once now: resolves to the request queued, or, while another is
    * pending for the job, to that one (this one is dropped and not recorded): one pending trigger per job.
    */
-  async requestTrigger(jobName: string, lockName: string, note: SteeringNote): Promise<TriggerQueueing> {
+  async requestTrigger(jobName: string, lockName: string, note: OperatorNote): Promise<TriggerQueueing> {
     const request = triggerRequest(jobName, note);
     const pending = await this.scripts.queueTrigger(this.keys.triggers, jobName, JSON.stringify(request));
     if (pending !== null) return { request: JSON.parse(pending) as TriggerRequest, queued: false };
-    await this.record(lockName, steeringEntry('trigger', note, request.at));
+    await this.record(lockName, operatorEntry('trigger', note, request.at));
     return { request, queued: true };
   }
 
@@ -197,13 +197,13 @@ export class RedisOperatorStore implements OperatorStore {
    * Force-releases the job's lock whoever holds it; resolves to the former holder, or to undefined when the lock
    * was free, and then records nothing.
    */
-  async unlock(lockName: string, note: SteeringNote): Promise<string | undefined> {
+  async unlock(lockName: string, note: OperatorNote): Promise<string | undefined> {
     const keys = this.keys.job(lockName);
     const at = Date.now();
-    const entry = JSON.stringify(steeringEntry('unlock', note, at));
+    const entry = JSON.stringify(operatorEntry('unlock', note, at));
     const marker = forceUnlockMarker(note.actor, at);
     const holder = await this.scripts.forceUnlock(keys, entry, this.historyLimit, marker);
-    return holder === null ? undefined : (readOwnerValue(holder)?.lockedBy ?? holder);
+    return holder === null ? undefined : (readOwnerValue(holder)?.node ?? holder);
   }
 
   private async record(lockName: string, entry: HistoryEntry): Promise<void> {

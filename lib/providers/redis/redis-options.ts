@@ -13,9 +13,9 @@ export interface RedisLockProviderOptions {
   keyPrefix?: string;
   /**
    * Stored with each lock and run so an operator can see who holds it: a non-empty string. Default
-   * `<hostname>:<pid>`. The module's own `lockedBy` option does not reach a provider the app builds: set it here.
+   * `<hostname>:<pid>`. The module's own `node` option does not reach a provider the app builds: set it here.
    */
-  lockedBy?: string;
+  node?: string;
   /** How many runs (and operator actions) each job's history keeps: a whole number from 1 to 2^31-1. Default 50. */
   historyLimit?: number;
   /**
@@ -40,7 +40,7 @@ const SUBJECT = 'RedisLockProvider options';
 /** Every option of {@link RedisLockProviderOptions}: any other key is a typo that would be ignored. */
 const OPTIONS: readonly (keyof RedisLockProviderOptions)[] = [
   'keyPrefix',
-  'lockedBy',
+  'node',
   'historyLimit',
   'minReplicasToAck',
   'replicaAckTimeout',
@@ -51,7 +51,7 @@ export function redisProviderSettings(options: RedisLockProviderOptions | undefi
   const given = optionsObject(options, OPTIONS, SUBJECT);
   return {
     keyPrefix: nonEmptyStringOption(given.keyPrefix, DEFAULT_KEY_PREFIX, 'keyPrefix', SUBJECT),
-    lockedBy: nonEmptyStringOption(given.lockedBy, defaultLockedBy(), 'lockedBy', SUBJECT),
+    node: nonEmptyStringOption(given.node, defaultLockedBy(), 'node', SUBJECT),
     historyLimit: wholeNumberOption(given.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT),
     replicaAck: replicaAckSettings(given, SUBJECT),
   };

@@ -1,7 +1,7 @@
 import type { SchedulerLockLogger } from '../../core/executor/logger.js';
-import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 import { OutageLines } from '../../core/provider/outage-lines.js';
-import type { StoreOutageMonitor } from '../../core/provider/store-outage-report.js';
+import type { ProviderOutageMonitor } from '../../core/provider/store-outage-report.js';
 import { describeRedisEndpoint } from './redis-endpoint.js';
 import { connectionFailure, failedForNoConnection, RedisCommandRefusedError } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
@@ -26,7 +26,7 @@ type Listener = (error: Error) => void;
  * whose locks need other commands go on. Each refusal gets one error line — the endpoint, the refused
  * command and the user — for as long as the connection lasts, however many attempts it fails.
  */
-export class RedisOutageReport implements StoreOutageMonitor {
+export class RedisOutageReport implements ProviderOutageMonitor {
   private readonly endpoint: string;
   private readonly listeners: [event: string, listener: Listener][];
   /** The connection is ready, as far as the client's events tell. */
@@ -66,7 +66,7 @@ export class RedisOutageReport implements StoreOutageMonitor {
       this.refused(error);
       return true;
     }
-    if (!(error instanceof LockStoreUnavailableError)) return false;
+    if (!(error instanceof LockProviderUnavailableError)) return false;
     if (this.lines.ended(sentAt)) return true;
     // A ready Cluster that fails one lock lost a node, not the store: those are per-lock errors.
     if (this.client.isCluster && this.client.status === 'ready') return false;
@@ -80,7 +80,7 @@ export class RedisOutageReport implements StoreOutageMonitor {
     // Redis answered that it cannot serve now (`LOADING`…) and the call says so. A call failed for want
     // of a connection says only that, even before the client's `close` event came.
     this.lines.began();
-    if (this.connected && !failedForNoConnection(error)) this.lines.cause ??= error.reason;
+    if (this.connected && !failedForNoConnection(error)) this.lines.causedBy(error.reason);
     this.lines.failedFor(error.reason);
     return true;
   }
@@ -108,8 +108,7 @@ export class RedisOutageReport implements StoreOutageMonitor {
     // A Cluster that reached no node says why in its last node's error.
     const nodeError = (error as { lastNodeError?: unknown }).lastNodeError;
     const nodeFailure = nodeError instanceof Error ? connectionFailure(nodeError, this.client) : undefined;
-    this.lines.cause ??= connectionFailure(error, this.client) ?? nodeFailure ?? error.message;
-    this.lines.report();
+    this.lines.causedBy(connectionFailure(error, this.client) ?? nodeFailure ?? error.message);
   }
 
   private refused(refusal: RedisCommandRefusedError): void {

@@ -28,7 +28,7 @@ export function claimRefusal(code: number): 'taken' | 'locked' | 'already-ran' |
 export interface LockOwner {
   readonly owner: string;
   readonly ttl: number;
-  readonly lockedBy: string;
+  readonly node: string;
 }
 
 const ACQUIRE = new LuaScript('acquire.lua');
@@ -114,20 +114,20 @@ export class RedisScripts {
   }
 
   /**
-   * recover.lua: `[fence, attempt, previousHolder]`, or a refusal (see {@link claimRefusal}): locked (held, or
+   * recover.lua: `[fence, attempt, previousNode]`, or a refusal (see {@link claimRefusal}): locked (held, or
    * within `grace` ms of a watcher first finding the lock gone), `[already-ran, state]` (nothing to recover),
    * paused. The crashed attempt goes into the history.
    */
   recover(
     keys: JobKeys,
-    { owner, ttl, lockedBy }: LockOwner,
+    { owner, ttl, node }: LockOwner,
     occurrence: number,
     maxAttempts: number,
     grace: number,
     historyLimit: number,
   ): Promise<[number, (number | string)?, string?]> {
     const { lock, fence, record, paused, history } = keys;
-    const args = [owner, ttl, lockedBy, occurrence, maxAttempts, grace, historyLimit];
+    const args = [owner, ttl, node, occurrence, maxAttempts, grace, historyLimit];
     return RECOVER.call(this.client, 5, [lock, fence, record, paused, history, ...args]);
   }
 
@@ -158,8 +158,8 @@ export class RedisScripts {
   }
 
   /** claim-occurrence.lua: `[fence]`, or a refusal (see {@link claimRefusal}), `[already-ran, state]` with a state. */
-  claimOccurrence(keys: JobKeys, { owner, ttl, lockedBy }: LockOwner, occurrence: number): Promise<[number, string?]> {
-    return this.claims.call([keys.lock, keys.fence, keys.record, keys.paused], [owner, ttl, lockedBy, occurrence]);
+  claimOccurrence(keys: JobKeys, { owner, ttl, node }: LockOwner, occurrence: number): Promise<[number, string?]> {
+    return this.claims.call([keys.lock, keys.fence, keys.record, keys.paused], [owner, ttl, node, occurrence]);
   }
 
   /** acquire-job.lua: the fencing token, or a refusal (see {@link claimRefusal}; a `manual` run ignores a pause). */

@@ -76,7 +76,7 @@ export class RedisSimpleLock extends AbstractSimpleLock {
 export interface RunRecording {
   readonly keys: JobKeys;
   readonly historyLimit: number;
-  readonly lockedBy: string;
+  readonly node: string;
   /** Whether the job record holds this run (an occurrence's run), so that `unlock()` records its outcome too. */
   readonly inRecord: boolean;
 }
@@ -94,14 +94,14 @@ export class RedisJobLock extends RedisSimpleLock {
   }
 
   protected override release(keepFor: number, outcome?: RunOutcome, report?: RunReport): Promise<void> {
-    const { keys, historyLimit, lockedBy, inRecord } = this.recording;
+    const { keys, historyLimit, node, inRecord } = this.recording;
     if (!report || outcome === undefined) {
       // unlock() records no outcome: an occurrence whose lock is given back unused still reads running, as after
       // a crash, so that onCrash 'rerun' runs it.
       return this.releaseRecording(keepFor, outcome, inRecord && outcome !== undefined ? keys.record : undefined);
     }
     const finishedAt = Math.round(report.startedAt + report.durationMs);
-    const run = { type: 'run', ...report, finishedAt, node: lockedBy, fencingToken: this.fencingToken };
+    const run = { type: 'run', ...report, finishedAt, node: node, fencingToken: this.fencingToken };
     // finish.lua adds the outcome and the closing brace.
     const entry = JSON.stringify(run).slice(0, -1);
     const failed = () => this.releaseFailed();

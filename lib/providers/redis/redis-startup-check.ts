@@ -1,4 +1,4 @@
-import { LockStoreMisconfiguredError } from '../../core/provider/errors.js';
+import { LockProviderMisconfiguredError } from '../../core/provider/errors.js';
 import { describeRedisEndpoint } from './redis-endpoint.js';
 import { misconfiguration, redisUser } from './redis-failures.js';
 import type { RedisClient } from './redis-client.js';
@@ -45,7 +45,7 @@ type Finding = string | undefined | typeof UNREACHABLE;
  * Checks once, at startup, that `client` may work for the module: Redis accepts its credentials and TLS
  * certificate, and its ACL allows every command the module sends on `key` (one `redis.acl_check_cmd`
  * script call, which runs none of them; `extraCommands` beside them). Rejects with a
- * {@link LockStoreMisconfiguredError} naming the endpoint and the cause. Resolves when Redis is
+ * {@link LockProviderMisconfiguredError} naming the endpoint and the cause. Resolves when Redis is
  * unreachable (refused, timed out): that is an outage, which the app must survive.
  */
 export async function checkRedisStore(
@@ -87,7 +87,7 @@ export async function checkRedisStore(
     if (cause === undefined || cause === UNREACHABLE) return;
     const endpoint = describeRedisEndpoint(client);
     const message = `Redis ${endpoint} cannot serve the locks (${cause}): fix the configuration`;
-    throw new LockStoreMisconfiguredError(message, cause);
+    throw new LockProviderMisconfiguredError(message, cause);
   } finally {
     for (const stop of stops) stop();
   }

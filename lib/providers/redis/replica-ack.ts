@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { formatDuration, type DurationInput } from '../../core/provider/duration.js';
-import { LockStoreUnavailableError } from '../../core/provider/errors.js';
+import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 import {
   MAX_TIMER_MS,
   positiveDurationOption,
@@ -18,7 +18,7 @@ export const DEFAULT_REPLICA_ACK_TIMEOUT = 500;
  * `minReplicasToAck`: a lock counts as taken only once that many replicas have it. After a successful
  * acquisition, `WAIT <replicas> <timeout>` on the connection that took it (Redis's WAIT waits for the
  * connection's own writes); a lock fewer replicas acknowledged in time is released and the attempt fails
- * with a {@link LockStoreUnavailableError}, so the run does not start. One more round trip per lock taken;
+ * with a {@link LockProviderUnavailableError}, so the run does not start. One more round trip per lock taken;
  * skips, renewals and releases are not waited for.
  */
 export class ReplicaAck {
@@ -51,7 +51,7 @@ export class ReplicaAck {
     giveBack();
     const within = formatDuration(this.timeoutMs);
     const reason = `${acknowledged} of ${this.replicas} replicas acknowledged the lock within ${within}`;
-    throw new LockStoreUnavailableError(`Lock "${name}" was not taken: ${reason} (minReplicasToAck)`, reason);
+    throw new LockProviderUnavailableError(`Lock "${name}" was not taken: ${reason} (minReplicasToAck)`, reason);
   }
 }
 

@@ -16,7 +16,7 @@ import { ChaosJobs } from './chaos-jobs.js';
 
 /** The environment the soak gives each app. */
 export interface ChaosAppEnv {
-  /** The app's name, also its `lockedBy`. */
+  /** The app's name, also its `node`. */
   CHAOS_NODE: string;
   /** `redis` or `postgres`. */
   CHAOS_STORE: string;
@@ -31,7 +31,7 @@ const STATEMENT_TIMEOUT_MS = 1_000;
 
 /** The same jobs and settings on either store: only where the locks live differs. */
 async function storeOptions(env: ChaosAppEnv): Promise<SchedulerLockModuleOptions> {
-  const common = { lockedBy: env.CHAOS_NODE, defaultLockAtMostFor: '10s' } as const;
+  const common = { node: env.CHAOS_NODE, defaultLockAtMostFor: '10s' } as const;
   if (env.CHAOS_STORE === 'redis') return { ...common, redis: env.CHAOS_STORE_URL, keyPrefix: env.CHAOS_KEY_PREFIX };
   if (env.CHAOS_STORE !== 'postgres') throw new Error(`chaos app: CHAOS_STORE is "${env.CHAOS_STORE}"`);
   const [{ default: pg }, { PostgresLockProvider }] = await Promise.all([
@@ -41,7 +41,7 @@ async function storeOptions(env: ChaosAppEnv): Promise<SchedulerLockModuleOption
   const pool = new pg.Pool({ connectionString: env.CHAOS_STORE_URL, max: 3, connectionTimeoutMillis: 2_000 });
   const tablePrefix = `${env.CHAOS_KEY_PREFIX}_`;
   // Gives a silent statement up after 2 s (statement_timeout + 1 s), shorter than every store pause.
-  const options = { lockedBy: env.CHAOS_NODE, tablePrefix, statementTimeout: STATEMENT_TIMEOUT_MS };
+  const options = { node: env.CHAOS_NODE, tablePrefix, statementTimeout: STATEMENT_TIMEOUT_MS };
   return { ...common, provider: new PostgresLockProvider(pool, options) };
 }
 

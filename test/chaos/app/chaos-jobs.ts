@@ -103,7 +103,7 @@ export class ChaosJobs implements OnModuleInit, OnApplicationBootstrap, OnApplic
       fencingToken: lock?.fencingToken,
       occurrence: lock?.occurrence?.getTime(),
       attempt: lock?.occurrence ? (lock.recovery?.attempt ?? 1) : undefined,
-      previousHolder: lock?.recovery?.previousHolder,
+      previousNode: lock?.recovery?.previousNode,
     });
     const signal = lock?.signal;
     const onAbort = () => this.journal.write({ type: 'abort', ...fields, reason: lostReason(signal!.reason) });

@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, CronExpression, Interval } from '@nestjs/schedule';
-import {
-  currentLock,
-  parseDuration,
-  SchedulerLock,
-  type LockProvider,
-  type SchedulerLockModuleOptions,
-} from '../../../lib/index.js';
-import { ClusterAdmin, type OperatorStore } from '../../../lib/provider/index.js';
+import { currentLock, parseDuration, SchedulerLock, type SchedulerLockModuleOptions } from '../../../lib/index.js';
+import { type LockProvider } from '../../../lib/provider/index.js';
+import { ClusterAdmin, type OperatorProvider } from '../../../lib/provider/index.js';
 import { useSharedRedisPrefix, type SharedRedisPrefix } from '../../support/redis-prefix.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../../support/scheduler-app.js';
 import { setByHooks, type HookValues } from '../../support/set-by-hooks.js';
@@ -29,7 +24,7 @@ export const JOB_NAMES = ['noon', 'report', 'sweep'];
 /** A run of a gated job, seen from inside. */
 export interface GatedRun {
   readonly job: string;
-  readonly lockedBy: string;
+  readonly node: string;
   readonly signal: AbortSignal;
 }
 
@@ -64,8 +59,8 @@ export class RunGate {
 
   /** A run of `job`: the job's handler. */
   async pass(job: string): Promise<void> {
-    const { lockedBy, signal } = currentLock()!;
-    this.runs.push({ job, lockedBy, signal });
+    const { node, signal } = currentLock()!;
+    this.runs.push({ job, node, signal });
     const failure = this.failures.get(job);
     this.failures.delete(job);
     if (failure !== undefined) throw new Error(failure);
@@ -106,33 +101,33 @@ export class OperatedJobs {
 }
 
 /**
- * An app (a node named `lockedBy`) running {@link OperatedJobs} on `store`: a Redis under `keyPrefix`, or a
+ * An app (a node named `node`) running {@link OperatedJobs} on `store`: a Redis under `keyPrefix`, or a
  * provider of its own (PostgreSQL).
  */
 export function startOperatedApp(
-  lockedBy: string,
+  node: string,
   gate: RunGate,
   store: { redis: SchedulerLockModuleOptions['redis']; keyPrefix: string } | { provider: LockProvider },
 ): Promise<SchedulerApp> {
   return startSchedulerApp({
-    lock: { ...store, lockedBy, heartbeatInterval: HEARTBEAT, defaultLockAtMostFor: '10s' },
+    lock: { ...store, node, heartbeatInterval: HEARTBEAT, defaultLockAtMostFor: '10s' },
     providers: [OperatedJobs, { provide: RunGate, useValue: gate }],
   });
 }
 
 /** The operator store of a Redis under `keyPrefix`, for {@link waitForNodes}. */
-export function redisOperatorStore(client: RedisClient, keyPrefix: string): OperatorStore {
-  return new RedisLockProvider(client, { keyPrefix }).operatorStore();
+export function redisOperatorStore(client: RedisClient, keyPrefix: string): OperatorProvider {
+  return new RedisLockProvider(client, { keyPrefix }).operatorProvider();
 }
 
 /** Waits until exactly `nodes` are live in `store` and have published their jobs (the CLI sees them). */
-export async function waitForNodes(store: OperatorStore, nodes: readonly string[]): Promise<void> {
+export async function waitForNodes(store: OperatorProvider, nodes: readonly string[]): Promise<void> {
   const admin = new ClusterAdmin(store, parseDuration(HEARTBEAT));
   const expected = [...nodes].sort().join(', ');
   await waitUntil(async () => {
     const live = await admin.listNodes();
     const published = live.every((node) => [...node.jobs].sort().join() === JOB_NAMES.join());
-    return published && live.map((node) => node.lockedBy).join(', ') === expected;
+    return published && live.map((node) => node.node).join(', ') === expected;
   }, `the live nodes are ${expected}, each with its jobs`);
 }
 

@@ -4,7 +4,7 @@
 -- per job on a Cluster, where a script cannot reach keys of several slots).
 -- Per job i (0-based), KEYS[4i+1..4i+4] and ARGV[4i+1..4i+4]:
 --   lock, fencing counter, job record hash (no TTL), pause marker;
---   owner value, TTL in ms, lockedBy, occurrence (epoch ms).
+--   owner value, TTL in ms, node, occurrence (epoch ms).
 -- Returns, per job: {fence}, {HELD} when the lock is held, {ALREADY_RAN, state} when the occurrence was already
 -- claimed (state: the record's state if it is that very occurrence, else ''), or {PAUSED} while paused.
 -- A lock an operator force-released counts as free.
@@ -15,7 +15,7 @@
 local time = redis.call('TIME')
 local now = time[1] * 1000 + math.floor(time[2] / 1000)
 
-local function claim(lockKey, fenceKey, recordKey, pausedKey, owner, ttl, lockedBy, occurrence)
+local function claim(lockKey, fenceKey, recordKey, pausedKey, owner, ttl, node, occurrence)
   -- One read for the skip of every node but the claimer: the occurrence recorded, and how its run stands.
   local record = redis.call('HMGET', recordKey, 'occurrence', 'state')
   local last = tonumber(record[1])
@@ -28,8 +28,8 @@ local function claim(lockKey, fenceKey, recordKey, pausedKey, owner, ttl, locked
   end
   redis.call('SET', lockKey, owner, 'PX', ttl)
   local fence = drawFence(fenceKey)
-  redis.call('HSET', recordKey, 'occurrence', occurrence, 'state', 'running', 'token', owner, 'runBy', lockedBy,
-    'startedAt', now, 'finishedAt', '', 'attempt', 1, 'previousHolder', '', 'orphanedAt', '')
+  redis.call('HSET', recordKey, 'occurrence', occurrence, 'state', 'running', 'token', owner, 'node', node,
+    'startedAt', now, 'finishedAt', '', 'attempt', 1, 'previousNode', '', 'orphanedAt', '')
   return {fence}
 end
 

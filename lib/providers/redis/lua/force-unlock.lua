@@ -16,9 +16,9 @@ if not holder or forceUnlocked(holder) then
   return false
 end
 redis.call('SET', lockKey, marker, 'PX', math.max(redis.call('PTTL', lockKey), 1))
--- The entry names who held the lock: the lockedBy its owner value names.
+-- The entry names who held the lock: the node its owner value names.
 local former = ownerLockedBy(holder) or holder
-entry = string.sub(entry, 1, -2) .. ',"formerHolder":' .. cjson.encode(former) .. '}'
+entry = string.sub(entry, 1, -2) .. ',"formerNode":' .. cjson.encode(former) .. '}'
 redis.call('LPUSH', historyKey, entry)
 redis.call('LTRIM', historyKey, 0, historyLimit - 1)
 return holder

@@ -1,13 +1,13 @@
 -- A lock's value, as lib/core/provider/owner-value.ts writes it: a held lock's owner value,
--- 'owner:<epoch ms>:<unique id>:<lockedBy>', or an operator's force-release marker, 'force-unlocked:…'. The
+-- 'owner:<epoch ms>:<unique id>:<node>', or an operator's force-release marker, 'force-unlocked:…'. The
 -- loader (lua-script.ts) puts this where a script says `-- @include owner-value.include.lua`.
 
--- Whether a lock's value is a force-release marker (the lock is free): told by its tag, never by lockedBy.
+-- Whether a lock's value is a force-release marker (the lock is free): told by its tag, never by node.
 local function forceUnlocked(value)
   return string.sub(value, 1, 15) == 'force-unlocked:'
 end
 
--- The lockedBy an owner value names, as given: all after its three fixed fields (the caller's owner, for an
+-- The node an owner value names, as given: all after its three fixed fields (the caller's owner, for an
 -- 'owned:<epoch ms>:<owner>' value).
 local function ownerLockedBy(value)
   return string.match(value, '^owner:%d+:[^:]*:(.*)$') or string.match(value, '^owned:%d+:(.*)$')

@@ -9,12 +9,12 @@ local pausedKey = KEYS[4]
 local historyKey = KEYS[5]  -- the job's run history (a list, newest first)
 local owner = ARGV[1]
 local ttl = ARGV[2]        -- ms
-local lockedBy = ARGV[3]
+local node = ARGV[3]
 local occurrence = tonumber(ARGV[4])
 local maxAttempts = tonumber(ARGV[5])
 local grace = tonumber(ARGV[6])  -- ms
 local historyLimit = tonumber(ARGV[7])
--- Returns {fence, attempt, previousHolder} when taken over; {HELD} while the run still holds its lock or
+-- Returns {fence, attempt, previousNode} when taken over; {HELD} while the run still holds its lock or
 -- within the grace; {ALREADY_RAN, state} when there is nothing to recover (finished, moved on, or out of
 -- attempts: 'crashed'); {PAUSED} while the job is paused. The crashed attempt goes into the run history.
 
@@ -43,7 +43,7 @@ end
 if now - orphanedAt < grace then
   return {HELD}
 end
-local crashed = redis.call('HMGET', recordKey, 'runBy', 'startedAt', 'attempt')
+local crashed = redis.call('HMGET', recordKey, 'node', 'startedAt', 'attempt')
 redis.call('LPUSH', historyKey, cjson.encode({type = 'run', occurrence = occurrence, node = crashed[1],
   startedAt = tonumber(crashed[2]), outcome = 'crashed', attempt = tonumber(crashed[3]), foundAt = now}))
 redis.call('LTRIM', historyKey, 0, historyLimit - 1)
@@ -55,6 +55,6 @@ end
 redis.call('SET', lockKey, owner, 'PX', ttl)
 local fence = drawFence(fenceKey)
 local previous = crashed[1]
-redis.call('HSET', recordKey, 'state', 'running', 'token', owner, 'runBy', lockedBy,
-  'startedAt', now, 'attempt', attempt, 'previousHolder', previous, 'orphanedAt', '')
+redis.call('HSET', recordKey, 'state', 'running', 'token', owner, 'node', node,
+  'startedAt', now, 'attempt', attempt, 'previousNode', previous, 'orphanedAt', '')
 return {fence, attempt, previous}

@@ -52,6 +52,8 @@ const FILE_TIERS = {
   'occurrence/cron-schedule.spec.ts': 'unit',
   'occurrence/finished-run-not-rerun.spec.ts': 'system',
   'occurrence/occurrence-module.spec.ts': 'unit',
+  'operators/health-check-at-shutdown.spec.ts': 'unit',
+  'operators/heartbeat-at-shutdown.spec.ts': 'unit',
   'operators/operator-note-fuzz.spec.ts': 'unit',
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
   'postgres/postgres-frozen-claims.spec.ts': 'system',

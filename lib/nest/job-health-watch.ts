@@ -22,6 +22,8 @@ export class JobHealthWatch {
   /** Each job's state at the last check, by job name. */
   private readonly states = new Map<string, JobHealthState>();
   private timer: NodeJS.Timeout | undefined;
+  /** The check under way, if any; stop() awaits it, as the app may close the store's connections next. */
+  private checking: Promise<unknown> | undefined;
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
@@ -35,13 +37,18 @@ export class JobHealthWatch {
   /** Starts the watch (a provider without an operator store keeps no history to watch). */
   start(): void {
     if (!this.admin) return;
-    this.timer = setInterval(() => void this.check(), this.settings.heartbeatInterval);
+    this.timer = setInterval(() => {
+      // One check at a time: a slow store delays the next one instead of stacking them.
+      this.checking ??= this.check().finally(() => (this.checking = undefined));
+    }, this.settings.heartbeatInterval);
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops the watch once the check under way has ended. */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    await this.checking;
   }
 
   /** @internal Checks every job's health now, emits what changed, and resolves to it. */

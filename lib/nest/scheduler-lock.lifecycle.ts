@@ -62,7 +62,7 @@ export class SchedulerLockLifecycle
     this.watcher.stop();
     this.presence.stop();
     await this.elections.stop(); // released first: a follower takes over at once
-    this.health.stop();
+    await this.health.stop();
     await this.executor.shutdown(this.settings.shutdownTimeout);
   }
 

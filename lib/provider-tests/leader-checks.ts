@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import type { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { SchedulerLockLogger } from '../core/executor/logger.js';
 import type { LeaseRenewingLockProvider } from '../core/provider/provider-abilities.js';
-import { LeaderCampaign } from '../leader/leader-campaign.js';
+import type { LeaderCampaign } from '../leader/leader-campaign.js';
 import type { LeaderLease } from '../leader/leader-lease.js';
 import { uniqueLockName } from './lock-probes.js';
 import type { CheckDefinition } from './provider-subject.js';
@@ -18,14 +18,22 @@ interface Candidate {
   readonly terms: { readonly lease: LeaderLease; readonly at: number }[];
 }
 
+/** The executor and the campaign, which load rxjs: imported by the election check, never by the rest of the kit. */
+async function electionParts() {
+  const { LockingTaskExecutor } = await import('../core/executor/locking-task-executor.js');
+  const { LeaderCampaign } = await import('../leader/leader-campaign.js');
+  return { LockingTaskExecutor, LeaderCampaign };
+}
+
 /** A candidate for `election` on `provider`; every term of every candidate goes into `all` too. */
-function candidate(
+async function candidate(
   provider: LeaseRenewingLockProvider,
   node: string,
   election: string,
   lease: number,
   all: LeaderLease[],
-): Candidate {
+): Promise<Candidate> {
+  const { LockingTaskExecutor, LeaderCampaign } = await electionParts();
   const executor = new LockingTaskExecutor(provider, { node: node, logger: QUIET });
   const terms: Candidate['terms'] = [];
   const hooks = {
@@ -54,11 +62,9 @@ export const leaderChecks: CheckDefinition<LeaseRenewingLockProvider>[] = [
       const interval = lease / 3;
       const election = uniqueLockName('election');
       const all: LeaderLease[] = [];
-      const [a, b] = [
-        candidate(provider, 'node-a', election, lease, all),
-        candidate(other, 'node-b', election, lease, all),
-      ];
-      const c = candidate(await connect(), 'node-c', election, lease, all);
+      const a = await candidate(provider, 'node-a', election, lease, all);
+      const b = await candidate(other, 'node-b', election, lease, all);
+      const c = await candidate(await connect(), 'node-c', election, lease, all);
       try {
         a.campaign.start();
         await leads(a, performance.now() + interval, 'node-a leading');

@@ -56,7 +56,7 @@ describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
       /^Triggered noon: running on node-a /,
     );
     await started;
-    expect(await operator.json<JobOverview>('job', 'noon')).toMatchObject({ holder: 'node-a' });
+    expect(await operator.json<JobOverview>('job', 'noon')).toMatchObject({ holdingNode: 'node-a' });
 
     const lost = nextEvent(app.events$, jobEvent('lost', 'noon'));
     const releaseFailed = nextEvent(app.events$, jobEvent('release-failed', 'noon'));

@@ -226,7 +226,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       lockedUntil: null,
       lastRun: null,
       recentRuns: [],
-      health: expect.objectContaining({ name: REPORT_JOB, state: 'never-run', unhealthy: false, missed: [] }),
+      health: expect.objectContaining({ jobName: REPORT_JOB, state: 'never-run', unhealthy: false, missed: [] }),
       nodes: [app.node],
     });
     expect(idle.nextFireAt).toBe(nextNewYear());

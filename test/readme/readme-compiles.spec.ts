@@ -124,6 +124,31 @@ const ASSUMED = new Map<string, Assumed>([
     "import { readFileSync } from 'node:fs';",
     { preamble: "import { SchedulerLockModule } from 'nest-scheduler-lock';" },
   ],
+  // Job health: the admin service, the Terminus indicator and a node of the testing kit.
+  [
+    'const [health] = await admin.listHealth();',
+    {
+      preamble:
+        "import type { SchedulerLockAdmin } from 'nest-scheduler-lock';\ndeclare const admin: SchedulerLockAdmin;",
+      shape: 'method body',
+    },
+  ],
+  [
+    "this.locks.isHealthy('scheduler-lock', { timeout: '1s', unhealthyJobs: 'down' });",
+    {
+      preamble: "import type { SchedulerLockHealthIndicator } from 'nest-scheduler-lock/terminus';",
+      shape: 'method body',
+      classMembers: 'private readonly locks!: SchedulerLockHealthIndicator;',
+    },
+  ],
+  [
+    "jest.setSystemTime(new Date('2027-01-01T00:00:14.100Z'));",
+    {
+      preamble:
+        '/// <reference types="jest" />\nimport type { TestNode } from \'nest-scheduler-lock/testing\';\ndeclare const node: TestNode;',
+      shape: 'method body',
+    },
+  ],
   // Testing your jobs: the job and the nodes are files the specs import; the Jest spec and the Vitest one (whose
   // `vi` has the fake-timer calls of `jest` used there) run on the test runner's globals.
   ['// invoice.job.ts', { preamble: '' }],

@@ -75,6 +75,8 @@ describe('status page in a browser (Debian chromium through playwright-core)', (
     await row.waitFor();
     expect(await row.locator('td').allTextContents()).toEqual([
       `${REPORT_JOB}on ${app.node}`,
+      // The health column: the job ran, and its next occurrence is not due.
+      expect.stringMatching(/^on-timelast success (now|\d+ s ago)$/),
       expect.stringMatching(/^0 0 0 1 1 \*cron/),
       expect.stringMatching(/^in \d+ d/),
       'free',
@@ -131,7 +133,7 @@ describe('status page in a browser (Debian chromium through playwright-core)', (
       void dialog.accept();
     });
     const row = page.locator(`tr[data-job="${TICKING_JOB}"]`);
-    const holderCell = row.locator('td').nth(3);
+    const holderCell = row.locator('td').nth(4);
     const holderShown = new RegExp(`^${app.node}since .+ · until .+ · fencing token \\d+$`);
     await row.locator('td', { hasText: holderShown }).waitFor();
     expect(await holderCell.textContent()).toMatch(holderShown);
@@ -210,7 +212,7 @@ describe('status page in a browser (Debian chromium through playwright-core)', (
     expect(await page.locator('#who').textContent()).toBe('signed in as alice@example.com (read-only)');
     expect(await page.locator('button').count()).toBe(0);
     expect(await page.locator('#jobs th').allTextContents()).not.toContain('Actions');
-    expect(await row.locator('td').count()).toBe(7);
+    expect(await row.locator('td').count()).toBe(8);
     expect(traffic.errors).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ export class FaultLog {
    * when the call was sent (`performance.now()`): a call sent during an outage may fail after it, and is its.
    */
   storeFailed(key: string, message: string, error: unknown, sentAt: number): boolean {
-    const covered = this.outages?.covers(error, sentAt) ?? false;
+    const covered = this.outages?.failed(error, sentAt) ?? false;
     if (!covered) this.error(key, message);
     return covered;
   }

@@ -10,7 +10,7 @@ export interface ProviderOutageReport {
    * sent; the module passes it for every call): a call sent before the store was last back belongs to the
    * outage that ended, and does not begin another.
    */
-  covers(error: unknown, sentAt?: number): boolean;
+  failed(error: unknown, sentAt?: number): boolean;
   /** A call to the store got its answer. */
   answered(): void;
 }

@@ -40,7 +40,7 @@ export class PostgresOutageReport implements ProviderOutageMonitor {
     this.lines.stop();
   }
 
-  covers(error: unknown, sentAt?: number): boolean {
+  failed(error: unknown, sentAt?: number): boolean {
     if (!(error instanceof LockProviderUnavailableError)) return false;
     if (this.lines.ended(sentAt)) return true;
     if (error.unanswered) {

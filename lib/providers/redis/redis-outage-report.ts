@@ -61,7 +61,7 @@ export class RedisOutageReport implements ProviderOutageMonitor {
     this.lines.stop();
   }
 
-  covers(error: unknown, sentAt?: number): boolean {
+  failed(error: unknown, sentAt?: number): boolean {
     if (error instanceof RedisCommandRefusedError) {
       this.refused(error);
       return true;

@@ -33,7 +33,7 @@ import {
   type SchedulerLockOptionsFactory,
 } from './scheduler-lock.module-definition.js';
 import { createSchedulerLockSettings, type SchedulerLockSettings } from './scheduler-lock.settings.js';
-import { SchedulerRegistryProxy } from './scheduler-registry.interceptor.js';
+import { SchedulerRegistryProxy } from './scheduler-registry.proxy.js';
 
 /**
  * Makes `@nestjs/schedule` jobs marked with `@SchedulerLock()` run on one node at a time. Import it

@@ -30,6 +30,13 @@ import { loadRedisOption } from './load-redis-option.js';
 import { replicaAckOptions } from './replica-ack-options.js';
 import { MODULE_OPTIONS_SUBJECT as SUBJECT } from './scheduler-lock.constants.js';
 
+/** A clock a tick reads once, to pick its cron occurrence. */
+export interface TickClock {
+  now(): number;
+}
+
+const WALL_CLOCK: TickClock = { now: () => Date.now() };
+
 /** The module's options, validated once at startup. */
 export interface SchedulerLockSettings {
   readonly provider: LockProvider;
@@ -55,6 +62,8 @@ export interface SchedulerLockSettings {
   readonly startupCheck: StartupCheck;
   /** The election whose leader runs the locked jobs that do not name one; `null` for none. */
   readonly defaultLeader: string | null;
+  /** What a cron tick reads to pick its occurrence: the wall clock, or the testing kit's for a late tick. */
+  readonly clock: TickClock;
 }
 
 /** See {@link SchedulerLockModuleOptions.startupCheck}. */
@@ -148,6 +157,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
     logSkips,
     startupCheck,
     defaultLeader,
+    clock: WALL_CLOCK,
   };
   const replicaAck = replicaAckOptions(options, acquireTimeout);
   if (options.provider !== undefined) {

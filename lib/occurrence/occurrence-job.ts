@@ -25,6 +25,8 @@ export interface OccurrenceServices {
   readonly handlerFailed: (error: unknown) => undefined;
   /** Whether this node leads `election` now. */
   readonly leads: (election: string) => boolean;
+  /** The node's clock, read once per tick to pick its occurrence. */
+  readonly now: () => number;
 }
 
 /** How often a watched occurrence is checked without a lease to go by. */
@@ -58,7 +60,7 @@ export class OccurrenceJob {
    * meanwhile is memory per job.
    */
   tick(handler: () => unknown): Promise<void> {
-    const occurrence = this.schedule.occurrenceAt(Date.now());
+    const occurrence = this.schedule.occurrenceAt(this.services.now());
     const { executor, handlerFailed } = this.services;
     const { leader } = this.job;
     // A follower makes no store call: the leader's claim keeps the occurrence once across a handover.
@@ -89,7 +91,7 @@ export class OccurrenceJob {
   /** Runs the latest occurrence within the catch-up window if the job has a record and no node ran it. */
   async catchUp(handler: () => unknown): Promise<void> {
     if (this.policy.catchUpWindow === undefined || !this.store.records) return;
-    const missed = this.schedule.latestWithin(Date.now(), this.policy.catchUpWindow);
+    const missed = this.schedule.latestWithin(this.services.now(), this.policy.catchUpWindow);
     if (missed === undefined) return;
     try {
       const record = await this.store.records.readJobRecord(this.job.configuration.name);

@@ -6,6 +6,7 @@ import { SCHEDULER_LOCK_SETTINGS } from '../nest/scheduler-lock.constants.js';
 import type { SchedulerLockModuleOptions } from '../nest/scheduler-lock-module-options.interface.js';
 import { SCHEDULER_LOCK_MODULE_OPTIONS } from '../nest/scheduler-lock.module-definition.js';
 import { createSchedulerLockSettings, type SchedulerLockSettings } from '../nest/scheduler-lock.settings.js';
+import { NodeClock } from './node-clock.js';
 import { TestNode } from './test-node.js';
 import { TestLockProvider } from './test-lock-store.js';
 import { TickRecorder } from './tick-recorder.js';
@@ -47,15 +48,16 @@ export class SchedulerLockTest {
   static override<Builder>(builder: ProviderOverrides<Builder>, options: TestNodeOptions): Builder {
     const { store, node } = testNodeOptions(options);
     return builder.overrideProvider(SCHEDULER_LOCK_SETTINGS).useFactory({
-      factory: (options: SchedulerLockModuleOptions): Promise<SchedulerLockSettings> => {
+      factory: async (options: SchedulerLockModuleOptions): Promise<SchedulerLockSettings> => {
         const kept: SchedulerLockModuleOptions = { ...options };
         for (const option of STORE_ONLY_OPTIONS) delete kept[option];
-        return createSchedulerLockSettings({
+        const settings = await createSchedulerLockSettings({
           ...kept,
           provider: store.provider(node),
           node,
           instrumentation: new TickRecorder(options.instrumentation),
         });
+        return { ...settings, clock: new NodeClock() };
       },
       inject: [SCHEDULER_LOCK_MODULE_OPTIONS],
     });

@@ -4,6 +4,7 @@ import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterPresence } from '../nest/cluster-presence.js';
 import { LeaderElections } from '../nest/leader-elections.js';
 import { JobHealthWatch } from '../nest/job-health-watch.js';
+import { NodeClock } from './node-clock.js';
 import type { ClusterJobHealth } from '../operators/job-health.js';
 import { LockedJobRegistry } from '../nest/locked-job.registry.js';
 import { RegisteredJobs } from '../nest/registered-jobs.js';
@@ -46,14 +47,15 @@ export class TestNode {
     private readonly presence: ClusterPresence,
     private readonly elections: LeaderElections,
     private readonly health: JobHealthWatch,
+    private readonly clock: NodeClock,
   ) {}
 
   /** @internal The node of `app`, which must be built with `SchedulerLockTest.override()`. */
   static async of(app: INestApplicationContext): Promise<TestNode> {
     await app.init();
     const settings = app.get<SchedulerLockSettings>(SCHEDULER_LOCK_SETTINGS);
-    const recorder = settings.instrumentation;
-    if (!(recorder instanceof TickRecorder)) {
+    const { instrumentation: recorder, clock } = settings;
+    if (!(recorder instanceof TickRecorder) || !(clock instanceof NodeClock)) {
       throw new Error(
         'SchedulerLockTest.node(app): build the app with SchedulerLockTest.override(Test.createTestingModule(...), ' +
           '{ store, node }) so that its ticks run on the test store',
@@ -71,6 +73,7 @@ export class TestNode {
       app.get(ClusterPresence),
       app.get(LeaderElections),
       app.get(JobHealthWatch),
+      clock,
     );
     await node.publish();
     return node;
@@ -87,17 +90,7 @@ export class TestNode {
   async tick(jobName: string, options: TickOptions = {}): Promise<TickOutcome> {
     const fire = this.scheduled(jobName);
     const at = options.at === undefined ? undefined : +options.at;
-    return this.recorder.tick(jobName, this.node, () => {
-      if (at === undefined) return fire();
-      // The tick reads the clock once, synchronously, to pick its occurrence: the node's clock reads `at` then.
-      const now = Date.now;
-      Date.now = () => at;
-      try {
-        return fire();
-      } finally {
-        Date.now = now;
-      }
-    });
+    return this.recorder.tick(jobName, this.node, () => (at === undefined ? fire() : this.clock.readingAt(at, fire)));
   }
 
   /** Whether this node leads the election `election` now (a `@LeaderElection()` provider of its app). */

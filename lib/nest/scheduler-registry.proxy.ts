@@ -48,7 +48,13 @@ export class SchedulerRegistryProxy {
     elections: LeaderElections,
   ) {
     const leads = (election: string) => elections.isLeader(election);
-    this.occurrenceServices = { executor, watcher, handlerFailed: logHandlerError, leads };
+    this.occurrenceServices = {
+      executor,
+      watcher,
+      handlerFailed: logHandlerError,
+      leads,
+      now: () => settings.clock.now(),
+    };
     // Installed at construction: @nestjs/schedule registers jobs in onApplicationBootstrap, after every constructor.
     const { addCronJob, addInterval, addTimeout } = registry;
     registry.addCronJob = (name, job) => {

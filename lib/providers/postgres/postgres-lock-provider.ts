@@ -45,7 +45,7 @@ import { postgresProviderSettings, type PostgresLockProviderOptions } from './po
 import { PostgresOperatorProvider } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { postgresUser } from './postgres-failures.js';
-import { checkPostgresStore } from './postgres-startup-check.js';
+import { checkPostgresProvider } from './postgres-startup-check.js';
 import { claimRefusal, postgresStatements } from './postgres-statements.js';
 import { claimBatches, unusedLock, type ClaimRow, type JobLockRow, type NewHolder } from './postgres-claim-batches.js';
 import { ownerStatements, type OwnerStatements } from './postgres-owner-statements.js';
@@ -121,10 +121,10 @@ export class PostgresLockProvider
 
   /**
    * Checks once, at startup, the pool's credentials and database, the tables and the user's privileges on
-   * them (see {@link checkPostgresStore}); the module calls it before the jobs are mounted.
+   * them (see {@link checkPostgresProvider}); the module calls it before the jobs are mounted.
    */
   checkProvider(): Promise<void> {
-    return checkPostgresStore(this.context.session, this.tables, postgresUser(this.pool));
+    return checkPostgresProvider(this.context.session, this.tables, postgresUser(this.pool));
   }
 
   /** The operator console's records, in the tables beside the locks. */

@@ -67,7 +67,7 @@ export function postgresMistake(error: unknown, user: string | undefined): strin
  * `host:port/database`, the user and the cause, never a password. Resolves when the server is unreachable:
  * that is an outage.
  */
-export async function checkPostgresStore(
+export async function checkPostgresProvider(
   session: PostgresSession,
   tables: PostgresTables,
   user: string | undefined,

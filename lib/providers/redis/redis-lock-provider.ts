@@ -26,7 +26,7 @@ import { RedisKeys, type JobKeys } from './redis-keys.js';
 import { RedisOperatorProvider } from './redis-operator-store.js';
 import { claimRefusal, OwnerCheck, RedisScripts, type LockOwner } from './redis-scripts.js';
 import { acquiredAt, notHeldReason, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
-import { checkRedisStore } from './redis-startup-check.js';
+import { checkRedisProvider } from './redis-startup-check.js';
 import { ReplicaAck } from './replica-ack.js';
 import { redisProviderSettings, type RedisLockProviderOptions } from './redis-options.js';
 
@@ -78,10 +78,10 @@ export class RedisLockProvider
     }
   }
 
-  /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisStore}. */
+  /** Checks once that Redis accepts the client's credentials, certificate and commands: {@link checkRedisProvider}. */
   checkProvider(): Promise<void> {
     const replicaAck = this.replicaAck ? [['wait', '0', '0']] : [];
-    return checkRedisStore(this.scripts, this.keys.lock('startup-check'), replicaAck);
+    return checkRedisProvider(this.scripts, this.keys.lock('startup-check'), replicaAck);
   }
 
   /** The Redis key of a lock name, for operators and tests. */

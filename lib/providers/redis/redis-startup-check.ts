@@ -48,7 +48,7 @@ type Finding = string | undefined | typeof UNREACHABLE;
  * {@link LockProviderMisconfiguredError} naming the endpoint and the cause. Resolves when Redis is
  * unreachable (refused, timed out): that is an outage, which the app must survive.
  */
-export async function checkRedisStore(
+export async function checkRedisProvider(
   scripts: RedisScripts,
   key: string,
   extraCommands: readonly string[][] = [],

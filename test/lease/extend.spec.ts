@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { currentLock, LockLostError } from '../../lib/index.js';
-import { memoryExecutor, ttlOf, type MemoryExecutor } from '../support/memory-executor.js';
+import { memoryExecutorOnFakeTime, ttlOf } from '../support/memory-executor.js';
 import { aborted } from '../support/memory-executor.js';
 
 /**
@@ -9,21 +9,11 @@ import { aborted } from '../support/memory-executor.js';
  * ("it knows its own deadline"), and `lockAtLeastFor` keeps the lock after a short run. On fake time.
  */
 describe('extend()', () => {
-  let node: MemoryExecutor;
-
-  beforeEach(() => {
-    jest.useFakeTimers();
-    node = memoryExecutor();
-  });
-
-  afterEach(async () => {
-    await node.executor.shutdown(0);
-    jest.useRealTimers();
-  });
+  const node = memoryExecutorOnFakeTime();
 
   it('that shortens a lock aborts the signal before the new, earlier expiry, not at the old one', async () => {
     const SHORTENED = 300;
-    const result = await node.executor.executeWithLock(
+    const result = await node().executor.executeWithLock(
       async () => {
         const lock = currentLock()!;
         await lock.extend(SHORTENED);
@@ -45,14 +35,14 @@ describe('extend()', () => {
 
   it("without lockAtLeastFor keeps the job's lockAtLeastFor: a short run still holds the lock until then", async () => {
     const AT_LEAST = 2_000;
-    await node.executor.executeWithLock(() => currentLock()!.extend('1m'), {
+    await node().executor.executeWithLock(() => currentLock()!.extend('1m'), {
       name: 'at-least',
       lockAtMostFor: '10s',
       lockAtLeastFor: AT_LEAST,
     });
 
-    expect(await ttlOf(node, 'at-least')).toBe(AT_LEAST); // the run took no time, so the minimum hold matters
+    expect(await ttlOf(node(), 'at-least')).toBe(AT_LEAST); // the run took no time, so the minimum hold matters
     await jest.advanceTimersByTimeAsync(AT_LEAST);
-    expect(await ttlOf(node, 'at-least')).toBeUndefined();
+    expect(await ttlOf(node(), 'at-least')).toBeUndefined();
   });
 });

@@ -3,32 +3,22 @@ import { currentLock, LockingTaskExecutor, LockLostError, type LockEvent } from 
 import { isLocked } from '../../lib/provider-tests/lock-probes.js';
 import { nextEvent } from '../support/lock-events.js';
 import { OutageProvider } from '../support/lock-provider-doubles.js';
-import { aborted, memoryExecutor, ttlOf, type MemoryExecutor } from '../support/memory-executor.js';
+import { aborted, memoryExecutor, memoryExecutorOnFakeTime, ttlOf } from '../support/memory-executor.js';
 
 const LEASE = 300;
 /** For runs whose lock is taken from them: the first renewal, a third of it in, finds the loss. */
 const LOSS_LEASE = 3_000;
 
 describe('keepAlive lease, on fake time', () => {
-  let node: MemoryExecutor;
-
-  beforeEach(() => {
-    jest.useFakeTimers();
-    node = memoryExecutor();
-  });
-
-  afterEach(async () => {
-    await node.executor.shutdown(0);
-    jest.useRealTimers();
-  });
+  const node = memoryExecutorOnFakeTime();
 
   it('keeps the lock of a run lasting 3 leases, and no other node can take it meanwhile', async () => {
-    const rival = node.store.provider('node-b');
+    const rival = node().store.provider('node-b');
     const renewals: LockEvent[] = [];
-    const subscription = node.events.events$.subscribe((event) => event.type === 'extended' && renewals.push(event));
+    const subscription = node().events.events$.subscribe((event) => event.type === 'extended' && renewals.push(event));
     const rivalAttempts: Array<boolean> = [];
 
-    const result = await node.executor.executeWithLock(
+    const result = await node().executor.executeWithLock(
       async () => {
         const deadline = performance.now() + 3 * LEASE;
         while (performance.now() < deadline) {
@@ -51,9 +41,9 @@ describe('keepAlive lease, on fake time', () => {
 
   it('takes the lock for one lease only, so a crashed holder blocks the job for one lease', async () => {
     let ttl: number | undefined;
-    await node.executor.executeWithLock(
+    await node().executor.executeWithLock(
       async () => {
-        ttl = await ttlOf(node, 'report');
+        ttl = await ttlOf(node(), 'report');
       },
       { name: 'report', lockAtMostFor: '1h', keepAlive: { lease: LEASE } },
     );
@@ -65,7 +55,7 @@ describe('keepAlive lease, on fake time', () => {
     const lease = 3_000;
     const margin = lease / 10; // the abort comes a tenth of the lease before the cap
     const started = performance.now();
-    const run = node.executor.executeWithLock(
+    const run = node().executor.executeWithLock(
       async () => {
         const { signal } = currentLock()!;
         await aborted(signal);
@@ -82,12 +72,12 @@ describe('keepAlive lease, on fake time', () => {
   });
 
   it('aborts the signal with reason when the lock expires mid-run, emits lost, and does not crash', async () => {
-    const lost = nextEvent(node.events.events$, (event) => event.type === 'lost');
-    const releaseFailed = nextEvent(node.events.events$, (event) => event.type === 'release-failed');
-    const run = node.executor.executeWithLock(
+    const lost = nextEvent(node().events.events$, (event) => event.type === 'lost');
+    const releaseFailed = nextEvent(node().events.events$, (event) => event.type === 'release-failed');
+    const run = node().executor.executeWithLock(
       async () => {
         const { signal } = currentLock()!;
-        node.store.expire('report');
+        node().store.expire('report');
         await aborted(signal);
         return signal.reason;
       },
@@ -102,10 +92,10 @@ describe('keepAlive lease, on fake time', () => {
   });
 
   it('aborts with reason not-owner when another owner took the lock over', async () => {
-    const run = node.executor.executeWithLock(
+    const run = node().executor.executeWithLock(
       async () => {
         const { signal } = currentLock()!;
-        await node.store.lose('report', { as: 'someone-else' });
+        await node().store.lose('report', { as: 'someone-else' });
         await aborted(signal);
         return (signal.reason as LockLostError).reason;
       },
@@ -117,7 +107,7 @@ describe('keepAlive lease, on fake time', () => {
 
   it('renews every held lease in one call per interval, whatever the number of locks', async () => {
     const renewCalls: number[] = [];
-    const counting = node.store.provider('node-a');
+    const counting = node().store.provider('node-a');
     const renewLeases = counting.renewLeases.bind(counting);
     counting.renewLeases = (renewals) => {
       renewCalls.push(renewals.length);

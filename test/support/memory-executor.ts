@@ -1,3 +1,4 @@
+import { afterEach, beforeEach, jest } from '@jest/globals';
 import { LockEvents, LockingTaskExecutor } from '../../lib/index.js';
 import { type LockProvider } from '../../lib/provider/index.js';
 import type { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
@@ -20,6 +21,23 @@ export function memoryExecutor(wrap: (provider: InMemoryLockProvider) => LockPro
   const events = new LockEvents();
   const executor = new LockingTaskExecutor(wrap(provider), { node: 'node-a', events });
   return { store, provider, events, executor };
+}
+
+/**
+ * Registers the hooks of a spec that runs each test on fake time with a fresh {@link memoryExecutor}, shut
+ * down after it; returns the current test's executor.
+ */
+export function memoryExecutorOnFakeTime(): () => MemoryExecutor {
+  let node: MemoryExecutor;
+  beforeEach(() => {
+    jest.useFakeTimers();
+    node = memoryExecutor();
+  });
+  afterEach(async () => {
+    await node.executor.shutdown(0);
+    jest.useRealTimers();
+  });
+  return () => node;
 }
 
 /** The remaining time to live of the lock `name` in ms, or `undefined` when nobody holds it. */

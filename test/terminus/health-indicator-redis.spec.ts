@@ -7,6 +7,7 @@ import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
+import { getHealth } from './health-http.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { deferred } from '../support/wait-until.js';
 
@@ -72,18 +73,6 @@ function startHealthApp(jobs: Parameters<typeof startSchedulerApp>[0]['providers
     controllers: [HealthController],
     providers: [SchedulerLockHealthIndicator, ...(jobs ?? [])],
   });
-}
-
-/** GET /health: the HTTP status and the body Terminus sent. */
-async function getHealth(app: SchedulerApp): Promise<{ status: number; text: string; body: HealthBody }> {
-  const response = await fetch(`${app.url}/health`);
-  const text = await response.text();
-  return { status: response.status, text, body: JSON.parse(text) as HealthBody };
-}
-
-interface HealthBody {
-  status: 'ok' | 'error';
-  details: { locks: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 /**

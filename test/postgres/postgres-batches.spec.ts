@@ -55,6 +55,20 @@ describe('PostgreSQL statements batched per burst', () => {
     expect(await provider.readJobRecord('tenant-1')).toMatchObject({ state: 'failed', held: false });
   });
 
+  it(`releases ${JOBS} claimed occurrences unused (unlock(), as after a late answer) in one statement`, async () => {
+    const claims = await Promise.all(names.map((i) => provider.lockOccurrence(job(i), OCCURRENCE)));
+    const locks = claims.map((claim) => (claim as { lock: SimpleLock }).lock);
+    statements.take();
+
+    await Promise.all(locks.map((lock) => lock.unlock()));
+
+    expect(statements.take()).toBe(1);
+    // Nothing recorded: the record still reads running without a lock, as after a crash.
+    expect(await provider.readJobRecord('tenant-3')).toMatchObject({ state: 'running', held: false });
+    const again = await provider.lockOccurrence(job(3), OCCURRENCE);
+    expect(again).toMatchObject({ refused: 'already-ran', running: true });
+  });
+
   it('takes job locks due together in one statement; a burst that names a lock twice goes in two rounds', async () => {
     statements.take();
     const together = await Promise.all(names.map((i) => provider.lockJob(job(i), false)));

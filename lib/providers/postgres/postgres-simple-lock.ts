@@ -119,18 +119,14 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     };
     // A release the store never answered may be made again, to record the run's outcome once it does.
     const failed = () => this.releaseFailed();
-    if (outcome !== undefined) return this.context.finishes.call({ ...request, outcome }, failed).then(onCheck);
-    const { session, statements, historyLimit } = this.context;
+    // A burst's claims that came back too late are released unused together, in one statement, like run ends.
+    if (outcome !== undefined || request.entry !== null || recorded)
+      return this.context.finishes.call({ ...request, outcome: outcome ?? null }, failed).then(onCheck);
+    const { session, statements } = this.context;
     // A lock that records nothing is released by one single-row UPDATE; only a lock found lost costs a read more.
-    const releasing =
-      request.entry === null && !recorded
-        ? this.unlockRow(request.atLeast).then((rows) =>
-            rows.length ? rows : session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]),
-          )
-        : session.run<OwnerCheckRow>(
-            statements.release,
-            releaseParameters([{ ...request, outcome: null }], historyLimit),
-          );
+    const releasing = this.unlockRow(request.atLeast).then((rows) =>
+      rows.length ? rows : session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]),
+    );
     return releasing.then(
       ([row]) => onCheck(row),
       (failure: unknown) => {

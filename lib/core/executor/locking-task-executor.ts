@@ -13,7 +13,7 @@ import {
 import { holdsLock } from '../task/lock-context.js';
 import type { LockLostReason } from '../provider/errors.js';
 import { LockEvents } from '../task/lock-events.js';
-import type { LockProvider, SimpleLock } from '../provider/lock-provider.js';
+import type { LockProvider } from '../provider/lock-provider.js';
 import {
   DEFAULT_ACQUIRE_TIMEOUT,
   type ExecuteWithLockOptions,
@@ -26,6 +26,7 @@ import { RunEvents } from './run-events.js';
 import type { RunInProgress } from './run-health.js';
 import { leaseRenewer } from './run-instrumentation.js';
 import { RunRelease } from './run-release.js';
+import { UnusedLocks } from './unused-locks.js';
 import type { SkipReason, TaskResult } from '../task/task-result.js';
 
 /** Descriptive fields a locked job adds to its events. */
@@ -54,6 +55,8 @@ export class LockingTaskExecutor {
   private readonly events: RunEvents;
   private readonly releases: RunRelease;
   private readonly deadlines: AttemptDeadlines;
+  /** Locks that arrived too late to use (with `onCrash: 'rerun'`, another node runs the occurrence). */
+  private readonly unused: UnusedLocks;
   private readonly logSkips: boolean;
   /** A plain lock from the provider: how a run is locked unless it is handed another {@link LockAcquisition}. */
   private readonly plainLock: LockAcquisition;
@@ -79,6 +82,7 @@ export class LockingTaskExecutor {
     const { instrumentation } = settings;
     instrumentation?.attach?.(events);
     this.deadlines = new AttemptDeadlines(settings.acquireTimeout ?? DEFAULT_ACQUIRE_TIMEOUT);
+    this.unused = new UnusedLocks(this.logger, this.faults);
     this.keeper = new LeaseKeeper(leaseRenewer(provider, instrumentation), this.faults);
     this.releases = new RunRelease(this.keeper, this.events, this.logger, this.faults);
     this.held = new HeldRuns(this.keeper, this.events, this.releases, instrumentation);
@@ -130,7 +134,7 @@ export class LockingTaskExecutor {
       const attempt = acquisition.acquire(firstTake(configuration));
       answer = this.deadlines.within(
         attempt,
-        (late) => 'lock' in late && this.abandon(name, late.lock, 'its attempt timed out'),
+        (late) => 'lock' in late && this.unused.release(name, late.lock, 'timed-out'),
       );
     } catch (error) {
       answer = Promise.reject(error); // a provider that threw instead of rejecting: a store error all the same
@@ -172,7 +176,7 @@ export class LockingTaskExecutor {
     this.faults.storeAnswered(name);
     if ('lock' in taken && this.closing) {
       // Shutdown began while Redis answered: the keeper is stopping, so the run must not start.
-      this.abandon(name, taken.lock, 'the app is shutting down');
+      this.unused.release(name, taken.lock, 'shutdown');
       return this.events.skipped({ executed: false, reason: 'shutdown' }, name, jobName);
     }
     if (!('lock' in taken)) {
@@ -223,22 +227,5 @@ export class LockingTaskExecutor {
     const locking = awaitProviderCall(this.provider.lock(configuration), this.providerName, 'lock()');
     const lock = usableLock(await locking, this.providerName, 'lock()');
     return lock ? { lock } : { executed: false, reason: 'locked' };
-  }
-
-  /**
-   * Releases a lock that must not be used (its attempt timed out, or shutdown began meanwhile). An
-   * occurrence's record keeps saying running without a lock, as after a crash: with `onCrash: 'rerun'`
-   * another node runs it.
-   */
-  private abandon(name: string, lock: SimpleLock, why: string): void {
-    this.logger.warn(`Lock "${name}" arrived after ${why}; releasing it unused`);
-    lock
-      .unlock()
-      .catch((error: unknown) =>
-        this.faults.error(
-          name,
-          `Could not release the late lock "${name}"; it expires on its own: ${describeError(error)}`,
-        ),
-      );
   }
 }

@@ -47,8 +47,9 @@ export interface SchedulerLockModuleOptions {
   /** On `app.close()`, how long runs in progress are awaited before their signal is aborted. Default 10 s. */
   shutdownTimeout?: DurationInput;
   /**
-   * How long a lock attempt may wait for Redis before the tick is skipped (`provider-error`). Default 2 s.
-   * A lock that arrives later is released at once.
+   * How long a lock attempt may wait for the store before the tick is skipped (`provider-error`). Default 2 s.
+   * A burst's attempts wait longer: half of it more per 250 in flight, at most four times it. A lock that
+   * arrives later is released at once.
    */
   acquireTimeout?: DurationInput;
   /**

@@ -19,8 +19,8 @@ export interface LockingTaskExecutorSettings {
   events?: LockEvents;
   /**
    * How long a lock attempt may take before the run is skipped as a store error (ms; noticed within a
-   * quarter more). Default 2 s. A lock that arrives later is released at once, so a slow or
-   * reconnecting store never blocks the job.
+   * quarter more). Default 2 s. An attempt in a burst gets longer: half of it more per 250 attempts in flight,
+   * at most four times it. A lock that arrives later is released at once, so a slow store never blocks the job.
    */
   acquireTimeout?: number;
   /** Reports store outages once each; the failures it covers get no per-lock line. */

@@ -48,8 +48,8 @@ export interface SchedulerLockModuleOptions {
   shutdownTimeout?: DurationInput;
   /**
    * How long a lock attempt may wait for the store before the tick is skipped (`provider-error`). Default 2 s.
-   * A burst's attempts wait longer: half of it more per 250 in flight, at most four times it. A lock that
-   * arrives later is released at once.
+   * A burst's attempts wait longer: half of it more per 250 in flight, at most four times it, and at most half
+   * the lock's `lockAtMostFor` (or `keepAlive` lease). A lock that arrives later is released at once.
    */
   acquireTimeout?: DurationInput;
   /**

@@ -44,6 +44,43 @@ describe('the deadline of a burst', () => {
     expect(lone.failures[0]?.message).toContain('within 2000 ms');
   });
 
+  it("grows an attempt's deadline no further than its bound, and never below the timeout", async () => {
+    const deadlines = new AttemptDeadlines(2_000);
+    const bounded = Array.from({ length: 1_000 }, () =>
+      deadlines.within(new Promise<never>(() => undefined), () => undefined, 3_000),
+    );
+    const below = deadlines.within(new Promise<never>(() => undefined), () => undefined, 500);
+    const failures = [...bounded, below].map((attempt) => attempt.catch((error: Error) => error.message));
+    const settled: (string | undefined)[] = [];
+    failures.forEach((failure, i) => void failure.then((message) => (settled[i] = message)));
+    await jest.advanceTimersByTimeAsync(1_900);
+    expect(settled.filter(Boolean)).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(600);
+    expect(settled[1_000]).toContain('within 2000 ms');
+    expect(settled.filter(Boolean)).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1_100);
+    expect(settled.filter(Boolean)).toHaveLength(1_001);
+    expect(settled[0]).toContain('within 3000 ms');
+  });
+
+  it('keeps the deadline of a burst of short locks within half their lockAtMostFor', async () => {
+    const gated = new GatedLockProvider(new TestLockProvider().provider('node-a'));
+    const executor = new LockingTaskExecutor(gated, {
+      node: 'node-a',
+      acquireTimeout: 1_000,
+      logger: new CapturedLogger(),
+    });
+    const short = (name: string) => ({ ...lockOf(name), lockAtMostFor: 2_000 });
+    const runs = Array.from({ length: 300 }, (_, i) => executor.executeWithLock(jest.fn(), short(`job-${i}`)));
+    // 1.5 s for a burst of 300, but a lock that arrived then would have a quarter of its 2 s left.
+    await jest.advanceTimersByTimeAsync(1_300);
+    const results = await Promise.all(runs);
+    const errors = results.map((result) => (!result.executed && 'error' in result ? String(result.error) : ''));
+    expect(errors.every((error) => error.includes('within 1000 ms'))).toBe(true);
+    gated.open();
+    await executor.shutdown(0);
+  });
+
   it('releases a burst answered after its deadline unused, with one warning for the whole burst', async () => {
     const store = new TestLockProvider();
     const gated = new GatedLockProvider(store.provider('node-a'));

@@ -6,6 +6,8 @@ interface PendingAttempt {
   readonly startedAt: number;
   /** The most attempts seen in flight with this one: its burst. */
   burst: number;
+  /** The longest its burst may make its deadline (ms); never shorter than the timeout. */
+  readonly growUpTo: number;
   readonly expire: (timeoutMs: number) => void;
   settled: boolean;
 }
@@ -14,8 +16,8 @@ interface PendingAttempt {
  * Times out lock attempts with one shared timer instead of one per attempt: an attempt that has not
  * answered by its deadline is failed at the next sweep (at most a quarter of the timeout late). The
  * deadline is the timeout, grown for an attempt in flight with many others (a burst, whose claims the store
- * answers together; see `burstDeadline`). The timer runs only while attempts are pending and never keeps
- * the process alive.
+ * answers together; see `burstDeadline`), up to the attempt's own bound. The timer runs only while attempts
+ * are pending and never keeps the process alive.
  */
 export class AttemptDeadlines {
   private readonly pending = new Set<PendingAttempt>();
@@ -24,14 +26,15 @@ export class AttemptDeadlines {
   constructor(private readonly timeoutMs: number) {}
 
   /**
-   * Settles like `attempt`, or rejects once the timeout has passed; a value that arrives after that
-   * goes to `late` (for example a lock to release unused).
+   * Settles like `attempt`, or rejects once its deadline has passed; a value that arrives after that
+   * goes to `late` (for example a lock to release unused). Its burst grows the deadline up to `growUpTo` ms.
    */
-  within<T>(attempt: Promise<T>, late: (value: T) => void): Promise<T> {
+  within<T>(attempt: Promise<T>, late: (value: T) => void, growUpTo = Infinity): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const entry: PendingAttempt = {
         startedAt: performance.now(),
         burst: 1,
+        growUpTo,
         expire: (timeoutMs) => reject(this.timedOut(timeoutMs)),
         settled: false,
       };
@@ -63,7 +66,8 @@ export class AttemptDeadlines {
   private sweep(): void {
     const now = performance.now();
     const inFlight = this.pending.size;
-    const timeoutOf = (entry: PendingAttempt) => burstDeadline(this.timeoutMs, entry.burst);
+    const timeoutOf = (entry: PendingAttempt) =>
+      Math.max(this.timeoutMs, Math.min(burstDeadline(this.timeoutMs, entry.burst), entry.growUpTo));
     const overdue = [...this.pending].filter((entry) => {
       entry.burst = Math.max(entry.burst, inFlight);
       return now >= entry.startedAt + timeoutOf(entry);

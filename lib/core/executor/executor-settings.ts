@@ -20,7 +20,7 @@ export interface LockingTaskExecutorSettings {
   /**
    * How long a lock attempt may take before the run is skipped as a store error (ms; noticed within a
    * quarter more). Default 2 s. An attempt in a burst gets longer: half of it more per 250 attempts in flight,
-   * at most four times it. A lock that arrives later is released at once, so a slow store never blocks the job.
+   * at most four times it and half its lock's first TTL. A lock that arrives later is released at once.
    */
   acquireTimeout?: number;
   /** Reports store outages once each; the failures it covers get no per-lock line. */

@@ -131,10 +131,13 @@ export class LockingTaskExecutor {
     const requestedAt = performance.now();
     let answer: Promise<AcquiredLock | SkippedRun>;
     try {
-      const attempt = acquisition.acquire(firstTake(configuration));
+      const take = firstTake(configuration);
+      const attempt = acquisition.acquire(take);
+      // A burst waits longer, but a lock that arrives still has at least half its first TTL left.
       answer = this.deadlines.within(
         attempt,
         (late) => 'lock' in late && this.unused.release(name, late.lock, 'timed-out'),
+        take.lockAtMostFor / 2,
       );
     } catch (error) {
       answer = Promise.reject(error); // a provider that threw instead of rejecting: a store error all the same

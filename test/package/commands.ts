@@ -15,3 +15,11 @@ export async function step(what: string, command: () => Promise<{ stdout: string
 export function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(1)} s`;
 }
+
+/**
+ * The arguments of `nice` that run `command` at a lower CPU priority: for installs and compiles, so that the
+ * real-time checks of the apps already installed (their instances, their specs) keep the CPU they need.
+ */
+export function niced(command: string, args: string[]): string[] {
+  return ['-n', '10', command, ...args];
+}

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { APP_SHAPES } from './app-shapes.js';
 import { checkFreshApp } from './fresh-app.js';
-import { installNode, MACHINE_NODE, majorOf, type NodeRuntime } from './node-versions.js';
+import { installNode, MACHINE_NODE, majorOf, NODE_CACHE, type NodeRuntime } from './node-versions.js';
 import { checkTestedApp, TESTED_APPS } from './scaffold-apps.js';
 import { checkTarball } from './tarball-check.js';
 
@@ -24,7 +24,6 @@ import { checkTarball } from './tarball-check.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURES = join(REPO, 'test', 'package', 'fixtures');
-const NODE_CACHE = join(REPO, 'node_modules', '.cache', 'test-package');
 
 interface CheckResult {
   name: string;

@@ -10,7 +10,7 @@ import { createSchema, dropSchema, postgresPool, SHARED_POSTGRES, uniqueSchema }
 import { deleteKeys, SHARED_REDIS_URL, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 import type { AppShape } from './app-shapes.js';
-import { seconds, step } from './commands.js';
+import { niced, seconds, step } from './commands.js';
 import type { Report } from './fixtures/app/src/report.js';
 
 const run = promisify(execFile);
@@ -66,12 +66,12 @@ async function installApp(
   // Peer conflicts must fail the install as they would for a user: no --legacy-peer-deps, no --force,
   // whatever a local .npmrc says.
   const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--legacy-peer-deps=false', tarball];
-  await step(`npm install in ${dir}`, () => run('npm', install, { cwd: dir }));
+  await step(`npm install in ${dir}`, () => run('nice', niced('npm', install), { cwd: dir }));
   log(`npm install: ${seconds(startedAt)}`);
 
   startedAt = performance.now();
   const tsc = join(dir, 'node_modules', '.bin', 'tsc');
-  await step(`tsc in ${dir}`, () => run(tsc, ['-p', 'tsconfig.json'], { cwd: dir }));
+  await step(`tsc in ${dir}`, () => run('nice', niced(tsc, ['-p', 'tsconfig.json']), { cwd: dir }));
   const client = shape.store === 'redis' ? 'ioredis' : 'pg';
   const versions = await installedVersions(dir, ['@nestjs/core', '@nestjs/schedule', client, 'typescript']);
   // An optional peer the app did not ask for must not be installed for it (npm installs required peers).

@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
+
+/** Where {@link installNode} keeps the Node majors it installs: under node_modules, so `npm ci` starts it anew. */
+export const NODE_CACHE = fileURLToPath(new URL('../../../node_modules/.cache/test-package', import.meta.url));
 
 /** A Node.js to run apps' scripts with: its version, and the directory to put first on PATH. */
 export interface NodeRuntime {

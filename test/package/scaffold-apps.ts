@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { deleteKeys, SHARED_REDIS_URL, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
-import { seconds, step } from './commands.js';
+import { niced, seconds, step } from './commands.js';
 import { environmentFor, majorOf, type NodeRuntime } from './node-versions.js';
 
 const run = promisify(execFile);
@@ -89,7 +89,7 @@ export async function checkTestedApp(
   await cp(join(paths.fixtures, app.name), dir, { recursive: true });
   let startedAt = performance.now();
   const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--legacy-peer-deps=false', paths.tarball];
-  await step(`npm install in ${dir}`, () => run('npm', install, { cwd: dir, maxBuffer: 16 << 20 }));
+  await step(`npm install in ${dir}`, () => run('nice', niced('npm', install), { cwd: dir, maxBuffer: 16 << 20 }));
   log(`npm install: ${seconds(startedAt)}`);
 
   const supported = runtimes.filter((runtime) => majorOf(runtime) >= (app.minimumNode ?? 0));

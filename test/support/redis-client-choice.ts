@@ -11,7 +11,7 @@ import { Redis as Valkey } from 'iovalkey';
  * - `ioredis5`: ioredis 5 (RESP2 only), the dev dependency `ioredis5` (`npm:ioredis@^5`);
  * - `iovalkey`: iovalkey, the Valkey fork of ioredis (the same API under its own types; RESP2).
  *
- * `.ci/run` runs test/providers, test/occurrence, test/operators and the lease renewal specs once per choice.
+ * `.ci/run` runs the Redis kit spec and the batched scripts' spec once per choice (docs/verification.md).
  */
 export const REDIS_CLIENTS = ['ioredis6', 'ioredis6-resp3-map', 'ioredis6-resp2', 'ioredis5', 'iovalkey'] as const;
 export type RedisClientChoice = (typeof REDIS_CLIENTS)[number];

@@ -16,10 +16,10 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const JEST = [process.execPath, '--experimental-vm-modules', 'node_modules/jest/bin/jest.js'];
 const WITH_REDIS = '.build/test/support/with-redis.js';
 /**
- * The unit tier runs on two workers. Specs of the other tiers run one at a time: on two workers under load, six
- * integration specs of real-time leases failed that passed on one (issue 27); `-- --maxWorkers 2` tries it.
+ * Two workers, one per core: the runner (test/support/esm-test-runner.cjs) never runs two system specs at once,
+ * so a system spec's processes and real-time waits share the machine with one unit or integration spec at most.
  */
-const workersFor = (tiers) => ['--maxWorkers', [...tiers].every((tier) => tier === 'unit') ? '2' : '1'];
+const WORKERS = ['--maxWorkers', '2'];
 
 /** What dist/ and .build/ are compiled from (tsconfig.json, tsconfig.build.json, scripts/embed-assets.mjs). */
 const SOURCES = [
@@ -81,6 +81,6 @@ if (tiers.has('system') && buildIsStale()) {
   run('npm', ['run', 'build:run']);
 }
 const hasWorkers = args.some((arg) => /^(--maxWorkers|-w|--runInBand|-i)(=|$)/.test(arg));
-const jest = [...JEST, ...(hasWorkers ? [] : workersFor(tiers)), ...args];
+const jest = [...JEST, ...(hasWorkers ? [] : WORKERS), ...args];
 const needsRedis = tiers.has('integration') || tiers.has('system');
 run(needsRedis ? JEST[0] : jest[0], needsRedis ? [WITH_REDIS, ...jest] : jest.slice(1));

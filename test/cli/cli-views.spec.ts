@@ -1,9 +1,18 @@
-import type { ClusterNode, HistoryEntry, JobOverview } from '../../lib/index.js';
+import { jest } from '@jest/globals';
+import { parseDuration, type ClusterNode, type HistoryEntry, type JobOverview } from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
 import { waitUntil } from '../support/wait-until.js';
-import { JOB_NAMES, NOON, NOON_LEASE_MS, useOperatedCluster } from './support/operated-app.js';
+import {
+  HEARTBEAT,
+  JOB_NAMES,
+  NOON,
+  NOON_LEASE_MS,
+  redisOperatorStore,
+  useOperatedCluster,
+  waitForNodes,
+} from './support/operated-app.js';
 import { fields, tableRows } from './support/run-cli.js';
 
 const cluster = useOperatedCluster('cli-views');
@@ -12,6 +21,19 @@ const { startNodes } = cluster;
 /** A time relative to now as the tables show it: `in 4s`, `in 15h 3m`, `2s ago`, `now`. */
 const FUTURE = /^(in \d\S*( \d\S*)?|now)$/;
 const PAST = /^(\d\S*( \d\S*)? ago|now)$/;
+/** Every clock API but `Date`, for `jest.useFakeTimers({ doNotFake })`: a fake wall clock over real timers. */
+const REAL_TIMERS = [
+  'hrtime',
+  'nextTick',
+  'performance',
+  'queueMicrotask',
+  'setImmediate',
+  'clearImmediate',
+  'setInterval',
+  'clearInterval',
+  'setTimeout',
+  'clearTimeout',
+] as const;
 
 /** The next 12:00 in Tokyo (03:00 UTC) after `now`. */
 function nextTokyoNoon(now: number): number {
@@ -200,8 +222,15 @@ describe('nest-scheduler-lock history NAME', () => {
 });
 
 describe('nest-scheduler-lock nodes', () => {
+  // Only the wall clock is fake (timers stay real): a late heartbeat on a busy machine cannot age, and 3 heartbeats
+  // pass when the test says so.
+  afterEach(() => jest.useRealTimers());
+
   it('lists the live nodes with their jobs, and no longer a node silent for 3 heartbeats', async () => {
     const [, nodeB] = await startNodes('node-a', 'node-b');
+    jest.useFakeTimers({ doNotFake: [...REAL_TIMERS], now: Date.now() });
+    // Each node's next heartbeat carries the frozen time: from then on, neither can look silent.
+    await waitForNodes(redisOperatorStore(cluster.shared.client, cluster.shared.prefix), ['node-a', 'node-b']);
     const nodes = await cluster.operator.json<ClusterNode[]>('nodes');
     expect(nodes.map((node) => node.node)).toEqual(['node-a', 'node-b']);
     for (const node of nodes) {
@@ -219,6 +248,7 @@ describe('nest-scheduler-lock nodes', () => {
     }
 
     await nodeB.close();
+    jest.setSystemTime(Date.now() + 3 * parseDuration(HEARTBEAT) + 1);
     await waitUntil(
       async () => (await cluster.operator.json<ClusterNode[]>('nodes')).map((node) => node.node).join() === 'node-a',
       'the CLI lists node-a alone',

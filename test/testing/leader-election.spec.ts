@@ -280,6 +280,41 @@ describe('jobs that run on the leader', () => {
     await store.expectRanOnce('hourly', HOUR);
   });
 
+  it('an occurrence due during a handover runs nowhere, and job health reports it missed, once', async () => {
+    // A 5 s job on the leader of `feed` (3 s lease); the crons fire on the fake clock.
+    @Injectable()
+    class FeedJobs {
+      @SchedulerLock({ leader: 'feed' })
+      @Cron('*/5 * * * * *', { name: 'every-5s', timeZone: 'UTC' })
+      every5s() {}
+    }
+    const at = (seconds: number) => new Date(Date.parse('2027-01-01T00:00:00Z') + seconds * 1_000);
+    const options = { health: { grace: '500ms' } };
+    const a = await start('node-1', [FeedConsumer, FeedJobs], options);
+    await settle();
+    const b = await start('node-2', [FeedConsumer, FeedJobs], options);
+    const seen: string[] = [];
+    for (const node of [a, b]) {
+      node.events.events$.subscribe((event) => {
+        if (event.type === 'missed') seen.push(`${event.node} missed ${event.occurrences.map((o) => o.toISOString())}`);
+      });
+    }
+    await jest.advanceTimersByTimeAsync(9_500);
+    kill(a); // renewed at 9 s: its lease runs until 12 s, so node-2 leads from 12 to 13 s, after the 10 s tick
+    await jest.advanceTimersByTimeAsync(6_000);
+    expect(b.isLeader('feed')).toBe(true);
+
+    expect((await store.runs('every-5s')).map((run) => [run.node, run.occurrence])).toEqual([
+      ['node-1', at(5)],
+      ['node-2', at(15)],
+    ]);
+    const [health] = await b.checkHealth();
+    expect(health).toMatchObject({ jobName: 'every-5s', state: 'on-time', missed: [at(10)] });
+    await a.checkHealth();
+    // One node reports it, at its own check or at one of the nodes' checks every heartbeatInterval.
+    expect(seen).toEqual([expect.stringMatching(new RegExp(`^node-[12] missed ${at(10).toISOString()}$`))]);
+  });
+
   it("refuses a leader that is no election's name, naming the job and the value", async () => {
     @Injectable()
     class BadLeader {

@@ -352,6 +352,24 @@ describe('operators', () => {
     ]);
   });
 
+  it('lists the elections the live nodes take part in, from their heartbeats', async () => {
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2', [LeaderJobs], { defaultLeader: 'scheduler' });
+    await settle();
+    await Promise.all([a.publish(), b.publish()]);
+    const since = new Date('2027-01-01T00:00:00Z');
+    expect(await b.admin.listElections()).toEqual([
+      { election: 'feed', leader: 'node-1', term: 1, since },
+      { election: 'scheduler', leader: 'node-2', term: expect.any(Number), since },
+    ]);
+    const nodes = await a.admin.listNodes();
+    expect(nodes.map((node) => [node.node, [...node.elections].sort()])).toEqual([
+      ['node-1', ['feed']],
+      ['node-2', ['feed', 'scheduler']],
+    ]);
+  });
+
   it('a step-down with no leader is refused and recorded nowhere', async () => {
     const a = await start('node-1', [LeaderJobs]);
     expect(await a.admin.election('feed')).toEqual({ election: 'feed', leader: null, term: null, since: null });
@@ -380,6 +398,12 @@ describe('the CLI', () => {
       'leader:   node-1',
       'term:     1',
       'since:    2027-01-01T00:00:00.000Z (now)',
+    ]);
+
+    await Promise.all([a.publish(), b.publish()]);
+    expect((await cli(b, ['elections'])).text.split('\n')).toEqual([
+      'ELECTION  LEADER  TERM  SINCE',
+      'feed      node-1  1     now',
     ]);
 
     const stepping = cli(b, ['step-down', 'feed', '--actor', 'ops', '--reason', 'drain node-1']);

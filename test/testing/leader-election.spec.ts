@@ -8,10 +8,12 @@ import {
   type OnLeadershipAcquired,
   type OnLeadershipLost,
 } from '../../lib/leader/index.js';
-import { Cron, Interval, ScheduleModule } from '@nestjs/schedule';
+import { Cron, Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
+import { CronJob } from 'cron';
 import {
   InMemoryLockProvider,
+  LockedJobRegistry,
   LockingTaskExecutor,
   SCHEDULER_LOCK_PROVIDER,
   SchedulerLock,
@@ -313,6 +315,22 @@ describe('jobs that run on the leader', () => {
     await a.checkHealth();
     // One node reports it, at its own check or at one of the nodes' checks every heartbeatInterval.
     expect(seen).toEqual([expect.stringMatching(new RegExp(`^node-[12] missed ${at(10).toISOString()}$`))]);
+  });
+
+  it('a job declared at runtime, after startup, makes the node take part in its election and runs on its leader', async () => {
+    const a = await start('node-1', [], onLeader);
+    const b = await start('node-2', [], onLeader);
+    await settle();
+    for (const node of [a, b]) {
+      node.get(LockedJobRegistry).declare('late-sweep');
+      const job = CronJob.from({ cronTime: '0 0 * * * *', onTick: () => {}, start: false, timeZone: 'UTC' });
+      node.get(SchedulerRegistry).addCronJob('late-sweep', job);
+      job.start();
+    }
+    await settle();
+    expect([a.isLeader('scheduler'), b.isLeader('scheduler')]).toEqual([true, false]);
+    expect(await b.tick('late-sweep', { at: HOUR })).toMatchObject({ status: 'skipped', reason: 'follower' });
+    expect(await a.tick('late-sweep', { at: HOUR })).toMatchObject({ status: 'ran', node: 'node-1' });
   });
 
   it("refuses a leader that is no election's name, naming the job and the value", async () => {

@@ -10,7 +10,9 @@
  *   per second, store CPU per second and per job-tick, Redis instructions per job-tick (a smaller locked
  *   phase on a server under callgrind; Redis only), node CPU per node per second, RSS per 1,000 jobs; then the
  *   issue's targets;
- * - the growth table: 100 / 1,000 / 5,000 jobs on one node and on two, and 1 / 5 / 20 nodes × 200 jobs.
+ * - the growth table: 100 / 1,000 / 5,000 jobs on one node and on two, and 1 / 5 / 20 nodes × 200 jobs;
+ * - the leader table: the node rows again with every job on the leader of one election (`leader`), whose
+ *   store work per job-tick must stay flat in the node count.
  *
  * Run: `npm run bench:scale [-- --store postgres]`. Env: BENCH_NODES=5, BENCH_JOBS=1000, BENCH_SECONDS=60 (measured seconds per
  * mode in the main table), BENCH_ROUNDS=2, BENCH_SCALE_PART=all|main|growth, BENCH_GROWTH_SECONDS=20,
@@ -28,7 +30,14 @@ import { combinePhases, runPhase, type PhaseResult } from './scale/phase.js';
 import { phaseMetrics } from './scale/phase-metrics.js';
 import { instructionMeter } from './scale/redis-meter.js';
 import { startScaleStore } from './scale/scale-store.js';
-import { growthTable, mainTable, targetLines, type GrowthCell, type InstructionCell } from './scale/scale-tables.js';
+import {
+  growthTable,
+  leaderTable,
+  mainTable,
+  targetLines,
+  type GrowthCell,
+  type InstructionCell,
+} from './scale/scale-tables.js';
 
 const SHORT = process.env.BENCH_SHORT === '1';
 const PART = process.env.BENCH_SCALE_PART ?? 'all';
@@ -116,10 +125,10 @@ async function instructionCell(): Promise<InstructionCell> {
 
 async function runMainTable(): Promise<void> {
   const windowSeconds = Math.max(1, Math.round(SECONDS / ROUNDS));
-  const phases: Record<NodeMode, PhaseResult[]> = { locked: [], unlocked: [] };
+  const phases: Record<'locked' | 'unlocked', PhaseResult[]> = { locked: [], unlocked: [] };
   for (let round = 0; round < ROUNDS; round++) {
     // Alternating which mode goes first: a drift of the machine's load over the run favours neither.
-    const order: NodeMode[] = round % 2 === 0 ? ['unlocked', 'locked'] : ['locked', 'unlocked'];
+    const order = round % 2 === 0 ? (['unlocked', 'locked'] as const) : (['locked', 'unlocked'] as const);
     for (const mode of order) phases[mode].push(await phase(mode, NODES, JOBS, windowSeconds));
   }
   const instructions: InstructionCell =
@@ -155,9 +164,11 @@ async function runGrowthTable(): Promise<void> {
   for (const [index, setup] of setups.entries()) {
     try {
       const order: NodeMode[] = index % 2 === 0 ? ['unlocked', 'locked'] : ['locked', 'unlocked'];
+      // The node rows also run the jobs on the leader: its store work per job-tick against the node count.
+      if (setup.label === 'nodes') order.splice(1, 0, 'leader');
       const results: Partial<Record<NodeMode, PhaseResult>> = {};
       for (const mode of order) results[mode] = await phase(mode, setup.nodes, setup.jobs, GROWTH_SECONDS);
-      cells.push({ ...setup, unlocked: results.unlocked!, locked: results.locked! });
+      cells.push({ ...setup, unlocked: results.unlocked!, locked: results.locked!, leader: results.leader });
     } catch (error) {
       const failure = (error instanceof Error ? error.message : String(error)).split('\n')[0];
       progress(`  could not run: ${failure}`);
@@ -166,6 +177,11 @@ async function runGrowthTable(): Promise<void> {
   }
   console.log(`\n## Growth: one round per mode, ${GROWTH_SECONDS} s window each\n`);
   console.log(growthTable(cells, CORES, store.name));
+  const leaderCells = cells.filter((cell) => 'leader' in cell && cell.leader);
+  if (leaderCells.length) {
+    console.log(`\n## Jobs on the leader: ${store.name} work per job-tick against the node count\n`);
+    console.log(leaderTable(cells, store.name));
+  }
 }
 
 try {

@@ -5,8 +5,8 @@
  * run costs a few array writes, not a line of output.
  */
 
-/** How a node runs its jobs. */
-export type NodeMode = 'locked' | 'unlocked';
+/** How a node runs its jobs: locked, on the leader of one election only (locked too), or without the lock. */
+export type NodeMode = 'locked' | 'leader' | 'unlocked';
 
 /** Node process memory, in bytes. */
 export interface MemorySample {

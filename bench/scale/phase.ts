@@ -117,8 +117,8 @@ function summarize(
   };
   for (const [s] of seconds.entries()) {
     for (let job = 0; job < options.jobs; job++) {
-      // Locked: once across the cluster. Unlocked: once on every node (cron's own record, the baseline).
-      if (options.mode === 'locked') count(runs.reduce((sum, node) => sum + node[s][job], 0));
+      // Locked and leader: once across the cluster. Unlocked: once on every node (cron's own record, the baseline).
+      if (options.mode !== 'unlocked') count(runs.reduce((sum, node) => sum + node[s][job], 0));
       else for (const node of runs) count(node[s][job]);
     }
   }

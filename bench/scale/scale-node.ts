@@ -22,12 +22,15 @@ import { TickRecorder } from './tick-recorder.js';
  * at runtime, every second each, the same names on every node (an app with many tenants). `locked`: the
  * BUILT package (`nest-scheduler-lock` resolves to dist/) locks each job, on a Redis client the node
  * creates and counts the commands of (or, `BENCH_STORE=postgres`, a `pg` pool of 3 whose statements it
- * counts, with `PostgresLockProvider`); `unlocked`: the same app without the lock module, the baseline.
+ * counts, with `PostgresLockProvider`); `leader`: the same, each job on the leader of one election only;
+ * `unlocked`: the same app without the lock module, the baseline.
  * Started by scale-fleet.ts with `--expose-gc`; it reports on stdout (node-messages.ts) and never exits
  * by itself.
  */
 
 const JOB_CRON = '* * * * * *';
+/** The election the jobs of a `leader` node run on. */
+const LEADER_ELECTION = 'scale';
 /** cron 4's warning when it sets a timer already due, and runs the tick at once instead. */
 const LATE_TICK = /^\[Cron\] Missed execution deadline by \d+ms .*Executing immediately\.$/s;
 
@@ -43,7 +46,7 @@ function readEnv(): ScaleNodeEnv {
   ] as const;
   const missing = names.filter((name) => !env[name]);
   if (missing.length) throw new Error(`scale node: missing environment variable(s) ${missing.join(', ')}`);
-  if (env.BENCH_MODE !== 'locked' && env.BENCH_MODE !== 'unlocked')
+  if (env.BENCH_MODE !== 'locked' && env.BENCH_MODE !== 'leader' && env.BENCH_MODE !== 'unlocked')
     throw new Error(`scale node: BENCH_MODE is "${env.BENCH_MODE}"`);
   return env as ScaleNodeEnv;
 }
@@ -137,7 +140,9 @@ async function connectStore(env: ScaleNodeEnv): Promise<{
 async function main(): Promise<void> {
   const env = readEnv();
   const jobs = Number(env.BENCH_JOBS);
-  const locked = env.BENCH_MODE === 'locked';
+  const locked = env.BENCH_MODE !== 'unlocked';
+  // `leader`: every job runs on the leader of one election; the other nodes skip their ticks without a store call.
+  const lockOptions = env.BENCH_MODE === 'leader' ? { leader: LEADER_ELECTION } : {};
   const recorder = new TickRecorder(jobs);
   // cron reports a missed execution deadline through console.warn; "Executing immediately" is a late tick.
   console.warn = (...args: unknown[]) => {
@@ -200,7 +205,7 @@ async function main(): Promise<void> {
   const cronJobs: CronJob[] = [];
   for (let job = 0; job < jobs; job++) {
     const name = `tenant-${job}`;
-    lockedJobs?.declare(name);
+    lockedJobs?.declare(name, lockOptions);
     const cronJob = CronJob.from({ cronTime: JOB_CRON, onTick: handler(job), start: false });
     registry.addCronJob(name, cronJob);
     cronJobs.push(cronJob);

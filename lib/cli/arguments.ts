@@ -29,6 +29,7 @@ Commands:
   trigger NAME    runs the job once now on one node that has it; refused while a run holds its lock
   unlock NAME     force-releases the job's lock; its run sees the lock lost (not-owner) at its next renewal
   election NAME   an election's leader, term and since when
+  elections       every election a live node takes part in: leader, term and since when
   step-down NAME  makes the election's leader step down and release its lease, so another node leads
 
 Options:
@@ -58,13 +59,13 @@ Exit codes: 0 done; 1 failed (unknown job, store unreachable, trigger refused or
 unhealthy); 2 usage error.`;
 
 /** The commands that read, and those that steer a job. */
-const READS = ['jobs', 'nodes', 'health', 'job', 'history', 'election'] as const;
+const READS = ['jobs', 'nodes', 'health', 'job', 'history', 'election', 'elections'] as const;
 const STEERS = ['pause', 'resume', 'trigger', 'unlock', 'step-down'] as const;
 type Steering = (typeof STEERS)[number];
 
 /** What to do: a command and its job, with the steering note of a steering command. */
 export type Command =
-  | { readonly name: 'jobs' | 'nodes' | 'health' }
+  | { readonly name: 'jobs' | 'nodes' | 'health' | 'elections' }
   | { readonly name: 'job' | 'history' | 'election'; readonly job: string }
   | { readonly name: Steering; readonly job: string; readonly note: OperatorNote };
 
@@ -131,7 +132,7 @@ function command(positionals: string[], values: { actor?: string; reason?: strin
   const [name, job, ...extra] = positionals;
   if (name === undefined) throw new UsageError('no command given');
   if (extra.length > 0) throw new UsageError(`unexpected argument${extra.length > 1 ? 's' : ''}: ${extra.join(' ')}`);
-  if (name === 'jobs' || name === 'nodes' || name === 'health') {
+  if (name === 'jobs' || name === 'nodes' || name === 'health' || name === 'elections') {
     if (job !== undefined) throw new UsageError(`${name} takes no job name (got "${job}")`);
     return { name };
   }

@@ -1,7 +1,7 @@
 import type { ClusterAdmin, TriggerOutcome } from '../operators/cluster-admin.js';
 import type { Command, Invocation } from './arguments.js';
 import type { ElectionAdmin, StepDownOutcome } from '../operators/election-admin.js';
-import { electionView, healthView, historyView, jobsView, jobView, nodesView } from './views.js';
+import { electionsView, electionView, healthView, historyView, jobsView, jobView, nodesView } from './views.js';
 
 /** What a command found or did, for people and for `--json`. */
 export interface CommandResult {
@@ -72,6 +72,11 @@ export async function runCommand(
     case 'election': {
       const election = await elections.election(command.job);
       return { json: election, text: electionView(election, now()) };
+    }
+    case 'elections': {
+      const all = await elections.listElections();
+      const none = `No live node under the ${scope} takes part in an election.`;
+      return { json: all, text: all.length > 0 ? electionsView(all, now()) : none };
     }
     case 'step-down':
       return steppedDown(command.job, await elections.stepDown(command.job, command.note, TRIGGER_WAIT_MS));

@@ -47,6 +47,17 @@ export function electionView(election: ElectionOverview, now: number): string {
   ]);
 }
 
+/** The elections as a table. */
+export function electionsView(elections: readonly ElectionOverview[], now: number): string {
+  const rows = elections.map((election) => [
+    election.election,
+    election.leader ?? NONE,
+    election.term === null ? NONE : String(election.term),
+    election.since === null ? NONE : relative(election.since.getTime(), now),
+  ]);
+  return renderTable(['ELECTION', 'LEADER', 'TERM', 'SINCE'], rows);
+}
+
 /** One job, a field per line. */
 export function jobView(job: JobOverview, now: number): string {
   const skips = Object.entries(job.skips).map(([reason, count]) => `${reason} ${count}`);

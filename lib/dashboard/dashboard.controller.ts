@@ -104,6 +104,12 @@ export class DashboardController {
     return answered(async () => ({ at: Date.now(), nodes: await this.admin.listNodes() }));
   }
 
+  /** Every election a live node takes part in: its leader, term and since when; `at` is the server's clock. */
+  @Get('api/elections')
+  async elections(): Promise<{ at: number; elections: ElectionOverview[] }> {
+    return answered(async () => ({ at: Date.now(), elections: await this.admin.listElections() }));
+  }
+
   /** An election's leader, term and since when. */
   @Get('api/elections/:name')
   async election(@Param('name') name: string): Promise<ElectionOverview> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { FaultLog } from '../core/executor/fault-log.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import { LeaderElections } from './leader-elections.js';
 import type { CatalogueJob } from '../operators/cluster-records.js';
 import type { OperatorProvider } from '../operators/operator-store.js';
 import { OperatorTriggers } from './operator-triggers.js';
@@ -16,7 +17,7 @@ const FORGET_EVERY = 12;
 const FORGET_AFTER_MS = 3_600_000;
 
 /**
- * This node in the cluster view: a heartbeat (who it is, which locked jobs it runs) with the jobs' catalogue
+ * This node in the cluster view: a heartbeat (who it is, its locked jobs and its elections) with the jobs' catalogue
  * entries when they change, and the skips counted since the last one, every `heartbeatInterval`; and the poll
  * for runs operators asked for ({@link OperatorTriggers}). Its own timer, `unref`'d: nothing here is on a
  * tick's path.
@@ -38,6 +39,7 @@ export class ClusterPresence {
     private readonly registry: SchedulerRegistry,
     private readonly executor: LockingTaskExecutor,
     private readonly triggers: OperatorTriggers,
+    private readonly elections: LeaderElections,
   ) {
     this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
   }
@@ -73,6 +75,7 @@ export class ClusterPresence {
       startedAt: this.startedAt,
       lastSeen: Date.now(),
       jobs,
+      elections: this.elections.names(),
     };
     const sentAt = performance.now();
     try {

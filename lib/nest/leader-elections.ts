@@ -6,6 +6,7 @@ import { canRenewLeases } from '../core/provider/provider-abilities.js';
 import { describeProvider } from '../core/provider/provider-checks.js';
 import { LeaderCampaign, type LeadershipHooks } from '../leader/leader-campaign.js';
 import type { LeaderLease } from '../leader/leader-lease.js';
+import type { LockedJob } from './locked-job.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
 import { LEADER_ELECTION, type LeaderElectionDefinition } from './leader-election.decorator.js';
 import { SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
@@ -19,6 +20,8 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 export class LeaderElections {
   private readonly campaigns = new Map<string, LeaderCampaign>();
   private readonly logger = new Logger('SchedulerLock');
+  /** Shut down or halted: a job declared now joins no election. */
+  private stopped = false;
 
   constructor(
     @Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings,
@@ -73,14 +76,21 @@ export class LeaderElections {
       }
       this.join(election, lease, wrapper.instance as LeadershipHooks, subject);
     }
-    for (const job of this.jobs.all()) {
-      // A job on the leader of an election no provider takes part in: this node runs for it, with no hooks.
-      if (job.leader !== null && !this.campaigns.has(job.leader)) this.join(job.leader, DEFAULT_LEASE, {}, job.source);
-    }
+    for (const job of this.jobs.all()) this.joinFor(job);
     for (const campaign of this.campaigns.values()) campaign.start();
+    // A runtime job declared later, on an election this node is not in yet: it would otherwise never run.
+    this.jobs.onAdded((job) => {
+      if (!this.stopped) this.joinFor(job)?.start();
+    });
   }
 
-  private join(election: string, lease: number, hooks: LeadershipHooks, subject: string): void {
+  /** For a job on the leader of an election no provider takes part in: this node runs for it, with no hooks. */
+  private joinFor(job: LockedJob): LeaderCampaign | undefined {
+    if (job.leader === null || this.campaigns.has(job.leader)) return undefined;
+    return this.join(job.leader, DEFAULT_LEASE, {}, job.source);
+  }
+
+  private join(election: string, lease: number, hooks: LeadershipHooks, subject: string): LeaderCampaign {
     const { provider, node } = this.settings;
     if (!canRenewLeases(provider)) {
       throw new SchedulerLockConfigurationError(
@@ -90,15 +100,18 @@ export class LeaderElections {
     }
     const campaign = new LeaderCampaign(election, node, lease, hooks, provider, this.executor, this.logger);
     this.campaigns.set(election, campaign);
+    return campaign;
   }
 
   /** @internal A clean shutdown: every term this node holds ends (`shutdown`) and its lease is released. */
   async stop(): Promise<void> {
+    this.stopped = true;
     await Promise.all([...this.campaigns.values()].map((campaign) => campaign.stop()));
   }
 
   /** @internal As a killed process: no hook, no release; the leases expire in the store. */
   halt(): void {
+    this.stopped = true;
     for (const campaign of this.campaigns.values()) campaign.halt();
   }
 }

@@ -14,6 +14,7 @@ import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 export class LockedJobRegistry {
   private readonly jobs = new Map<string, LockedJob>();
   private readonly sourcesByLock = new Map<string, string>();
+  private readonly added: Array<(job: LockedJob) => void> = [];
 
   constructor(@Inject(SCHEDULER_LOCK_SETTINGS) private readonly settings: SchedulerLockSettings) {}
 
@@ -44,7 +45,13 @@ export class LockedJobRegistry {
     }
     this.sourcesByLock.set(name, job.source);
     this.jobs.set(job.jobName, job);
+    for (const listener of this.added) listener(job);
     return job;
+  }
+
+  /** @internal Calls `listener` with every job added from now on: a runtime job declared after startup. */
+  onAdded(listener: (job: LockedJob) => void): void {
+    this.added.push(listener);
   }
 
   /** @internal How many jobs are locked (decorated, and declared for runtime registration). */

@@ -87,6 +87,11 @@ export class SchedulerLockAdmin {
     return this.steered('unlock', name, note, await this.cluster().unlock(name, note));
   }
 
+  /** Every election a live node takes part in (from the nodes' heartbeats), by name: leader, term and since when. */
+  listElections(): Promise<ElectionOverview[]> {
+    return this.electionAdmin().listElections();
+  }
+
   /** The election's leader, term and since when, read from the store. */
   election(election: string): Promise<ElectionOverview> {
     return this.electionAdmin().election(election);

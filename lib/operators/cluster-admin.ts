@@ -71,7 +71,9 @@ export class ClusterAdmin {
   /** The nodes whose heartbeat is recent, by name. */
   async listNodes(): Promise<ClusterNode[]> {
     const cutoff = Date.now() - MISSED_HEARTBEATS * this.heartbeatInterval;
-    return (await this.store.nodes()).filter((node) => node.lastSeen >= cutoff).sort(byName);
+    const live = (await this.store.nodes()).filter((node) => node.lastSeen >= cutoff).sort(byName);
+    // The heartbeat of a node that runs a version before elections has none.
+    return live.map((node) => (node.elections ? node : { ...node, elections: [] }));
   }
 
   /** Every job a live node runs, with its lock, pause, last run and next fire time. */

@@ -31,6 +31,8 @@ export interface ClusterNode {
   readonly lastSeen: number;
   /** The names of the locked jobs it runs. */
   readonly jobs: readonly string[];
+  /** The names of the elections it takes part in. */
+  readonly elections: readonly string[];
 }
 
 /** How a run ended, in the history. `crashed`: its node died; `lost`: its lock was gone before it ended. */

@@ -31,6 +31,12 @@ export class ElectionAdmin {
     private readonly cluster: ClusterAdmin,
   ) {}
 
+  /** Every election a live node takes part in, by name: each one's leader, term and since when. */
+  async listElections(): Promise<ElectionOverview[]> {
+    const names = new Set((await this.cluster.listNodes()).flatMap((node) => node.elections));
+    return Promise.all([...names].sort().map((name) => this.election(name)));
+  }
+
   async election(election: string): Promise<ElectionOverview> {
     const { holder, fencingToken } = await this.store.lockState(leaderLockName(election));
     if (!holder) return { election, leader: null, term: null, since: null };

@@ -153,6 +153,7 @@ export const operatorChecks: Check[] = [
         startedAt: 0,
         lastSeen,
         jobs: [job],
+        elections: ['feed'],
       });
       const entry = {
         jobName: job,
@@ -168,6 +169,8 @@ export const operatorChecks: Check[] = [
       const operators = other.operatorProvider();
       const mine = async () => (await operators.nodes()).filter(({ node }) => [live, gone].includes(node));
       assert.deepEqual((await mine()).map(({ node }) => node).sort(), [gone, live].sort());
+      const published = (await mine()).find(({ node }) => node === live);
+      assert.deepEqual(published?.elections, ['feed'], "the node's elections");
       assert.deepEqual(await operators.job(job), entry, 'the catalogue entry');
       assert.ok(
         (await operators.jobs()).some((found) => found.jobName === job),

@@ -110,6 +110,14 @@ function withoutTicks(lines: RunLogLine[], ...seconds: number[]): RunLogLine[] {
   return lines.filter((line) => !('run' in line && dropped.has(line.run)));
 }
 
+/** A term of `node` as the election's leader, from `from` until `to` (left out: until its process ends). */
+function term(node: string, from: number, token: number | null, to?: number, reason = 'lease-expired'): AppLine[] {
+  const base = { node, pid: PIDS[node] };
+  const lines: AppLine[] = [{ type: 'lead-start', ...base, mono: at(from), fencingToken: token }];
+  if (to !== undefined) lines.push({ type: 'lead-end', ...base, mono: at(to), reason });
+  return lines;
+}
+
 function kill(node: string, seconds: number): RunLogLine {
   return { type: 'app-exit', node, pid: PIDS[node], mono: at(seconds), expected: true };
 }
@@ -124,11 +132,11 @@ describe('chaos analysis', () => {
     const findings = analyze(cleanSoak());
 
     expect(findings.violations).toBe(0);
-    expect(findings.runsPerJob).toEqual({ tick: SECONDS + 1, report: 0, sweep: 0, ledger: 0 });
+    expect(findings.runsPerJob).toEqual({ tick: SECONDS + 1, report: 0, sweep: 0, ledger: 0, beacon: 0 });
     // Seconds whose due window [O - 0.5 s, O + 0.5 s] lies inside the soak: 1 … 30.
     expect(findings.checkedSeconds).toBe(SECONDS);
     expect(finalLine(findings)).toMatch(
-      /^chaos: PASS store=redis seed=7 seconds=30 apps=2 runs=31 duplicates=0 overlaps=0 /,
+      /^chaos: PASS store=redis seed=7 seconds=30 apps=2 runs=31 terms=0 handovers=0 duplicates=0 overlaps=0 /,
     );
   });
 
@@ -236,6 +244,9 @@ describe('chaos analysis', () => {
     report.push(...run({ job: 'report', from: 20, to: 20.1, token: 9 }));
     // A job due every 700 ms whose lock was never taken again before the soak's end.
     const never = [...cleanSoak(), pause, ...sweeps([8, 1], [9, 2])];
+    // The same, but the last run's release failed before the pause: its lock runs until its lockAtMostFor.
+    const unreleased = [...cleanSoak(), pause, ...sweeps([8, 1])];
+    unreleased.push(...run({ job: 'sweep', from: 9, to: 9.1, token: 2, released: false }));
 
     const findings = analyze(held);
 
@@ -247,6 +258,7 @@ describe('chaos analysis', () => {
     expect(analyze(noGap).heldUnused).toEqual([]);
     expect(analyze(report).heldUnused).toEqual([]);
     expect(analyze(never).heldUnused).toEqual([expect.objectContaining({ lock: 'sweep', next: undefined })]);
+    expect(analyze(unreleased).heldUnused).toEqual([]);
   });
 
   it('finds a run of a locked job without its lock', () => {
@@ -344,5 +356,66 @@ describe('chaos analysis', () => {
       { pid: 202, measuredMs: 4_000, monotonicShared: true },
       { pid: 201, measuredMs: 4_000, monotonicShared: false },
     ]);
+  });
+
+  it('finds two leaders at once on the monotonic clock, and terms out of fencing order', () => {
+    const lines = [
+      ...cleanSoak(),
+      ...term('app-1', 1, 1, 9),
+      ...term('app-2', 9.5, 2, 15),
+      ...term('app-1', 14.6, 3, 20), // began 400 ms before app-2's term ended
+      ...term('app-2', 21, 3, 25), // the token of an earlier term
+      ...term('app-1', 26, null, 28),
+    ];
+
+    const findings = analyze(lines);
+
+    expect(findings.terms.map((t) => [t.node, t.start - T0, t.endedBy])).toEqual([
+      ['app-1', 1_000, 'lease-expired'],
+      ['app-2', 9_500, 'lease-expired'],
+      ['app-1', 14_600, 'lease-expired'],
+      ['app-2', 21_000, 'lease-expired'],
+      ['app-1', 26_000, 'lease-expired'],
+    ]);
+    expect(
+      findings.twoLeaders.map((t) => [t.first.fencingToken, t.second.fencingToken, Math.round(t.overlapMs)]),
+    ).toEqual([[2, 3, 400]]);
+    expect(findings.termFencingViolations.map((v) => [v.term.start - T0, v.highestBefore])).toEqual([
+      [21_000, 3],
+      [26_000, 3],
+    ]);
+    expect(finalLine(findings)).toMatch(/^chaos: FAIL .* terms=5 handovers=0 .* two-leaders=1 leader-fencing=2 /);
+  });
+
+  it("judges each handover after a leader's kill against the lease plus one renewal interval", () => {
+    const withKills = (...kills: RunLogLine[]) => [
+      ...cleanSoak().filter((line) => line.type !== 'app-exit'),
+      ...kills,
+      { type: 'app-exit', node: 'app-2', pid: PIDS['app-2'], mono: at(SECONDS) + 700, expected: true } as const,
+    ];
+    // Killed at 10 s, succeeded 3.9 s later: within 3 s + 1 s.
+    const quick = withKills(...term('app-1', 1, 1), kill('app-1', 10), ...term('app-2', 13.9, 2));
+    // Succeeded 4.5 s later, while app-2's event loop lagged 300 ms, then 600 ms.
+    const late = (delayMs: number) =>
+      withKills(...term('app-1', 1, 1), kill('app-1', 10), ...term('app-2', 14.5, 2), {
+        type: 'loop-delay',
+        node: 'app-2',
+        pid: PIDS['app-2'],
+        mono: at(13),
+        maxMs: delayMs,
+      });
+    // No successor before the soak's end; a kill 2 s before the end is not judged.
+    const never = withKills(...term('app-1', 1, 1), kill('app-1', 10));
+    const tooLate = withKills(...term('app-1', 1, 1), kill('app-1', SECONDS - 2));
+
+    expect(analyze(quick)).toMatchObject({ slowHandovers: [], slowHandoversUnderLoad: [], violations: 0 });
+    expect(analyze(quick).handovers.map((h) => Math.round(h.handoverMs))).toEqual([3_900]);
+    expect(analyze(late(300)).slowHandovers.map((h) => [Math.round(h.handoverMs), h.maxLoopDelayMs])).toEqual([
+      [4_500, 300],
+    ]);
+    expect(analyze(late(600))).toMatchObject({ slowHandovers: [], slowHandoversUnderLoad: [expect.anything()] });
+    expect(analyze(never).slowHandovers).toEqual([expect.objectContaining({ next: undefined })]);
+    expect(finalLine(analyze(never))).toMatch(/ handovers=1 .* slow-handovers=1 /);
+    expect(analyze(tooLate).handovers).toEqual([]);
   });
 });

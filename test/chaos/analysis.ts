@@ -8,6 +8,16 @@ import {
   type RunOutcome,
 } from './journal.js';
 import { findLocksHeldUnused, type HeldUnused } from './held-unused.js';
+import {
+  assembleTerms,
+  findHandovers,
+  findTermFencingViolations,
+  findTwoLeaders,
+  type Handovers,
+  type LeaderTerm,
+  type TermFencingViolation,
+  type TwoLeaders,
+} from './leader-terms.js';
 
 /**
  * The chaos soak's verdict, computed from its run log alone (pure functions: the unit test feeds it
@@ -114,10 +124,13 @@ export type Guarantee =
   | 'quiet-misses'
   | 'quiet-errors'
   | 'skew-failures'
-  | 'held-unused';
+  | 'held-unused'
+  | 'two-leaders'
+  | 'leader-fencing'
+  | 'slow-handovers';
 
 /** What a soak's run log shows: the counts of its report, and the findings that break a guarantee. */
-export interface ChaosFindings extends CronMisses, QuietErrors {
+export interface ChaosFindings extends CronMisses, QuietErrors, Handovers {
   readonly soak: Line<'soak'>;
   readonly durationMs: number;
   readonly runs: readonly Run[];
@@ -136,6 +149,10 @@ export interface ChaosFindings extends CronMisses, QuietErrors {
   readonly skewChecks: readonly SkewCheck[];
   /** Locks held unused after a store pause for longer than the pause plus one renewal interval. */
   readonly heldUnused: readonly HeldUnused[];
+  /** The terms of the leader workload's election, in order of start. */
+  readonly terms: readonly LeaderTerm[];
+  readonly twoLeaders: readonly TwoLeaders[];
+  readonly termFencingViolations: readonly TermFencingViolation[];
   readonly faultsPerKind: Record<FaultKind, number>;
   readonly cpu: { readonly averagePercent: number; readonly maxPercent: number } | undefined;
   /** How many findings break each guarantee. */
@@ -160,6 +177,7 @@ export function analyze(lines: readonly RunLogLine[]): ChaosFindings {
   const { duplicates, recoveries } = findDuplicates(runs);
   const misses = findMisses(lines, runs, soak, end, excused);
   const cpuLines = lines.filter((line): line is Line<'cpu'> => line.type === 'cpu');
+  const terms = assembleTerms(lines, end);
 
   const findings = {
     soak,
@@ -182,6 +200,10 @@ export function analyze(lines: readonly RunLogLine[]): ChaosFindings {
     ...findQuietErrors(lines, excused),
     skewChecks: checkSkews(lines, soak),
     heldUnused: findLocksHeldUnused(runs, faults, end),
+    terms,
+    twoLeaders: findTwoLeaders(terms),
+    termFencingViolations: findTermFencingViolations(terms),
+    ...findHandovers(lines, terms, end),
     faultsPerKind: countBy(FAULT_KINDS, faults, (fault) => fault.kind),
     cpu: cpuLines.length
       ? {
@@ -201,6 +223,9 @@ export function analyze(lines: readonly RunLogLine[]): ChaosFindings {
     'quiet-errors': findings.quietErrors.length,
     'skew-failures': findings.skewChecks.filter((check) => !check.ok).length,
     'held-unused': findings.heldUnused.length,
+    'two-leaders': findings.twoLeaders.length,
+    'leader-fencing': findings.termFencingViolations.length,
+    'slow-handovers': findings.slowHandovers.length,
   };
   const violations = Object.values(violationsPerGuarantee).reduce((sum, n) => sum + n, 0);
   return { ...findings, violationsPerGuarantee, violations };

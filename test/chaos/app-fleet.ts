@@ -38,6 +38,8 @@ export interface AppFleetOptions {
  */
 export class AppFleet {
   private readonly running = new Map<string, JsonLinesProcess>();
+  /** The app whose journal last said it began a term of the soak's election, until it said the term ended. */
+  private leading: string | undefined;
 
   private constructor(
     private readonly options: AppFleetOptions,
@@ -59,6 +61,11 @@ export class AppFleet {
 
   get nodes(): string[] {
     return this.options.apps.map(({ node }) => node);
+  }
+
+  /** The app that leads the soak's election, as its journal says; `undefined` between two terms. */
+  get leader(): string | undefined {
+    return this.leading;
   }
 
   proxy(node: string): FaultProxy {
@@ -90,6 +97,8 @@ export class AppFleet {
       onMessage: (line) => {
         this.options.record(line);
         if (line.type === 'ready') markReady();
+        if (line.type === 'lead-start') this.leading = node;
+        if (line.type === 'lead-end' && this.leading === node) this.leading = undefined;
       },
       onUnexpectedExit: (description) => {
         this.running.delete(node);
@@ -120,6 +129,7 @@ export class AppFleet {
     const child = this.running.get(node);
     if (!child) throw new Error(`App "${node}" is not running`);
     this.running.delete(node);
+    if (this.leading === node) this.leading = undefined;
     const mono = monoNow();
     this.options.record({ type: 'app-exit', node, pid: child.pid, mono, expected: true });
     await child.kill();

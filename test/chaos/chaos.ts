@@ -132,9 +132,10 @@ async function runPlan(plan: FaultPlan, start: number, end: number, targets: Fau
     }
     await sleep(Math.max(0, at - monoNow()));
     const window = await injectFault(fault, targets);
-    targets.record({ type: 'fault', kind: fault.kind, target: fault.target, ...window });
+    targets.record({ type: 'fault', kind: fault.kind, ...window });
+    const hit = window.target === fault.target ? what : `${what} (${window.target})`;
     console.log(
-      `chaos: ${stamp(window.start)} ${what}: whole again after ${((window.end - window.start) / 1000).toFixed(1)} s`,
+      `chaos: ${stamp(window.start)} ${hit}: whole again after ${((window.end - window.start) / 1000).toFixed(1)} s`,
     );
     previousEnd = window.end;
   }

@@ -18,7 +18,8 @@ describe('planFaults', () => {
     expect(new Set(faults.slice(0, FAULT_KINDS.length).map((fault) => fault.kind))).toEqual(new Set(FAULT_KINDS));
     expect(faults[0].atMs).toBeGreaterThanOrEqual(WARMUP_MS);
     for (const [i, fault] of faults.entries()) {
-      expect(fault.target).toEqual(fault.kind.startsWith('store-') ? 'postgres' : expect.stringMatching(/^app-[123]$/));
+      const app = fault.kind === 'leader-kill' ? 'leader' : expect.stringMatching(/^app-[123]$/);
+      expect(fault.target).toEqual(fault.kind.startsWith('store-') ? 'postgres' : app);
       expect(fault.atMs + fault.durationMs).toBeLessThanOrEqual(soakMs - TAIL_MS);
       if (i > 0) expect(fault.atMs).toBeGreaterThan(faults[i - 1].atMs + faults[i - 1].durationMs);
     }

@@ -5,7 +5,7 @@ import { seededRandom } from '../../lib/provider-tests/seeded-random.js';
 export interface PlannedFault {
   readonly atMs: number;
   readonly kind: FaultKind;
-  /** The store (`redis`, `postgres`), or the app the fault hits. */
+  /** The store (`redis`, `postgres`), the app the fault hits, or `leader`: the app that leads when it comes. */
   readonly target: string;
   /**
    * How long the fault lasts: an app's or the store's time down before its restart, a pause, a partition.
@@ -33,6 +33,7 @@ export interface FaultPlan {
 
 const DURATION_MS: Record<FaultKind, readonly [number, number]> = {
   'app-kill': [2_000, 5_000],
+  'leader-kill': [2_000, 5_000],
   'store-kill': [1_000, 3_000],
   // Longer than the PostgreSQL app's statement deadline (1 s statement_timeout + 1 s): claims are given up.
   'store-pause': [2_500, 4_500],
@@ -47,6 +48,7 @@ const DURATION_MS: Record<FaultKind, readonly [number, number]> = {
  */
 export const RESTART_ALLOWANCE_MS: Record<FaultKind, number> = {
   'app-kill': 4_000,
+  'leader-kill': 4_000,
   'store-kill': 1_000,
   'store-pause': 0,
   stall: 0,
@@ -68,7 +70,7 @@ const QUIET_RANGES_MS: ReadonlyArray<readonly [number, number]> = [
 
 /**
  * The faults of a soak, from its seed alone: the same seed, length and apps give the same plan. Faults
- * come one at a time with a quiet gap between them; the first six are one of each kind in a seeded
+ * come one at a time with a quiet gap between them; the first seven are one of each kind in a seeded
  * order, the rest are drawn at random. Throws when the soak is too short to hold every kind.
  */
 export function planFaults(options: FaultPlanOptions): FaultPlan {
@@ -98,7 +100,7 @@ function planWithQuiet(options: FaultPlanOptions, [quietMin, quietMax]: readonly
   for (;;) {
     const kind = faults.length < firstRound.length ? firstRound[faults.length] : pick(FAULT_KINDS);
     const durationMs = between(...DURATION_MS[kind]);
-    const target = kind.startsWith('store-') ? options.store : pick(options.nodes);
+    const target = kind.startsWith('store-') ? options.store : kind === 'leader-kill' ? 'leader' : pick(options.nodes);
     if (at + durationMs + RESTART_ALLOWANCE_MS[kind] > options.soakMs - TAIL_MS) return faults;
     faults.push({ atMs: at, kind, target, durationMs });
     at += durationMs + RESTART_ALLOWANCE_MS[kind] + between(quietMin, quietMax);

@@ -1,5 +1,6 @@
 import type { ChaosFindings, Duplicate, Guarantee, Miss, Overlap, Run } from './analysis.js';
-import type { AppLine } from './journal.js';
+import { CHAOS_ELECTION, type AppLine } from './journal.js';
+import { HANDOVER_LIMIT_MS, type Handover, type LeaderTerm } from './leader-terms.js';
 
 /** Each guarantee's row in the table. */
 const GUARANTEE_ROWS: Record<Guarantee, string> = {
@@ -13,6 +14,9 @@ const GUARANTEE_ROWS: Record<Guarantee, string> = {
   'quiet-errors': 'errors outside fault windows (+ margin)',
   'skew-failures': 'app starts whose clock skew was not applied',
   'held-unused': 'locks held unused past a store pause + one renewal interval',
+  'two-leaders': 'terms begun while another node led',
+  'leader-fencing': "terms whose fencing token is not above every earlier term's",
+  'slow-handovers': `handovers after a leader's kill slower than lease + one renewal interval (${HANDOVER_LIMIT_MS} ms)`,
 };
 
 /** How many examples of each violation the report lists under the table. */
@@ -35,6 +39,8 @@ export function finalLine(findings: ChaosFindings): string {
     ...duration(findings.soak.seconds),
     apps: findings.soak.apps.length,
     runs: findings.runs.length,
+    terms: findings.terms.length,
+    handovers: findings.handovers.length,
     ...findings.violationsPerGuarantee,
     faults: Object.values(findings.faultsPerKind).reduce((sum, n) => sum + n, 0),
   };
@@ -73,6 +79,16 @@ function renderTable(findings: ChaosFindings): string {
   const skews = [...firstStart].sort(([a], [b]) => a.localeCompare(b)).map(([node, ms]) => `${node} ${signed(ms)}`);
   check('skew-failures', ` (measured: ${skews.join(', ')} ms)`);
   check('held-unused');
+  info(
+    `terms of the election \`${CHAOS_ELECTION.name}\` (${CHAOS_ELECTION.leaseMs / 1000} s lease)`,
+    findings.terms.length,
+  );
+  check('two-leaders');
+  check('leader-fencing');
+  const slowest = Math.max(0, ...findings.handovers.map((handover) => handover.handoverMs));
+  info("handovers after a leader's kill, and the slowest (ms)", `${findings.handovers.length}, ${Math.round(slowest)}`);
+  info("slow handovers while a follower's event loop lagged as long (load)", findings.slowHandoversUnderLoad.length);
+  check('slow-handovers');
   for (const [kind, count] of Object.entries(findings.faultsPerKind)) info(`faults: ${kind}`, count);
   if (findings.cpu)
     info('machine CPU busy, average / max', `${findings.cpu.averagePercent}% / ${findings.cpu.maxPercent}%`);
@@ -85,6 +101,11 @@ function renderExamples(findings: ChaosFindings): string[] {
   const at = (mono: number) => `t+${((mono - findings.soak.mono) / 1000).toFixed(1)}s`;
   const run = (r: Run) =>
     `${r.run} (${r.node}, ${at(r.start)}–${at(r.end)}, ${r.outcome}, token ${r.fencingToken ?? '-'})`;
+  const term = (t: LeaderTerm) =>
+    `${t.node} pid ${t.pid} (${at(t.start)}–${at(t.end)}, ${t.endedBy}, token ${t.fencingToken ?? '-'})`;
+  const handover = (h: Handover) =>
+    `${term(h.killed)} killed; ${h.next ? `next: ${term(h.next)}` : 'no term before the end'} after ` +
+    `${Math.round(h.handoverMs)} ms; max event-loop delay ${h.maxLoopDelayMs} ms`;
   const sections: Array<[string, string[]]> = [
     [
       'Duplicate occurrences',
@@ -111,6 +132,16 @@ function renderExamples(findings: ChaosFindings): string[] {
           `${(h.heldMs / 1000).toFixed(1)} s; next: ${h.next ? run(h.next) : 'none before the end'}`,
       ),
     ],
+    [
+      'Two leaders at once',
+      findings.twoLeaders.map((t) => `${term(t.first)} and ${term(t.second)} overlap ${Math.round(t.overlapMs)} ms`),
+    ],
+    [
+      'Terms out of fencing order',
+      findings.termFencingViolations.map((v) => `${term(v.term)} after token ${v.highestBefore}`),
+    ],
+    ['Slow handovers', findings.slowHandovers.map(handover)],
+    ['Slow handovers under load (excused)', findings.slowHandoversUnderLoad.map(handover)],
     ['Unhandled', findings.unhandled.map((u) => `${u.node} pid ${u.pid} ${at(u.mono)} ${u.kind}: ${u.error}`)],
     [
       'Unexpected exits',

@@ -30,7 +30,7 @@ export interface HeldUnused {
  * After each store pause, the first run of each lock whose job tries at least every second (the `report`
  * job's next try may be 10 s on, which says nothing of its lock): when its fencing token skips one (a claim
  * nobody ran took the lock), it must start within the pause plus one renewal interval of the pause's end. A
- * lock not run again before the soak's end counts as held too.
+ * lock not run again before the soak's end counts as held too, unless its last run's release failed.
  */
 export function findLocksHeldUnused(runs: readonly Run[], faults: readonly Fault[], soakEnd: number): HeldUnused[] {
   const found: HeldUnused[] = [];
@@ -39,9 +39,12 @@ export function findLocksHeldUnused(runs: readonly Run[], faults: readonly Fault
     const allowedMs = pause.end - pause.start + RENEWAL_INTERVAL_MS;
     for (const lock of new Set(fenced.filter(triesEverySecond).map((run) => run.lock))) {
       const ofLock = fenced.filter((run) => run.lock === lock);
-      const before = ofLock.filter((run) => run.start < pause.end).map((run) => run.fencingToken!);
+      const before = ofLock.filter((run) => run.start < pause.end);
       if (before.length === 0) continue;
-      const lastTokenBefore = Math.max(...before);
+      const last = before.reduce((a, b) => (b.fencingToken! > a.fencingToken! ? b : a));
+      // A run whose release failed (a store fault) holds its lock until its lockAtMostFor: no given-up claim.
+      if (!last.released) continue;
+      const lastTokenBefore = last.fencingToken!;
       const next = ofLock.find((run) => run.start >= pause.end);
       if (next && next.fencingToken! <= lastTokenBefore + 1) continue;
       const heldMs = (next?.start ?? soakEnd) - pause.end;

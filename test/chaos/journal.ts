@@ -15,21 +15,30 @@ export const CHAOS_JOBS = {
   sweep: {},
   /** A loop of `executeWithLock` calls. */
   ledger: {},
+  /** `@Cron('*\/2 * * * * *')` with `leader`: its ticks run on the leader of {@link CHAOS_ELECTION} only. */
+  beacon: { cronGapMs: 2_000 },
 } as const satisfies Record<string, { cronGapMs?: number }>;
 
 export type ChaosJob = keyof typeof CHAOS_JOBS;
+
+/**
+ * The election every app takes part in (`@LeaderElection()`), and its lease: short, so that faults cost terms
+ * and a dead leader's successor is due within the soak's quiet gaps.
+ */
+export const CHAOS_ELECTION = { name: 'chaos-leader', leaseMs: 3_000 } as const;
 
 /** The stores a soak runs against (`--store`). */
 export type ChaosStoreKind = 'redis' | 'postgres';
 
 /**
  * The kinds of fault the soak injects: `store-kill` and `store-pause` hit the store's server (Redis or
- * PostgreSQL), the others one app.
+ * PostgreSQL), the others one app; `leader-kill` is an `app-kill` of the app that leads {@link CHAOS_ELECTION}.
  */
-export type FaultKind = 'app-kill' | 'store-kill' | 'store-pause' | 'stall' | 'black-hole' | 'reset';
+export type FaultKind = 'app-kill' | 'leader-kill' | 'store-kill' | 'store-pause' | 'stall' | 'black-hole' | 'reset';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'app-kill',
+  'leader-kill',
   'store-kill',
   'store-pause',
   'stall',
@@ -69,6 +78,10 @@ export type AppLine =
         readonly attempt?: number;
         readonly previousNode?: string;
       })
+  /** A term of this app as {@link CHAOS_ELECTION}'s leader began: `onLeadershipAcquired` was called. */
+  | (AppLineBase & { readonly type: 'lead-start'; readonly fencingToken: number | null })
+  /** That term ended: `onLeadershipLost` was called, its signal aborted with this `LeadershipEndedError` reason. */
+  | (AppLineBase & { readonly type: 'lead-end'; readonly reason: string })
   /** The run's `signal` aborted; `reason` is the `LockLostError`'s. The run stops at once. */
   | (AppLineBase & RunFields & { readonly type: 'abort'; readonly reason: string })
   | (AppLineBase & RunFields & { readonly type: 'end'; readonly outcome: RunOutcome; readonly error?: string })

@@ -24,8 +24,8 @@ describe('nest-scheduler-lock exit codes before a connection', () => {
       [[...redis], 'no command given'],
       [
         ['list', ...redis],
-        'unknown command "list"; the commands are jobs, nodes, health, job, history, election, pause, resume, trigger, ' +
-          'unlock, step-down',
+        'unknown command "list"; the commands are jobs, nodes, health, job, history, election, elections, pause, resume, ' +
+          'trigger, unlock, step-down',
       ],
       [['pause', ...redis], 'pause needs a job name: pause NAME'],
       [['jobs', 'report', ...redis], 'jobs takes no job name (got "report")'],
@@ -63,6 +63,7 @@ describe('nest-scheduler-lock exit codes before a connection', () => {
       'unlock NAME',
       'health',
       'election NAME',
+      'elections',
       'step-down NAME',
     ])
       expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
@@ -155,7 +156,7 @@ describe('nest-scheduler-lock masks passwords by parsing the URLs it quotes', ()
       [`redis://127.0.0.1:6379?password=${SECRET}&db=2`, 'jobs'],
       {},
       'unknown command "redis://127.0.0.1:6379?password=***&db=2"; the commands are jobs, nodes, health, job, history, ' +
-        'election, pause, resume, trigger, unlock, step-down',
+        'election, elections, pause, resume, trigger, unlock, step-down',
     ],
     [
       "PostgreSQL's ?password=, the user kept",

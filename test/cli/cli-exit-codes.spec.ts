@@ -9,8 +9,8 @@ describe('nest-scheduler-lock exit codes', () => {
     const usage = await runCli(['list', '--redis', SHARED_REDIS_URL]);
     expect({ code: usage.code, stdout: usage.stdout }).toEqual({ code: 2, stdout: '' });
     expect(usage.stderr.split('\n').slice(0, 3)).toEqual([
-      'nest-scheduler-lock: unknown command "list"; the commands are jobs, nodes, health, job, history, election, pause, resume, trigger, ' +
-        'unlock, step-down',
+      'nest-scheduler-lock: unknown command "list"; the commands are jobs, nodes, health, job, history, election, elections, pause, resume, ' +
+        'trigger, unlock, step-down',
       '',
       USAGE_FIRST_LINE,
     ]);

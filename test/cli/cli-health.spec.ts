@@ -35,7 +35,14 @@ async function health(): Promise<{ failure?: string; text: string; json: unknown
 beforeEach(async () => {
   jest.useFakeTimers({ now: T0 - 100 });
   store = new InMemoryLockProvider({ node: 'node-1' }).operatorProvider() as InMemoryOperatorProvider;
-  const node = { node: 'node-1', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [JOB.jobName] };
+  const node = {
+    node: 'node-1',
+    version: '1',
+    startedAt: T0 - 100,
+    lastSeen: T0 - 100,
+    jobs: [JOB.jobName],
+    elections: [],
+  };
   await store.publish(node, [JOB]);
 });
 afterEach(() => jest.useRealTimers());
@@ -56,9 +63,10 @@ describe('nest-scheduler-lock health: a probe exit code', () => {
   });
 
   it('leaves out a job no known node runs: one removed from the code, once its nodes are forgotten', async () => {
-    await store.publish({ node: 'old', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [] }, [
-      { ...JOB, jobName: 'removed', lockName: 'removed' },
-    ]);
+    await store.publish(
+      { node: 'old', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [], elections: [] },
+      [{ ...JOB, jobName: 'removed', lockName: 'removed' }],
+    );
     jest.setSystemTime(T0 + 60_000);
     expect(((await health()).json as { jobName: string }[]).map((job) => job.jobName)).toEqual(['every-2s']);
   });

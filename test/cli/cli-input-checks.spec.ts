@@ -24,7 +24,7 @@ describe('nest-scheduler-lock --json', () => {
     const at = Date.now();
     await new RedisLockProvider(redis, { keyPrefix: prefix })
       .operatorProvider()
-      .publish({ node, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [] }, []);
+      .publish({ node, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [], elections: [] }, []);
 
     const { code, stdout } = await cli(['nodes', '--json', '--prefix', prefix], { REDIS_URL: SHARED_REDIS_URL });
     expect(code).toBe(0);

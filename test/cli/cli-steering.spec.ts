@@ -159,7 +159,14 @@ describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () =
     const store = new RedisLockProvider(client, { keyPrefix: prefix }).operatorProvider();
     const now = Date.now();
     // Last seen "in an hour": live for the CLI's whole run (3 heartbeats of 200 ms), however loaded the machine.
-    const node = { node: 'silent-node', version: '1', startedAt: now, lastSeen: now + 3_600_000, jobs: ['ghost'] };
+    const node = {
+      node: 'silent-node',
+      version: '1',
+      startedAt: now,
+      lastSeen: now + 3_600_000,
+      jobs: ['ghost'],
+      elections: [],
+    };
     await store.publish(node, [
       {
         jobName: 'ghost',

@@ -1,4 +1,4 @@
-import { Injectable, type INestApplication } from '@nestjs/common';
+import { Injectable, type INestApplication, type Provider } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -74,6 +74,8 @@ export interface DashboardAppOptions {
   readonly platform?: Platform;
   /** `true`: the app also runs {@link TickingJob}. */
   readonly withTickingJob?: boolean;
+  /** More providers of the app, such as a `@LeaderElection()` one. */
+  readonly providers?: readonly Provider[];
 }
 
 /**
@@ -85,7 +87,7 @@ export interface DashboardAppOptions {
 export async function startDashboardApp<TRequest>(
   keyPrefix: string,
   dashboard: SchedulerLockDashboardOptions<TRequest>,
-  { platform = 'express', withTickingJob = false }: DashboardAppOptions = {},
+  { platform = 'express', withTickingJob = false, providers = [] }: DashboardAppOptions = {},
 ): Promise<DashboardApp> {
   const logs = new CapturedLogger();
   const node = `dashboard-node-${keyPrefix.slice(-8)}`;
@@ -101,7 +103,7 @@ export async function startDashboardApp<TRequest>(
       }),
       SchedulerLockDashboardModule.forRoot(dashboard),
     ],
-    providers: withTickingJob ? [ReportJob, TickingJob] : [ReportJob],
+    providers: [...(withTickingJob ? [ReportJob, TickingJob] : [ReportJob]), ...providers],
   })
     .setLogger(logs)
     .compile();

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { Injectable } from '@nestjs/common';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { LeaderElection } from '../../lib/leader/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
@@ -61,6 +63,13 @@ async function openPage(app: DashboardApp): Promise<{ page: Page; traffic: PageT
   await page.goto(app.pageUrl);
   return { page, traffic };
 }
+
+/** An election whose name is markup, as any text read from the store may be: the page must show it as text. */
+const MARKUP = '<img src=x onerror="window.injected=true">';
+
+@Injectable()
+@LeaderElection(MARKUP, { lease: '3s' })
+class MarkupElection {}
 
 describe('status page in a browser (Debian chromium through playwright-core)', () => {
   it('lists the job with its run chart, pauses it after the confirmation, and loads nothing from elsewhere', async () => {
@@ -213,6 +222,28 @@ describe('status page in a browser (Debian chromium through playwright-core)', (
     expect(await page.locator('button').count()).toBe(0);
     expect(await page.locator('#jobs th').allTextContents()).not.toContain('Actions');
     expect(await row.locator('td').count()).toBe(8);
+    expect(traffic.errors).toEqual([]);
+  });
+
+  it("shows each election's leader, term and since when, its name as text, never as markup", async () => {
+    const app = await startDashboardApp(redis.prefix, alice, { providers: [MarkupElection] });
+    running = { app };
+    await waitUntil(async () => (await app.admin.election(MARKUP)).leader !== null, 'the node leads the election');
+    const { term } = await app.admin.election(MARKUP);
+
+    const { page, traffic } = await openPage(app);
+    const row = page.locator('#elections tbody tr').first();
+    await row.locator('td', { hasText: app.node }).waitFor();
+    expect(await page.locator('#elections th').allTextContents()).toEqual(['Election', 'Leader', 'Term', 'Since']);
+    expect(await row.locator('td').allTextContents()).toEqual([
+      MARKUP,
+      app.node,
+      String(term),
+      expect.stringMatching(/^(now|\d+ s ago)\d/), // relative, then the time in the browser's locale
+    ]);
+    expect(await row.getAttribute('data-election')).toBe(MARKUP);
+    expect(await page.locator('#elections img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { injected?: boolean }).injected)).toBeUndefined();
     expect(traffic.errors).toEqual([]);
   });
 });

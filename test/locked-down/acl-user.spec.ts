@@ -169,7 +169,14 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   if (!('lock' in job)) throw new Error(`job not locked: ${JSON.stringify(job)}`);
   await job.lock.finish!('succeeded', { startedAt: Date.now(), durationMs: 1, attempt: 1 });
   const store = provider.operatorProvider();
-  const node = { node: 'node-a', version: '0', startedAt: Date.now(), lastSeen: Date.now(), jobs: ['job'] };
+  const node = {
+    node: 'node-a',
+    version: '0',
+    startedAt: Date.now(),
+    lastSeen: Date.now(),
+    jobs: ['job'],
+    elections: [],
+  };
   const entry = { jobName: 'job', lockName: 'job', kind: 'interval', schedule: '100', occurrence: false } as const;
   await store.publish(node, [{ ...entry, lockAtMostFor: 10_000, lockAtLeastFor: 0 }]);
   await store.addSkips(new Map([['job', new Map([['locked', 1] as const])]]));

@@ -214,6 +214,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       startedAt: Date.now(),
       lastSeen: Date.now(),
       jobs: ['ghost'],
+      elections: [],
     };
     const ghost = {
       jobName: 'ghost',

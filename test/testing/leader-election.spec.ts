@@ -8,10 +8,12 @@ import {
   type OnLeadershipAcquired,
   type OnLeadershipLost,
 } from '../../lib/leader/index.js';
-import { Cron, Interval, ScheduleModule } from '@nestjs/schedule';
+import { Cron, Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test, type TestingModule } from '@nestjs/testing';
+import { CronJob } from 'cron';
 import {
   InMemoryLockProvider,
+  LockedJobRegistry,
   LockingTaskExecutor,
   SCHEDULER_LOCK_PROVIDER,
   SchedulerLock,
@@ -280,6 +282,57 @@ describe('jobs that run on the leader', () => {
     await store.expectRanOnce('hourly', HOUR);
   });
 
+  it('an occurrence due during a handover runs nowhere, and job health reports it missed, once', async () => {
+    // A 5 s job on the leader of `feed` (3 s lease); the crons fire on the fake clock.
+    @Injectable()
+    class FeedJobs {
+      @SchedulerLock({ leader: 'feed' })
+      @Cron('*/5 * * * * *', { name: 'every-5s', timeZone: 'UTC' })
+      every5s() {}
+    }
+    const at = (seconds: number) => new Date(Date.parse('2027-01-01T00:00:00Z') + seconds * 1_000);
+    const options = { health: { grace: '500ms' } };
+    const a = await start('node-1', [FeedConsumer, FeedJobs], options);
+    await settle();
+    const b = await start('node-2', [FeedConsumer, FeedJobs], options);
+    const seen: string[] = [];
+    for (const node of [a, b]) {
+      node.events.events$.subscribe((event) => {
+        if (event.type === 'missed') seen.push(`${event.node} missed ${event.occurrences.map((o) => o.toISOString())}`);
+      });
+    }
+    await jest.advanceTimersByTimeAsync(9_500);
+    kill(a); // renewed at 9 s: its lease runs until 12 s, so node-2 leads from 12 to 13 s, after the 10 s tick
+    await jest.advanceTimersByTimeAsync(6_000);
+    expect(b.isLeader('feed')).toBe(true);
+
+    expect((await store.runs('every-5s')).map((run) => [run.node, run.occurrence])).toEqual([
+      ['node-1', at(5)],
+      ['node-2', at(15)],
+    ]);
+    const [health] = await b.checkHealth();
+    expect(health).toMatchObject({ jobName: 'every-5s', state: 'on-time', missed: [at(10)] });
+    await a.checkHealth();
+    // One node reports it, at its own check or at one of the nodes' checks every heartbeatInterval.
+    expect(seen).toEqual([expect.stringMatching(new RegExp(`^node-[12] missed ${at(10).toISOString()}$`))]);
+  });
+
+  it('a job declared at runtime, after startup, makes the node take part in its election and runs on its leader', async () => {
+    const a = await start('node-1', [], onLeader);
+    const b = await start('node-2', [], onLeader);
+    await settle();
+    for (const node of [a, b]) {
+      node.get(LockedJobRegistry).declare('late-sweep');
+      const job = CronJob.from({ cronTime: '0 0 * * * *', onTick: () => {}, start: false, timeZone: 'UTC' });
+      node.get(SchedulerRegistry).addCronJob('late-sweep', job);
+      job.start();
+    }
+    await settle();
+    expect([a.isLeader('scheduler'), b.isLeader('scheduler')]).toEqual([true, false]);
+    expect(await b.tick('late-sweep', { at: HOUR })).toMatchObject({ status: 'skipped', reason: 'follower' });
+    expect(await a.tick('late-sweep', { at: HOUR })).toMatchObject({ status: 'ran', node: 'node-1' });
+  });
+
   it("refuses a leader that is no election's name, naming the job and the value", async () => {
     @Injectable()
     class BadLeader {
@@ -317,6 +370,24 @@ describe('operators', () => {
     ]);
   });
 
+  it('lists the elections the live nodes take part in, from their heartbeats', async () => {
+    const a = await start('node-1');
+    await settle();
+    const b = await start('node-2', [LeaderJobs], { defaultLeader: 'scheduler' });
+    await settle();
+    await Promise.all([a.publish(), b.publish()]);
+    const since = new Date('2027-01-01T00:00:00Z');
+    expect(await b.admin.listElections()).toEqual([
+      { election: 'feed', leader: 'node-1', term: 1, since },
+      { election: 'scheduler', leader: 'node-2', term: expect.any(Number), since },
+    ]);
+    const nodes = await a.admin.listNodes();
+    expect(nodes.map((node) => [node.node, [...node.elections].sort()])).toEqual([
+      ['node-1', ['feed']],
+      ['node-2', ['feed', 'scheduler']],
+    ]);
+  });
+
   it('a step-down with no leader is refused and recorded nowhere', async () => {
     const a = await start('node-1', [LeaderJobs]);
     expect(await a.admin.election('feed')).toEqual({ election: 'feed', leader: null, term: null, since: null });
@@ -345,6 +416,12 @@ describe('the CLI', () => {
       'leader:   node-1',
       'term:     1',
       'since:    2027-01-01T00:00:00.000Z (now)',
+    ]);
+
+    await Promise.all([a.publish(), b.publish()]);
+    expect((await cli(b, ['elections'])).text.split('\n')).toEqual([
+      'ELECTION  LEADER  TERM  SINCE',
+      'feed      node-1  1     now',
     ]);
 
     const stepping = cli(b, ['step-down', 'feed', '--actor', 'ops', '--reason', 'drain node-1']);

@@ -5,6 +5,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { SchedulerLockModule, type SchedulerLockModuleOptions } from 'nest-scheduler-lock';
 import { AppJournal, describe, JournalLogger } from './app-journal.js';
 import { ChaosJobs } from './chaos-jobs.js';
+import { ChaosLeader } from './chaos-leader.js';
 
 /**
  * One app of the chaos soak, as users write one: a Nest application context with `@nestjs/schedule`
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
 
   @Module({
     imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot(await storeOptions(env))],
-    providers: [{ provide: AppJournal, useValue: journal }, ChaosJobs],
+    providers: [{ provide: AppJournal, useValue: journal }, ChaosJobs, ChaosLeader],
   })
   class ChaosAppModule {}
 

@@ -15,20 +15,20 @@ import {
   SchedulerLock,
   type LockEvent,
 } from 'nest-scheduler-lock';
-import type { ChaosJob } from '../journal.js';
+import { CHAOS_ELECTION, type ChaosJob } from '../journal.js';
 import { AppJournal, describe } from './app-journal.js';
 
 /**
  * How long each job's work takes (a timer: the event loop stays free, the machine is shared). The
  * report outlasts its 3 s lease, so every run renews it, and a fault during a run can cost the lease.
  */
-const WORK_MS: Record<ChaosJob, number> = { tick: 100, report: 4_500, sweep: 150, ledger: 200 };
+const WORK_MS: Record<ChaosJob, number> = { tick: 100, report: 4_500, sweep: 150, ledger: 200, beacon: 100 };
 /** Pause between two `executeWithLock` calls of the ledger loop: 300–600 ms. */
 const LEDGER_PAUSE_MS = [300, 600] as const;
 
 /**
  * The jobs of every chaos app, the same on each: a 1 s cron, a 10 s cron with a renewing lease that is
- * re-run when its node dies, a 700 ms interval, and an `executeWithLock` loop. Each run journals its
+ * re-run when its node dies, a 700 ms interval, an `executeWithLock` loop, and a 2 s cron on the leader. Each run journals its
  * start (with what `currentLock()` says) and end; a handler stops as soon as its lock's signal aborts.
  */
 @Injectable()
@@ -59,6 +59,13 @@ export class ChaosJobs implements OnModuleInit, OnApplicationBootstrap, OnApplic
   @SchedulerLock({ lockAtMostFor: '60s', lockAtLeastFor: '500ms' })
   sweep(): Promise<void> {
     return this.journaledRun('sweep');
+  }
+
+  // Its occurrences must stay once each across the handovers the faults cause.
+  @Cron('*/2 * * * * *', { name: 'beacon' })
+  @SchedulerLock({ lockAtMostFor: '3s', leader: CHAOS_ELECTION.name })
+  beacon(): Promise<void> {
+    return this.journaledRun('beacon');
   }
 
   /** Subscribed before `@nestjs/schedule` starts any job (in `onApplicationBootstrap`). */

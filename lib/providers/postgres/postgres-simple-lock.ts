@@ -145,7 +145,9 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     const { session, statements, released } = this.context;
     const { name } = this.configuration;
     const due = released.takeDue();
-    const unlocking = session.run<OwnerCheckRow>(statements.unlock, [name, this.owner, atLeast, due, released.settle]);
+    const unlocking = due.length
+      ? session.run<OwnerCheckRow>(statements.unlockForgetting, [name, this.owner, atLeast, due, released.settle])
+      : session.run<OwnerCheckRow>(statements.unlock, [name, this.owner, atLeast]);
     return unlocking.then(
       (rows) => {
         if (rows.length && !this.use.ofJob) released.add(name);

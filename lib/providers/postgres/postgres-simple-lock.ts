@@ -117,8 +117,13 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
       if (!row?.live) throw new LockNotHeldError(name, 'expired');
       if (!row.mine) throw new LockNotHeldError(name, 'not-owner');
     };
-    // A release the store never answered may be made again, to record the run's outcome once it does.
-    const failed = () => this.releaseFailed();
+    // A release the store never answered may be made again, to record the run's outcome once it does. Unless its
+    // outcome is retried so (an occurrence's), the lock is released once the store answers: it would stay held.
+    const failed = () => {
+      this.releaseFailed();
+      if (!(recorded && outcome !== undefined))
+        this.context.abandoned.add(undefined, [{ name, owner: this.owner, atLeast: request.atLeast }]);
+    };
     if (outcome !== undefined) return this.context.finishes.call({ ...request, outcome }, failed).then(onCheck);
     const { session, statements, historyLimit } = this.context;
     // A lock that records nothing is released by one single-row UPDATE; only a lock found lost costs a read more.

@@ -13,7 +13,8 @@ import { countingPool } from './statement-counter.js';
  * against ShedLock's one-statement acquire plus one-statement release (postgres-contenders.ts), both on the
  * same pool of a private cluster (test/support/private-postgres.ts: the shared server's other users would
  * move the numbers, and 16 connections are not ours to take there), in paired rounds of the same run.
- * Target (issue #21): ours ≥ 0.9× the floor at c=1 and c=16, and one statement per acquire, release and skip.
+ * Target (issue #32, was 0.9 in #21): ours ≥ 0.95× the floor at c=1 and c=16, and one statement per acquire,
+ * release and skip.
  */
 const BENCH_SECONDS = numberFromEnv('BENCH_SECONDS', 45);
 const SLICE_MS = numberFromEnv('BENCH_SLICE_MS', 100);
@@ -21,7 +22,7 @@ const WARMUP_ROUNDS = 2;
 const CONCURRENCIES = [1, 16] as const;
 const TTL_MS = 30_000;
 const COUNT_SAMPLES = 20;
-const TARGET = 0.9;
+const TARGET = 0.95;
 const EXPECTED_USAGE = { acquire: 1, release: 1, failedAttempt: 1 };
 const CASES = [
   ['uncontended cycle', (c: PostgresContender, worker: number) => c.cycle(worker)],

@@ -25,6 +25,9 @@ const CLAIMS: [string, Claim][] = [
   ['lock', (node, name) => node.lock(lockConfig(name, LOCK_AT_MOST_FOR))],
 ];
 
+/** A run's report, for a release that writes a history entry. */
+const RUN = { startedAt: Date.now(), durationMs: 5, attempt: 1 };
+
 function lockOf(claim: { lock: SimpleLock } | { refused: string }): SimpleLock | undefined {
   return 'lock' in claim ? claim.lock : undefined;
 }
@@ -99,6 +102,31 @@ describe('a lock taken by a claim its node gave up on, on a PostgreSQL frozen (S
     const after = await nextLock(CLAIMS[0][1], cluster, name);
 
     expect(after.fencingToken).toBe(before.fencingToken! + 2);
+    await after.unlock();
+  });
+
+  it.each([
+    ['unlock() of a plain lock', 'lock', (lock: SimpleLock) => lock.unlock()],
+    ['finish() of a job lock, with its history entry', 'lockJob', (lock: SimpleLock) => lock.finish!('succeeded', RUN)],
+  ] as const)('%s that never reached the frozen server: the lock is free once it answers', async (_, by, release) => {
+    const name = `frozen-release-${by}`;
+    const claim = CLAIMS.find(([label]) => label === by)![1];
+    const [node] = await nodes(1, name);
+    const lock = (await claim(node, name))!;
+    // The node's one connection ends, so the release must open another while the server is frozen: it never runs.
+    const admin = postgresPool({ port: server.port, database: 'postgres', max: 1 });
+    pools.push(admin);
+    const [{ pid }] = (await pools[0].query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    await waitUntil(() => pools[0].totalCount === 0, "the node's pool saw its connection end");
+
+    await server.pause();
+    const failure = await release(lock).catch((error: unknown) => error);
+    await server.resume();
+    expect(failure).toBeInstanceOf(LockProviderUnavailableError);
+
+    const after = await nextLock(claim, [node], name);
+    expect(after.fencingToken).toBeGreaterThan(lock.fencingToken!);
     await after.unlock();
   });
 

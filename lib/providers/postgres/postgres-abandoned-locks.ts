@@ -20,10 +20,11 @@ const MAX_RETRY_MS = 5_000;
  * the node's answer deadline runs the statement when it thaws and takes the lock under an owner value whose
  * answer goes to a closed socket: unreleased, it would stay held by nobody for `lockAtMostFor`. The node knows
  * the owner values it sent, so it releases them owner-checked (a no-op for one that never took the lock), but
- * only once the server backend that had the statement is gone: until then the statement may still run.
+ * only once the server backend that had the statement is gone: until then the statement may still run. A lock
+ * whose release failed (given up, cut off, or never sent) is released so too, at once: a late release takes nothing.
  */
 export class AbandonedLocks {
-  private readonly byName = new Map<string, (AbandonedLock & { readonly backend: number })[]>();
+  private readonly byName = new Map<string, (AbandonedLock & { readonly backend: number | undefined })[]>();
   private settling = false;
   private retry: NodeJS.Timeout | undefined;
   private retryMs = FIRST_RETRY_MS;
@@ -37,8 +38,11 @@ export class AbandonedLocks {
     session.whenAnswered = () => this.settle();
   }
 
-  /** `locks` went in a statement sent on server backend `backend`, whose answer never came. */
-  add(backend: number, locks: readonly AbandonedLock[]): void {
+  /**
+   * `locks` went in a statement sent on server backend `backend`, whose answer never came; `undefined`: in a
+   * release that failed, which may run late but can take nothing.
+   */
+  add(backend: number | undefined, locks: readonly AbandonedLock[]): void {
     for (const lock of locks) {
       const list = this.byName.get(lock.name) ?? [];
       list.push({ ...lock, backend });
@@ -58,15 +62,20 @@ export class AbandonedLocks {
         this.retryMs = this.byName.size === 0 ? FIRST_RETRY_MS : Math.min(this.retryMs * 2, MAX_RETRY_MS);
         this.settleSoon();
       },
-      () => void (this.settling = false), // still out: the next statement answered tries again
+      () => {
+        // Still out: the next statement answered tries again, or this later.
+        this.settling = false;
+        this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+        this.settleSoon();
+      },
     );
   }
 
   private async release(): Promise<void> {
     const waiting = [...this.byName.values()].flat();
-    const backends = [...new Set(waiting.map((lock) => lock.backend))];
-    const running = await this.session.run<{ pid: number }>(this.statements.running, [backends]);
-    const busy = new Set(running.map((row) => row.pid));
+    const backends = [...new Set(waiting.flatMap((lock) => (lock.backend === undefined ? [] : [lock.backend])))];
+    const running = backends.length ? await this.session.run<{ pid: number }>(this.statements.running, [backends]) : [];
+    const busy = new Set<number | undefined>(running.map((row) => row.pid));
     const done = waiting.filter((lock) => !busy.has(lock.backend));
     if (done.length === 0) return;
     await this.session.run(this.statements.release, [

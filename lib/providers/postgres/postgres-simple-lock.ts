@@ -117,8 +117,13 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
       if (!row?.live) throw new LockNotHeldError(name, 'expired');
       if (!row.mine) throw new LockNotHeldError(name, 'not-owner');
     };
-    // A release the store never answered may be made again, to record the run's outcome once it does.
-    const failed = () => this.releaseFailed();
+    // A release the store never answered may be made again, to record the run's outcome once it does. Unless its
+    // outcome is retried so (an occurrence's), the lock is released once the store answers: it would stay held.
+    const failed = () => {
+      this.releaseFailed();
+      if (!(recorded && outcome !== undefined))
+        this.context.abandoned.add(undefined, [{ name, owner: this.owner, atLeast: request.atLeast }]);
+    };
     // A burst's claims that came back too late are released unused together, in one statement, like run ends.
     if (outcome !== undefined || request.entry !== null || recorded)
       return this.context.finishes.call({ ...request, outcome: outcome ?? null }, failed).then(onCheck);
@@ -141,7 +146,9 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     const { session, statements, released } = this.context;
     const { name } = this.configuration;
     const due = released.takeDue();
-    const unlocking = session.run<OwnerCheckRow>(statements.unlock, [name, this.owner, atLeast, due, released.settle]);
+    const unlocking = due.length
+      ? session.run<OwnerCheckRow>(statements.unlockForgetting, [name, this.owner, atLeast, due, released.settle])
+      : session.run<OwnerCheckRow>(statements.unlock, [name, this.owner, atLeast]);
     return unlocking.then(
       (rows) => {
         if (rows.length && !this.use.ofJob) released.add(name);

@@ -195,11 +195,19 @@ export function postgresStatements({ locks, history }: PostgresTables) {
 
     /**
      * `unlock()` of a lock that records nothing (`$1` name, `$2` owner, `$3` lockAtLeastFor ms): ShedLock's
-     * unlock, one `UPDATE` of one row, as cheap as the batch release above is not. It also deletes the rows of
-     * `$4` (names released earlier) that {@link forgettable} allows after `$5` ms. A row when released; none
+     * unlock, one `UPDATE` of one row, as cheap as the batch release above is not. A row when released; none
      * when the lock was no longer ours, and then {@link ownerCheck} tells why.
      */
     unlock: statement(`
+      UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, ${NOW})
+      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > ${NOW}
+      RETURNING l.name, true AS mine, true AS live`),
+
+    /**
+     * {@link unlock} that also deletes the rows of `$4` (names released earlier) that {@link forgettable} allows
+     * after `$5` ms: sent only when some are due, as its `DELETE` costs a lock cycle a tenth of its time.
+     */
+    unlockForgetting: statement(`
       WITH v AS (SELECT ${NOW} AS at), ${forgetRows(locks, '$4', '$5', '$1')}
       UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, v.at) FROM v
       WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > v.at

@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { compileKitNode } from '../support/kit-node.js';
 import { Injectable, type Provider } from '@nestjs/common';
 import {
   LeaderElection,
@@ -8,14 +9,13 @@ import {
   type OnLeadershipAcquired,
   type OnLeadershipLost,
 } from '../../lib/leader/index.js';
-import { Cron, Interval, ScheduleModule } from '@nestjs/schedule';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { Cron, Interval } from '@nestjs/schedule';
+import type { TestingModule } from '@nestjs/testing';
 import {
   InMemoryLockProvider,
   LockingTaskExecutor,
   SCHEDULER_LOCK_PROVIDER,
   SchedulerLock,
-  SchedulerLockModule,
   type SchedulerLockModuleOptions,
 } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
@@ -71,20 +71,7 @@ async function start(
   options: Partial<SchedulerLockModuleOptions> = {},
 ): Promise<TestNode> {
   const logger = new CapturedLogger();
-  const app = await SchedulerLockTest.override(
-    Test.createTestingModule({
-      imports: [
-        ScheduleModule.forRoot(),
-        SchedulerLockModule.forRoot({
-          redis: 'redis://no-such-host.invalid:6379',
-          defaultLockAtMostFor: '1m',
-          ...options,
-        }),
-      ],
-      providers,
-    }).setLogger(logger),
-    { store, node },
-  ).compile();
+  const app = await compileKitNode(store, node, providers, options, logger);
   loggers.set(node, logger);
   apps.set(node, app);
   return SchedulerLockTest.node(app);

@@ -75,7 +75,7 @@ export class JobHealthWatch {
     const { pauseAfter } = this.settings.health;
     if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
       // One node's pause is recorded; the others find the job paused already.
-      const reason = `${health.failuresInARow} failed runs in a row (health.pauseAfter: ${pauseAfter})`;
+      const reason = `${health.failuresInARow} failures in a row (health.pauseAfter: ${pauseAfter})`;
       if (await this.store!.pause(lockName, { actor: SCHEDULER_ACTOR, reason })) {
         this.events.emit({
           type: 'operator',

@@ -1,10 +1,10 @@
 import { jest } from '@jest/globals';
+import { compileKitNode } from '../support/kit-node.js';
 import { Injectable } from '@nestjs/common';
-import { Cron, ScheduleModule } from '@nestjs/schedule';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { SchedulerLock, SchedulerLockModule, type LockEvent } from '../../lib/index.js';
+import { Cron } from '@nestjs/schedule';
+import type { TestingModule } from '@nestjs/testing';
+import { SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
-import { CapturedLogger } from '../support/captured-logger.js';
 
 /** The 2 s occurrences start here; the nodes start 100 ms before the first. */
 const T0 = Date.parse('2027-01-01T00:00:00Z');
@@ -24,20 +24,9 @@ class Jobs {
 }
 
 async function startNode(node: string, pauseAfter?: number): Promise<TestNode> {
-  const moduleRef = await SchedulerLockTest.override(
-    Test.createTestingModule({
-      imports: [
-        ScheduleModule.forRoot(),
-        SchedulerLockModule.forRoot({
-          redis: 'redis://no-such-host.invalid:6379',
-          defaultLockAtMostFor: '1m',
-          health: { grace: '500ms', failingAfter: 2, pauseAfter },
-        }),
-      ],
-      providers: [Jobs],
-    }).setLogger(new CapturedLogger()),
-    { store, node },
-  ).compile();
+  const moduleRef = await compileKitNode(store, node, [Jobs], {
+    health: { grace: '500ms', failingAfter: 2, pauseAfter },
+  });
   open.push(moduleRef);
   return SchedulerLockTest.node(moduleRef);
 }
@@ -126,7 +115,7 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     expect(pause).toMatchObject({
       type: 'pause',
       actor: 'scheduler',
-      reason: '3 failed runs in a row (health.pauseAfter: 3)',
+      reason: '3 failures in a row (health.pauseAfter: 3)',
     });
     expect((await nodes[2].admin.history('every-2s')).filter((entry) => entry.type === 'pause')).toHaveLength(1);
     await tickAll(nodes, 6);

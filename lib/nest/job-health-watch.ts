@@ -12,8 +12,8 @@ export const SCHEDULER_ACTOR = 'scheduler';
 
 /**
  * This node's watch over every job's health, cluster-wide, every `heartbeatInterval` on its own `unref`'d
- * timer: nothing here is on a tick's path. It emits `missed` for the occurrences whose report it claimed in
- * the store (one node per occurrence), and `failing` and `healthy` when a job's state changes.
+ * timer: nothing here is on a tick's path. It emits `missed` for the occurrences, and `failing` for the streaks
+ * of failed runs, whose report it claimed in the store (one node each), and `healthy` when a job recovers.
  */
 @Injectable()
 export class JobHealthWatch {
@@ -70,7 +70,7 @@ export class JobHealthWatch {
   private async report(health: ClusterJobHealth): Promise<void> {
     const { jobName, lockName, state } = health;
     const base = { lockName, jobName, node: this.settings.node };
-    const occurrences = await this.store!.claimMissedReports(lockName, health.missed);
+    const occurrences = await this.store!.claimHealthReports(lockName, 'missed', health.missed);
     if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
     const { pauseAfter } = this.settings.health;
     if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
@@ -88,12 +88,15 @@ export class JobHealthWatch {
       }
     }
     const before = this.states.get(jobName);
-    this.states.set(jobName, state);
     if (state === before) return;
     if (state === 'failing') {
-      this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: Date.now() });
+      // The first node to claim the streak's report emits it. A claim that fails is tried again at the next check.
+      const [claimed] = await this.store!.claimHealthReports(lockName, 'failing', [health.failingSince!]);
+      if (claimed)
+        this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: Date.now() });
     } else if (state === 'on-time' && before !== undefined && UNHEALTHY_STATES.has(before)) {
       this.events.emit({ type: 'healthy', ...base, at: Date.now() });
     }
+    this.states.set(jobName, state);
   }
 }

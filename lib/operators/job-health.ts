@@ -39,6 +39,8 @@ export interface ClusterJobHealth {
    * (retries, re-runs) count once.
    */
   readonly failuresInARow: number;
+  /** When the first of those failed runs was due (its occurrence, or its start); `null` with none. */
+  readonly failingSince: Date | null;
 }
 
 /** How strict health is. */
@@ -106,6 +108,7 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
     missed: missed.map((at) => new Date(at)),
     late: late === null ? null : new Date(late),
     failuresInARow,
+    failingSince: streak.length > 0 ? new Date(runStart(streak[streak.length - 1])) : null,
   };
 }
 

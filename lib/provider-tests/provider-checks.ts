@@ -16,7 +16,7 @@ import {
   type JobLockProvider,
   type OperatorLockProvider,
 } from '../operators/operator-abilities.js';
-import { missedReportChecks } from './health-checks.js';
+import { healthReportChecks } from './health-checks.js';
 import { identityChecks, operatorIdentityChecks } from './identity-checks.js';
 import { jobLockChecks, pauseChecks } from './job-lock-checks.js';
 import { leaderChecks } from './leader-checks.js';
@@ -79,7 +79,7 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('lockStore', canAddressOwners, lockStoreChecks),
     section('lockJob', canLockJobs, jobLockChecks),
     section('operatorProvider', pausesJobs, [...pauseChecks, ...operatorIdentityChecks, ...operatorChecks]),
-    section('claimMissedReports', hasOperatorProvider, missedReportChecks),
+    section('claimHealthReports', hasOperatorProvider, healthReportChecks),
   ];
   return sections
     .filter(({ has }) => has(sample))

@@ -93,17 +93,23 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     expect(await a.admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', missed });
   });
 
-  it('reports failing after failingAfter failed runs, and healthy after the next success', async () => {
+  it('reports failing once for the cluster after failingAfter failed runs, and healthy after a success', async () => {
     const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name)));
     const seen = healthEvents(nodes);
+    const checkAll = async () => {
+      for (const node of nodes) await node.checkHealth();
+    };
     failures = 2;
     await tickAll(nodes, 0);
-    await nodes[0].checkHealth();
+    await checkAll();
     await tickAll(nodes, 2);
-    expect((await nodes[0].checkHealth())[0]).toMatchObject({ state: 'failing', failuresInARow: 2 });
+    const [failing] = await nodes[0].checkHealth();
+    expect(failing).toMatchObject({ state: 'failing', failuresInARow: 2, failingSince: at(0) });
+    await checkAll();
+    expect(seen).toEqual(['node-1 failing 2']);
     await tickAll(nodes, 4);
-    await nodes[0].checkHealth();
-    expect(seen).toEqual(['node-1 failing 2', 'node-1 healthy']);
+    await checkAll();
+    expect(seen).toEqual(['node-1 failing 2', 'node-1 healthy', 'node-2 healthy', 'node-3 healthy']);
   });
 
   it('pauses the job after pauseAfter failed runs, an operator action in its history, until resume', async () => {

@@ -5,6 +5,8 @@ import { Cron } from '@nestjs/schedule';
 import type { TestingModule } from '@nestjs/testing';
 import { SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
+import { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
+import { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-store.js';
 
 /** The 2 s occurrences start here; the nodes start 100 ms before the first. */
 const T0 = Date.parse('2027-01-01T00:00:00Z');
@@ -91,6 +93,39 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     await b.checkHealth();
     expect(seen).toEqual(['node-4 missed 6s,8s,10s,12s', 'node-4 healthy', 'node-5 healthy']);
     expect(await a.admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', missed });
+  });
+
+  it('reports the occurrences a 10 s store outage cost as missed, once, when the store is back', async () => {
+    const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name)));
+    const seen = healthEvents(nodes);
+    for (const second of [0, 2, 4]) await tickAll(nodes, second);
+    // From 5 s to 15 s the store refuses the claims of the ticks and the reads of the health checks.
+    const outage = new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    const claims = jest.spyOn(InMemoryLockProvider.prototype, 'lockOccurrence').mockRejectedValue(outage);
+    const reads = jest.spyOn(InMemoryOperatorProvider.prototype, 'jobs').mockRejectedValue(outage);
+    for (const second of [6, 8, 10, 12, 14]) {
+      jest.setSystemTime(T0 + second * 1_000 + 10);
+      for (const node of nodes) {
+        expect(await node.tick('every-2s')).toMatchObject({ status: 'skipped', reason: 'provider-error' });
+        expect(await node.checkHealth()).toEqual([]);
+      }
+    }
+    claims.mockRestore();
+    reads.mockRestore();
+
+    jest.setSystemTime(T0 + 15_100);
+    for (const node of nodes) await node.checkHealth();
+    expect(seen).toEqual(['node-1 missed 6s,8s,10s,12s']);
+    expect(await nodes[2].admin.getHealth('every-2s')).toMatchObject({ state: 'missed', late: at(14) });
+    await tickAll(nodes, 16);
+    for (const node of nodes) await node.checkHealth();
+    expect(seen).toEqual([
+      'node-1 missed 6s,8s,10s,12s',
+      'node-1 missed 14s',
+      'node-1 healthy',
+      'node-2 healthy',
+      'node-3 healthy',
+    ]);
   });
 
   it('reports failing once for the cluster after failingAfter failed runs, and healthy after a success', async () => {

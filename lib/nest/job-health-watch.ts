@@ -57,6 +57,7 @@ export class JobHealthWatch {
     const sentAt = performance.now();
     try {
       const healths = await this.admin.listHealth();
+      this.settings.instrumentation?.healthChecked?.(healths);
       for (const health of healths) await this.report(health);
       this.faults.storeAnswered('health');
       return healths;

@@ -21,6 +21,8 @@ export class JobHealthWatch {
   private readonly faults: FaultLog;
   /** Each job's state at the last check, by job name. */
   private readonly states = new Map<string, JobHealthState>();
+  /** The newest missed occurrence whose report this node claimed (or found claimed), by job name (epoch ms). */
+  private readonly claimedUpTo = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   /** The check under way, if any; stop() awaits it, as the app may close the store's connections next. */
   private checking: Promise<unknown> | undefined;
@@ -71,8 +73,13 @@ export class JobHealthWatch {
   private async report(health: ClusterJobHealth): Promise<void> {
     const { jobName, lockName, state } = health;
     const base = { lockName, jobName, node: this.settings.node };
-    const occurrences = await this.store!.claimHealthReports(lockName, 'missed', health.missed);
-    if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
+    // The misses stay listed while the history keeps them: only those newer than this node's last claim are asked.
+    const fresh = health.missed.filter((at) => at.getTime() > (this.claimedUpTo.get(jobName) ?? -Infinity));
+    if (fresh.length > 0) {
+      const occurrences = await this.store!.claimHealthReports(lockName, 'missed', fresh);
+      this.claimedUpTo.set(jobName, fresh[fresh.length - 1].getTime());
+      if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
+    }
     const { pauseAfter } = this.settings.health;
     if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
       // One node's pause is recorded; the others find the job paused already.

@@ -170,6 +170,20 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     expect(await nodes[0].admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', failuresInARow: 1 });
   });
 
+  it('reads the store 2 + 2 × jobs times per check, and claims nothing while nothing is to report', async () => {
+    const [node] = await Promise.all(['node-1'].map((name) => startNode(name)));
+    await tickAll([node], 0);
+    const methods = Object.getOwnPropertyNames(InMemoryOperatorProvider.prototype).filter(
+      (name) => name !== 'constructor',
+    ) as (keyof InMemoryOperatorProvider)[];
+    // Spies call through: each counts the calls of one store method.
+    const spies = methods.map((method) => [method, jest.spyOn(InMemoryOperatorProvider.prototype, method)] as const);
+    expect((await node.checkHealth())[0].state).toBe('on-time');
+    const calls = spies.flatMap(([method, spy]) => Array<string>(spy.mock.calls.length).fill(method));
+    for (const [, spy] of spies) spy.mockRestore();
+    expect(calls.sort()).toEqual(['history', 'jobs', 'lockState', 'nodes']);
+  });
+
   it('is late when an occurrence is not started within the grace, and never-run before the first', async () => {
     const [node] = await Promise.all(['node-1'].map((name) => startNode(name)));
     expect((await node.checkHealth())[0].state).toBe('never-run');

@@ -1,12 +1,15 @@
 import { strict as assert } from 'node:assert';
-import type { RetryingLockProvider } from '../core/provider/provider-abilities.js';
+import { canRecoverOccurrences, type RetryingLockProvider } from '../core/provider/provider-abilities.js';
 import { hasOperatorProvider } from '../operators/operator-abilities.js';
 import { uniqueLockName } from './lock-probes.js';
-import { claimed, finish, jobConfig, NEXT_OCCURRENCE, OCCURRENCE } from './occurrence-probes.js';
+import { claimed, finish, jobConfig, lockGone, NEXT_OCCURRENCE, OCCURRENCE } from './occurrence-probes.js';
 import type { CheckDefinition } from './provider-subject.js';
 import { pollUntil } from './timing.js';
 
 type Check = CheckDefinition<RetryingLockProvider>;
+
+/** A lock this short dies with its node in these checks. */
+const DYING_RUN = 30;
 
 /** A backoff no check waits out. */
 const LONG_BACKOFF = 60_000;
@@ -103,6 +106,24 @@ export const retryChecks: Check[] = [
       const paused = await failedOnce(provider);
       await other.operatorProvider().pause(paused, { actor: 'kit', reason: 'a check' });
       assert.deepEqual(await other.retryOccurrence(jobConfig(paused), OCCURRENCE, 3, 0), { refused: 'paused' });
+    },
+  },
+  {
+    name: 'shares the attempt count with re-runs: a crashed retry is re-run, and a failed re-run retried',
+    async run({ provider, other }) {
+      if (!canRecoverOccurrences(provider) || !canRecoverOccurrences(other)) return;
+      const name = await failedOnce(provider);
+      const takenAt = performance.now();
+      claimed(await other.retryOccurrence(jobConfig(name, DYING_RUN), OCCURRENCE, 4, 0)); // its node "dies"
+      await lockGone(provider, name, takenAt, DYING_RUN);
+      const rerun = await provider.recoverOccurrence(jobConfig(name), OCCURRENCE, 4, 0);
+      assert.ok('lock' in rerun && rerun.attempt === 3, `attempt 3 re-runs the crashed retry: ${'lock' in rerun}`);
+      await finish(rerun.lock, 'failed');
+      const retry = await other.retryOccurrence(jobConfig(name), OCCURRENCE, 4, 0);
+      assert.ok('lock' in retry && retry.attempt === 4, 'attempt 4 retries the failed re-run');
+      await finish(retry.lock, 'failed');
+      const spent = await provider.retryOccurrence(jobConfig(name), OCCURRENCE, 4, 0);
+      assert.deepEqual(spent, { refused: 'settled', state: 'failed' });
     },
   },
 ];

@@ -53,6 +53,7 @@ const FILE_TIERS = {
   'occurrence/finished-run-not-rerun.spec.ts': 'system',
   'occurrence/occurrence-module.spec.ts': 'unit',
   'operators/health-check-at-shutdown.spec.ts': 'unit',
+  'operators/health-store-outage.spec.ts': 'system',
   'operators/heartbeat-at-shutdown.spec.ts': 'unit',
   'operators/operator-note-fuzz.spec.ts': 'unit',
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',

@@ -6,7 +6,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { currentLock, SchedulerLock } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
 
-/** The 10 s occurrences start here; the nodes start 100 ms before the first. */
+/** The 2 s occurrences start here; the nodes start 100 ms before the first. */
 const T0 = Date.parse('2027-01-01T00:00:00Z');
 
 const store = new TestLockProvider();
@@ -22,7 +22,7 @@ let failures = Infinity;
 @Injectable()
 class Jobs {
   @SchedulerLock({ lockAtMostFor: '1m' })
-  @Cron('*/10 * * * * *', { name: 'ledger' })
+  @Cron('*/2 * * * * *', { name: 'ledger' })
   ledger() {
     const lock = currentLock()!;
     attempts.push(`${(lock.occurrence!.getTime() - T0) / 1_000}s #${lock.recovery?.attempt ?? 1}`);
@@ -31,11 +31,14 @@ class Jobs {
   }
 }
 
-/** Three nodes of the app on `store`: each `ledger` failure is retried twice, 1 s then 2 s later. */
+/**
+ * Three nodes of the app on `store`: each `ledger` failure is retried twice, 200 ms then 400 ms later; each node
+ * checks health every second.
+ */
 async function startNodes(pauseAfter?: number): Promise<TestNode[]> {
   return Promise.all(
     ['node-1', 'node-2', 'node-3'].map(async (node) => {
-      const options = { retry: { retries: 2, backoff: '1s' }, health: { pauseAfter } };
+      const options = { retry: { retries: 2, backoff: '200ms' }, heartbeatInterval: '1s', health: { pauseAfter } };
       const moduleRef = await compileKitNode(store, node, [Jobs], options);
       open.set(node, moduleRef);
       return SchedulerLockTest.node(moduleRef);
@@ -59,9 +62,9 @@ afterEach(async () => {
 describe('retry of a failed occurrence, on three nodes on fake time', () => {
   it('retries an always-failing job twice per occurrence, then the failure policy pauses it', async () => {
     const nodes = await startNodes(3);
-    // Occurrences at 0, 10 and 20 s, each with its retries at +1 s and +3 s; a health check every 5 s.
-    await jest.advanceTimersByTimeAsync(35_000);
-    expect(attempts).toEqual(['0s #1', '0s #2', '0s #3', '10s #1', '10s #2', '10s #3', '20s #1', '20s #2', '20s #3']);
+    // Occurrences at 0, 2 and 4 s, each with its retries 200 and 600 ms later; then 6 s is paused.
+    await jest.advanceTimersByTimeAsync(100 + 6_500);
+    expect(attempts).toEqual(['0s #1', '0s #2', '0s #3', '2s #1', '2s #2', '2s #3', '4s #1', '4s #2', '4s #3']);
     const history = await nodes[0].admin.history('ledger');
     const pauses = history.filter((entry) => entry.type === 'pause');
     expect(pauses).toEqual([
@@ -76,17 +79,17 @@ describe('retry of a failed occurrence, on three nodes on fake time', () => {
   it('waits the backoff, doubled for the second retry, and stops once an attempt succeeds', async () => {
     await startNodes();
     failures = 2;
-    await jest.advanceTimersByTimeAsync(100 + 999);
+    await jest.advanceTimersByTimeAsync(100 + 199);
     expect(attempts).toEqual(['0s #1']);
-    await jest.advanceTimersByTimeAsync(100);
+    await jest.advanceTimersByTimeAsync(2);
     expect(attempts).toEqual(['0s #1', '0s #2']);
-    // The second retry waits 2 s after the first one failed.
-    await jest.advanceTimersByTimeAsync(1_800);
+    // The second retry waits 400 ms after the first one failed.
+    await jest.advanceTimersByTimeAsync(397);
     expect(attempts).toEqual(['0s #1', '0s #2']);
-    await jest.advanceTimersByTimeAsync(300);
+    await jest.advanceTimersByTimeAsync(2);
     expect(attempts).toEqual(['0s #1', '0s #2', '0s #3']);
-    await jest.advanceTimersByTimeAsync(9_000);
-    expect(attempts).toEqual(['0s #1', '0s #2', '0s #3', '10s #1']);
+    await jest.advanceTimersByTimeAsync(1_500);
+    expect(attempts).toEqual(['0s #1', '0s #2', '0s #3', '2s #1']);
   });
 
   it('lets a node that did not run the failed attempt retry it when that node is gone', async () => {
@@ -98,7 +101,7 @@ describe('retry of a failed occurrence, on three nodes on fake time', () => {
     await open.get(failedOn)!.close();
     open.delete(failedOn);
     ranOn.clear();
-    await jest.advanceTimersByTimeAsync(3_000);
+    await jest.advanceTimersByTimeAsync(1_000);
     expect(attempts).toEqual(['0s #1', '0s #2', '0s #3']);
     expect(ranOn.has(failedOn)).toBe(false);
   });

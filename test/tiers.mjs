@@ -53,6 +53,7 @@ const FILE_TIERS = {
   'occurrence/finished-run-not-rerun.spec.ts': 'system',
   'occurrence/occurrence-module.spec.ts': 'unit',
   'operators/health-check-at-shutdown.spec.ts': 'unit',
+  'operators/health-store-outage.spec.ts': 'system',
   'operators/heartbeat-at-shutdown.spec.ts': 'unit',
   'operators/operator-note-fuzz.spec.ts': 'unit',
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
@@ -66,6 +67,7 @@ const FILE_TIERS = {
   'providers/redis-lock-provider.spec.ts': 'system',
   'providers/startup-check.spec.ts': 'system',
   'terminus/health-indicator.spec.ts': 'unit',
+  'testing/check-ins.spec.ts': 'integration',
   'testing/test-lock-store-kit.spec.ts': 'integration',
   'types/entry-points.spec.ts': 'system',
 };

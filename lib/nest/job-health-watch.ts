@@ -12,8 +12,8 @@ export const SCHEDULER_ACTOR = 'scheduler';
 
 /**
  * This node's watch over every job's health, cluster-wide, every `heartbeatInterval` on its own `unref`'d
- * timer: nothing here is on a tick's path. It emits `missed` for the occurrences whose report it claimed in
- * the store (one node per occurrence), and `failing` and `healthy` when a job's state changes.
+ * timer: nothing here is on a tick's path. It emits `missed` for the occurrences, and `failing` for the streaks
+ * of failed runs, whose report it claimed in the store (one node each), and `healthy` when a job recovers.
  */
 @Injectable()
 export class JobHealthWatch {
@@ -21,6 +21,8 @@ export class JobHealthWatch {
   private readonly faults: FaultLog;
   /** Each job's state at the last check, by job name. */
   private readonly states = new Map<string, JobHealthState>();
+  /** The newest missed occurrence whose report this node claimed (or found claimed), by job name (epoch ms). */
+  private readonly claimedUpTo = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   /** The check under way, if any; stop() awaits it, as the app may close the store's connections next. */
   private checking: Promise<unknown> | undefined;
@@ -57,6 +59,7 @@ export class JobHealthWatch {
     const sentAt = performance.now();
     try {
       const healths = await this.admin.listHealth();
+      this.settings.instrumentation?.healthChecked?.(healths);
       for (const health of healths) await this.report(health);
       this.faults.storeAnswered('health');
       return healths;
@@ -70,12 +73,17 @@ export class JobHealthWatch {
   private async report(health: ClusterJobHealth): Promise<void> {
     const { jobName, lockName, state } = health;
     const base = { lockName, jobName, node: this.settings.node };
-    const occurrences = await this.store!.claimMissedReports(lockName, health.missed);
-    if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
+    // The misses stay listed while the history keeps them: only those newer than this node's last claim are asked.
+    const fresh = health.missed.filter((at) => at.getTime() > (this.claimedUpTo.get(jobName) ?? -Infinity));
+    if (fresh.length > 0) {
+      const occurrences = await this.store!.claimHealthReports(lockName, 'missed', fresh);
+      this.claimedUpTo.set(jobName, fresh[fresh.length - 1].getTime());
+      if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
+    }
     const { pauseAfter } = this.settings.health;
     if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
       // One node's pause is recorded; the others find the job paused already.
-      const reason = `${health.failuresInARow} failed runs in a row (health.pauseAfter: ${pauseAfter})`;
+      const reason = `${health.failuresInARow} failures in a row (health.pauseAfter: ${pauseAfter})`;
       if (await this.store!.pause(lockName, { actor: SCHEDULER_ACTOR, reason })) {
         this.events.emit({
           type: 'operator',
@@ -88,12 +96,15 @@ export class JobHealthWatch {
       }
     }
     const before = this.states.get(jobName);
-    this.states.set(jobName, state);
     if (state === before) return;
     if (state === 'failing') {
-      this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: Date.now() });
+      // The first node to claim the streak's report emits it. A claim that fails is tried again at the next check.
+      const [claimed] = await this.store!.claimHealthReports(lockName, 'failing', [health.failingSince!]);
+      if (claimed)
+        this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: Date.now() });
     } else if (state === 'on-time' && before !== undefined && UNHEALTHY_STATES.has(before)) {
       this.events.emit({ type: 'healthy', ...base, at: Date.now() });
     }
+    this.states.set(jobName, state);
   }
 }

@@ -26,7 +26,7 @@ export class LockedJobRegistry {
    */
   declare(jobName: string, options: SchedulerLockOptions = {}): void {
     const declaration = { jobName, kind: undefined, options, source: `runtime job "${jobName}"` };
-    this.add(createLockedJob(declaration, this.settings.defaults, this.settings.provider, this.settings.defaultLeader));
+    this.add(createLockedJob(declaration, this.settings));
   }
 
   /** @internal Adds `job`, refusing a lock name or job name already in use; returns it. */

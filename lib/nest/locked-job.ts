@@ -3,7 +3,6 @@ import { formatDuration } from '../core/provider/duration.js';
 import {
   createLockConfiguration,
   SchedulerLockConfigurationError,
-  type LockDefaults,
   type RunLockConfiguration,
 } from '../core/provider/lock-configuration.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
@@ -15,6 +14,7 @@ import type { JobKind } from '../occurrence/occurrence-options.js';
 import { resolveOccurrencePolicy, type OccurrencePolicy } from '../occurrence/occurrence-policy.js';
 import type { CronJobParts, TimerParts } from './scheduled-job-parts.js';
 import type { SchedulerLockOptions } from './scheduler-lock-options.interface.js';
+import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /** A job whose ticks run under a lock. */
 export interface LockedJob {
@@ -41,6 +41,9 @@ interface LockedJobDeclaration {
   readonly source: string;
 }
 
+/** What a job takes from the module's settings when it does not say. */
+type LockedJobDefaults = Pick<SchedulerLockSettings, 'defaults' | 'provider' | 'defaultLeader' | 'retry'>;
+
 const logger = new Logger('SchedulerLock');
 
 /*
@@ -57,15 +60,13 @@ const logger = new Logger('SchedulerLock');
  */
 export function createLockedJob(
   declaration: LockedJobDeclaration,
-  defaults: LockDefaults,
-  provider: LockProvider,
-  defaultLeader: string | null,
+  { defaults, provider, defaultLeader, retry }: LockedJobDefaults,
 ): LockedJob {
   const { jobName, kind, options, source } = declaration;
   const leader = leaderOption(options.leader, defaultLeader, source);
   const configuration = createLockConfiguration(options.name ?? jobName, options, defaults, source);
   assertCanRenewLeases(provider, configuration, source);
-  const occurrence = resolveOccurrencePolicy(options, kind, source);
+  const occurrence = resolveOccurrencePolicy(options, kind, source, retry);
   // A runtime job's kind is known only when it is added: its provider abilities are checked then.
   if (occurrence && kind === 'cron') occurrenceStore(provider, occurrence, source);
   return {
@@ -120,7 +121,7 @@ export function checkCronJob(job: LockedJob, cron: CronJobParts, provider: LockP
  * an error.
  */
 export function checkTimerJob(job: LockedJob, kind: 'interval' | 'timeout', period: number | undefined): void {
-  if (job.declaredOptions) resolveOccurrencePolicy(job.declaredOptions, kind, job.source);
+  if (job.declaredOptions) resolveOccurrencePolicy(job.declaredOptions, kind, job.source, null);
   if (kind === 'interval' && typeof period === 'number')
     warnIfLockOutlasts(job, period, `its interval (${formatDuration(period)})`);
 }

@@ -4,6 +4,7 @@ import type { KeepAlive } from '../core/provider/lock-configuration.js';
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
 import type { IoredisForkClient, RedisClient } from '../providers/redis/redis-client.js';
+import type { RetryOptions } from '../occurrence/occurrence-options.js';
 
 /**
  * Options of `SchedulerLockModule.forRoot()` / `forRootAsync()`, checked when the app starts: a value outside what
@@ -65,6 +66,11 @@ export interface SchedulerLockModuleOptions {
   heartbeatInterval?: DurationInput;
   /** How strict job health is (`SchedulerLockAdmin.listHealth()`, the `missed` and `failing` events). */
   health?: JobHealthOptions;
+  /**
+   * How a failed occurrence of a once-per-occurrence cron job is retried, unless the job sets its own `retry`
+   * (`false` for none). Default: no retry.
+   */
+  retry?: RetryOptions;
   /**
    * With `redis`: a lock counts as taken only once this many replicas acknowledged it (Redis `WAIT` after
    * each lock taken: one more round trip), so a failover right after it was taken does not lose it. While

@@ -80,14 +80,7 @@ export class SchedulerLockExplorer implements OnModuleInit {
       );
     }
     const options = this.accessor.getLockOptions(method)!;
-    const { configuration } = this.jobs.add(
-      createLockedJob(
-        { jobName, kind, options, source },
-        this.settings.defaults,
-        this.settings.provider,
-        this.settings.defaultLeader,
-      ),
-    );
+    const { configuration } = this.jobs.add(createLockedJob({ jobName, kind, options, source }, this.settings));
     // The method as @nestjs/schedule reads it, off the instance.
     const instance = wrapper.instance as Record<string, Function>;
     this.methods.set(jobName, { instance, method: instance[methodName] });

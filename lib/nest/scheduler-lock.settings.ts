@@ -24,6 +24,7 @@ import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
 import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
 import { DEFAULT_HEALTH_POLICY } from '../operators/cluster-admin.js';
 import type { HealthPolicy } from '../operators/job-health.js';
+import { retryPolicy, type RetryPolicy } from '../occurrence/occurrence-policy.js';
 import { optionsObject } from '../core/provider/option-values.js';
 import type { JobHealthOptions, SchedulerLockModuleOptions } from './scheduler-lock-module-options.interface.js';
 import { loadRedisOption } from './load-redis-option.js';
@@ -50,6 +51,8 @@ export interface SchedulerLockSettings {
   readonly heartbeatInterval: number;
   /** How strict job health is. */
   readonly health: HealthPolicy;
+  /** How a failed occurrence is retried, for the jobs that do not say; `null`: not at all. */
+  readonly retry: RetryPolicy | null;
   /** Closes the store client the module created (from `redis`); never one it was handed. */
   readonly closeStore?: () => Promise<unknown>;
   /** Reports outages of the module's Redis (its own client or the app's), or of a provider that reports its own. */
@@ -87,6 +90,7 @@ const MODULE_OPTIONS: readonly (keyof SchedulerLockModuleOptions)[] = [
   'historyLimit',
   'heartbeatInterval',
   'health',
+  'retry',
   'minReplicasToAck',
   'replicaAckTimeout',
   'instrumentation',
@@ -141,6 +145,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
   const acquireTimeout = timerOption(options.acquireTimeout, DEFAULT_ACQUIRE_TIMEOUT, 'acquireTimeout');
   const heartbeatInterval = timerOption(options.heartbeatInterval, DEFAULT_HEARTBEAT_INTERVAL, 'heartbeatInterval');
   const health = healthPolicy(options.health);
+  const retry = options.retry === undefined ? null : retryPolicy(options.retry, SUBJECT);
   const historyLimit = wholeNumberOption(options.historyLimit, DEFAULT_HISTORY_LIMIT, 'historyLimit', SUBJECT);
   const instrumentation = options.instrumentation;
   if (instrumentation !== undefined && typeof instrumentation?.around !== 'function') {
@@ -153,6 +158,7 @@ export async function createSchedulerLockSettings(options: SchedulerLockModuleOp
     acquireTimeout,
     heartbeatInterval,
     health,
+    retry,
     instrumentation,
     logSkips,
     startupCheck,

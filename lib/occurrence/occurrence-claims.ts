@@ -1,13 +1,15 @@
 import type { AcquiredLock, LockAcquisition, SkippedRun } from '../core/executor/lock-acquisition.js';
 import { SchedulerLockConfigurationError, type LockConfiguration } from '../core/provider/lock-configuration.js';
-import type { LockProvider, OccurrenceClaim } from '../core/provider/lock-provider.js';
+import type { LockProvider, OccurrenceClaim, RecoveryClaim } from '../core/provider/lock-provider.js';
 import {
   canClaimOccurrences,
   canReadJobRecords,
   canRecoverOccurrences,
+  canRetryOccurrences,
   type JobRecordReader,
   type OccurrenceLockProvider,
   type RecoveringLockProvider,
+  type RetryingLockProvider,
 } from '../core/provider/provider-abilities.js';
 import { awaitProviderCall, checkedClaim, describeProvider } from '../core/provider/provider-checks.js';
 import type { OccurrencePolicy } from './occurrence-policy.js';
@@ -17,6 +19,8 @@ export interface OccurrenceStore {
   readonly claims: OccurrenceLockProvider;
   /** Set for `onCrash: 'rerun'`. */
   readonly recovery: RecoveringLockProvider | undefined;
+  /** Set for `retry`. */
+  readonly retries: RetryingLockProvider | undefined;
   /** For catch-up: a provider without records never catches up. */
   readonly records: JobRecordReader | undefined;
   /** The provider's class, for a message about a claim it broke: named once, not on every tick. */
@@ -29,21 +33,33 @@ export interface OccurrenceStore {
  */
 export function occurrenceStore(provider: LockProvider, policy: OccurrencePolicy, subject: string): OccurrenceStore {
   const recovers = policy.onCrash === 'rerun';
-  if (canClaimOccurrences(provider) && (!recovers || canRecoverOccurrences(provider))) {
+  const retries = policy.retry !== null;
+  if (
+    canClaimOccurrences(provider) &&
+    (!recovers || canRecoverOccurrences(provider)) &&
+    (!retries || canRetryOccurrences(provider))
+  ) {
     return {
       claims: provider,
       recovery: recovers && canRecoverOccurrences(provider) ? provider : undefined,
+      retries: retries && canRetryOccurrences(provider) ? provider : undefined,
       records: canReadJobRecords(provider) ? provider : undefined,
       providerName: describeProvider(provider),
     };
   }
-  const needed = recovers ? (['lockOccurrence', 'recoverOccurrence'] as const) : (['lockOccurrence'] as const);
+  const needed = [
+    'lockOccurrence',
+    ...(recovers ? ['recoverOccurrence'] : []),
+    ...(retries ? ['retryOccurrence'] : []),
+  ];
   const missing = needed.filter(
-    (method) => typeof (provider as Partial<RecoveringLockProvider>)[method] !== 'function',
+    (method) => typeof (provider as unknown as Record<string, unknown>)[method] !== 'function',
   );
+  const asked = [...(recovers ? ["onCrash: 'rerun'"] : []), ...(retries ? ['retry'] : [])];
+  const instead = missing.includes('lockOccurrence') ? 'set occurrence: false' : `remove ${asked.join(' and ')}`;
   throw new SchedulerLockConfigurationError(
     `${subject}: once-per-occurrence locking needs a provider with ${missing.join('() and ')}(), which provider ` +
-      `${describeProvider(provider)} does not have; set occurrence: false`,
+      `${describeProvider(provider)} does not have; ${instead}`,
   );
 }
 
@@ -73,25 +89,23 @@ export class OccurrenceLock implements LockAcquisition {
   }
 }
 
-/** Takes over an occurrence whose node died, once its lock has been gone for `grace` ms. */
+/**
+ * Takes over an occurrence for its next attempt: a re-run once its node died (`recoverOccurrence()`, its lock gone
+ * for the grace), or a retry once its last attempt failed (`retryOccurrence()`, after the backoff).
+ */
 export class OccurrenceRecovery implements LockAcquisition {
   constructor(
-    private readonly provider: RecoveringLockProvider,
     private readonly providerName: string,
+    /** The provider's method, for a message about a claim it broke. */
+    private readonly source: 'recoverOccurrence()' | 'retryOccurrence()',
     private readonly occurrence: number,
-    /** How many runs of the occurrence at most, the first one included. */
-    private readonly maxAttempts: number,
-    private readonly grace: number,
+    private readonly claim: (configuration: LockConfiguration) => Promise<RecoveryClaim>,
   ) {}
 
   async acquire(configuration: LockConfiguration): Promise<AcquiredLock | SkippedRun> {
-    const recovering = this.provider.recoverOccurrence(configuration, this.occurrence, this.maxAttempts, this.grace);
-    const source = 'recoverOccurrence()';
-    const recovered = checkedClaim(
-      await awaitProviderCall(recovering, this.providerName, source),
-      this.providerName,
-      source,
-    );
+    const { providerName, source } = this;
+    const claimed = await awaitProviderCall(this.claim(configuration), providerName, source);
+    const recovered = checkedClaim(claimed, providerName, source);
     if ('lock' in recovered) {
       const recovery = { attempt: recovered.attempt, previousNode: recovered.previousNode };
       return { lock: recovered.lock, run: { occurrence: this.occurrence, recovery }, recordsOutcome: true };

@@ -4,7 +4,13 @@ import type { TaskResult } from '../core/task/task-result.js';
 import { FOLLOWER_SKIP } from '../leader/follower-skip.js';
 import { CronSchedule, type CronTimeLike } from './cron-schedule.js';
 import { OccurrenceLock, OccurrenceRecovery, type OccurrenceStore } from './occurrence-claims.js';
-import { clockSkewFor, recoveryGraceFor, type OccurrencePolicy } from './occurrence-policy.js';
+import {
+  assertRetryFits,
+  clockSkewFor,
+  maxAttemptsOf,
+  recoveryGraceFor,
+  type OccurrencePolicy,
+} from './occurrence-policy.js';
 import type { RecoveryWatcher } from './recovery-watcher.js';
 
 /** The job an {@link OccurrenceJob} runs: its lock, its name and where it was declared. */
@@ -35,14 +41,18 @@ const MIN_POLL_MS = 50;
 
 /**
  * A locked cron job run once per scheduled occurrence: each tick claims its nominal fire time, a tick
- * that finds it running elsewhere watches it for a crash (`onCrash: 'rerun'`), and at start-up the most
- * recent occurrence the whole cluster missed is caught up (`catchUp`).
+ * that finds it running elsewhere watches it for a crash (`onCrash: 'rerun'`) and a failure (`retry`), a node
+ * whose run failed watches it for its retry, and at start-up the most recent occurrence the whole cluster missed
+ * is caught up (`catchUp`).
  */
 export class OccurrenceJob {
   private readonly schedule: CronSchedule;
   private readonly maxClockSkew: number;
 
-  /** @throws SchedulerLockConfigurationError when `maxClockSkew` cannot tell one occurrence from the next. */
+  /**
+   * @throws SchedulerLockConfigurationError when `maxClockSkew` cannot tell one occurrence from the next, or
+   * `retry.backoff` leaves no time for a retry before the next occurrence.
+   */
   constructor(
     private readonly job: OccurrenceJobLock,
     private readonly policy: OccurrencePolicy,
@@ -52,6 +62,7 @@ export class OccurrenceJob {
   ) {
     this.schedule = CronSchedule.of(cronTime);
     this.maxClockSkew = clockSkewFor(policy, this.schedule, job.source, String(cronTime.source));
+    assertRetryFits(policy, this.schedule.minGap - this.maxClockSkew, job.source, String(cronTime.source));
   }
 
   /**
@@ -61,31 +72,68 @@ export class OccurrenceJob {
    */
   tick(handler: () => unknown): Promise<void> {
     const occurrence = this.schedule.occurrenceAt(this.services.now());
-    const { executor, handlerFailed } = this.services;
+    const { executor } = this.services;
     const { leader } = this.job;
     // A follower makes no store call: the leader's claim keeps the occurrence once across a handover.
     const claim =
       leader !== null && !this.services.leads(leader) ? FOLLOWER_SKIP : new OccurrenceLock(this.store, occurrence);
-    return executor
-      .run(handler, this.job.configuration, this.job, claim)
-      .then((result) => this.watchIfRunningElsewhere(result, handler, occurrence), handlerFailed);
+    return executor.run(handler, this.job.configuration, this.job, claim).then(
+      (result) => this.watchIfRunningElsewhere(result, handler, occurrence),
+      (error: unknown) => this.failed(error, handler, occurrence),
+    );
   }
 
-  /** A tick that found its occurrence running on another node watches it for a crash (`onCrash: 'rerun'`). */
+  /**
+   * A tick that found its occurrence run by another node watches it: for a crash while it runs (`onCrash: 'rerun'`),
+   * and for a failure (`retry`), which may have happened already.
+   */
   private watchIfRunningElsewhere(result: TaskResult<unknown>, handler: () => unknown, occurrence: number): void {
-    const recovery = this.store.recovery;
-    if (!recovery || result.executed || result.reason !== 'already-ran' || !result.running) return;
-    // A re-run must not overlap the next occurrence, even on the node whose clock is furthest ahead.
-    const deadline = this.schedule.nextAfter(occurrence) - this.maxClockSkew;
+    if (result.executed || result.reason !== 'already-ran') return;
+    if (result.running) this.watchForCrash(handler, occurrence);
+    this.watchForRetry(handler, occurrence);
+  }
+
+  /** A run of `occurrence` threw: reported as the scheduler does, and with `retry` watched for its next attempt. */
+  private failed(error: unknown, handler: () => unknown, occurrence: number): undefined {
+    this.watchForRetry(handler, occurrence);
+    return this.services.handlerFailed(error);
+  }
+
+  private watchForCrash(handler: () => unknown, occurrence: number): void {
+    const { recovery, providerName } = this.store;
+    if (!recovery) return;
     const grace = recoveryGraceFor(this.policy, this.job.configuration.lease);
-    const reRun = new OccurrenceRecovery(
-      recovery,
-      this.store.providerName,
-      occurrence,
-      this.policy.maxRecoveries + 1,
-      grace,
+    const attempts = maxAttemptsOf(this.policy);
+    const reRun = new OccurrenceRecovery(providerName, 'recoverOccurrence()', occurrence, (configuration) =>
+      recovery.recoverOccurrence(configuration, occurrence, attempts, grace),
     );
-    this.services.watcher.watch(this.job.jobName, occurrence, () => this.run(handler, reRun), this.pollEvery, deadline);
+    const attempt = () => this.run(handler, reRun, occurrence).then((result) => result !== undefined && held(result));
+    this.services.watcher.watch(this.job.jobName, occurrence, attempt, this.pollEvery, this.deadline(occurrence));
+  }
+
+  private watchForRetry(handler: () => unknown, occurrence: number): void {
+    const { retries, providerName } = this.store;
+    const { retry } = this.policy;
+    if (!retries || !retry) return;
+    const attempts = maxAttemptsOf(this.policy);
+    const next = new OccurrenceRecovery(providerName, 'retryOccurrence()', occurrence, (configuration) =>
+      retries.retryOccurrence(configuration, occurrence, attempts, retry.backoff),
+    );
+    // A retry that threw resolves to `undefined`: the same watch waits for the retry after it.
+    const attempt = () => this.run(handler, next, occurrence).then((result) => result === undefined || held(result));
+    const pollEvery = Math.max(MIN_POLL_MS, Math.min(this.pollEvery, retry.backoff));
+    this.services.watcher.watch(
+      `${this.job.jobName}\0retry`,
+      occurrence,
+      attempt,
+      pollEvery,
+      this.deadline(occurrence),
+    );
+  }
+
+  /** When a re-run or retry of `occurrence` may start no more: the next one is due on the fastest node's clock. */
+  private deadline(occurrence: number): number {
+    return this.schedule.nextAfter(occurrence) - this.maxClockSkew;
   }
 
   /** Runs the latest occurrence within the catch-up window if the job has a record and no node ran it. */
@@ -99,16 +147,19 @@ export class OccurrenceJob {
     } catch {
       return; // Redis unreachable at start-up: the executor logs the next tick's failure
     }
-    await this.run(handler, new OccurrenceLock(this.store, missed, true));
+    await this.run(handler, new OccurrenceLock(this.store, missed, true), missed);
   }
 
-  /** A catch-up run or a re-run, like a tick's run (kept inline in {@link tick}, the hot path). */
+  /** A catch-up run, re-run or retry, like a tick's run (kept inline in {@link tick}, the hot path). */
   private run(
     handler: () => unknown,
     acquisition: OccurrenceLock | OccurrenceRecovery,
+    occurrence: number,
   ): Promise<TaskResult<unknown> | undefined> {
-    const { executor, handlerFailed } = this.services;
-    return executor.run(handler, this.job.configuration, this.job, acquisition).catch(handlerFailed);
+    const { executor } = this.services;
+    return executor
+      .run(handler, this.job.configuration, this.job, acquisition)
+      .catch((error: unknown) => this.failed(error, handler, occurrence));
   }
 
   /** A third of the job's lease, so a dead node's occurrence is picked up soon after its lease runs out. */
@@ -116,4 +167,9 @@ export class OccurrenceJob {
     const { lease } = this.job.configuration;
     return lease === undefined ? DEFAULT_POLL_MS : Math.max(MIN_POLL_MS, lease / 3);
   }
+}
+
+/** Whether a re-run or retry found the occurrence held (running, within its grace or backoff) or the store out. */
+function held(result: TaskResult<unknown>): boolean {
+  return result.executed === false && (result.reason === 'locked' || result.reason === 'provider-error');
 }

@@ -40,4 +40,17 @@ export interface OccurrenceOptions {
    * per start-up, cluster-wide. Default off.
    */
   catchUp?: boolean | { window: DurationInput };
+  /**
+   * Cron jobs: retry an occurrence whose run failed (threw), on any node, at most once per attempt, and never
+   * once the next occurrence is due. `false` turns off the module's `retry`. Default: the module's `retry`.
+   */
+  retry?: RetryOptions | false;
+}
+
+/** Options of `retry`, for a job or as the module's default; another key throws naming it. */
+export interface RetryOptions {
+  /** How many retries of a failed occurrence at most: a whole number from 1. */
+  retries: number;
+  /** How long after a failed attempt the first retry starts; each next wait doubles. Default 1 s. */
+  backoff?: DurationInput;
 }

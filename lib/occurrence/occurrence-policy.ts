@@ -1,6 +1,8 @@
 import { formatDuration } from '../core/provider/duration.js';
 import { durationOption, SchedulerLockConfigurationError } from '../core/provider/lock-configuration.js';
-import type { JobKind, OccurrenceOptions } from './occurrence-options.js';
+import { optionsObject, wholeNumberOption } from '../core/provider/option-values.js';
+import { quoted } from '../core/provider/message-text.js';
+import type { JobKind, OccurrenceOptions, RetryOptions } from './occurrence-options.js';
 import type { CronSchedule } from './cron-schedule.js';
 
 /** A cron job's once-per-occurrence settings, validated; durations in ms. */
@@ -13,7 +15,17 @@ export interface OccurrencePolicy {
   readonly recoveryGrace: number | undefined;
   /** `undefined`: no catch-up. */
   readonly catchUpWindow: number | undefined;
+  /** How a failed occurrence is retried; `null`: it is not. */
+  readonly retry: RetryPolicy | null;
 }
+
+/** The `retry` option, validated: the most retries, and the first wait in ms (each next one doubles). */
+export interface RetryPolicy {
+  readonly retries: number;
+  readonly backoff: number;
+}
+
+const DEFAULT_RETRY_BACKOFF = 1_000;
 
 const DEFAULT_CATCH_UP_WINDOW = 3_600_000;
 const MAX_DEFAULT_SKEW = 5_000;
@@ -29,6 +41,7 @@ const OCCURRENCE_OPTIONS = [
   'maxRecoveries',
   'recoveryGrace',
   'catchUp',
+  'retry',
 ] as const;
 
 /**
@@ -40,6 +53,7 @@ export function resolveOccurrencePolicy(
   options: OccurrenceOptions,
   kind: JobKind | undefined,
   subject: string,
+  defaultRetry: RetryPolicy | null,
 ): OccurrencePolicy | undefined {
   if (kind === 'interval' || kind === 'timeout') {
     const set = OCCURRENCE_OPTIONS.filter((option) => options[option] !== undefined && options[option] !== false);
@@ -50,7 +64,14 @@ export function resolveOccurrencePolicy(
     }
     return undefined;
   }
-  if (options.occurrence === false) return undefined;
+  if (options.occurrence === false) {
+    if (options.retry !== undefined && options.retry !== false) {
+      throw new SchedulerLockConfigurationError(
+        `${subject}: retry needs once-per-occurrence locking, which occurrence: false turns off`,
+      );
+    }
+    return undefined;
+  }
   if (options.onCrash !== undefined && options.onCrash !== 'skip' && options.onCrash !== 'rerun') {
     throw new SchedulerLockConfigurationError(
       `${subject}: onCrash must be 'skip' or 'rerun' (got ${JSON.stringify(options.onCrash)})`,
@@ -79,7 +100,29 @@ export function resolveOccurrencePolicy(
         ? undefined
         : durationOption(options.recoveryGrace, 0, 'recoveryGrace', subject),
     catchUpWindow,
+    retry:
+      options.retry === false ? null : options.retry === undefined ? defaultRetry : retryPolicy(options.retry, subject),
   };
+}
+
+/** A `retry` option, checked: each key known, `retries` a whole number from 1, `backoff` a duration. */
+export function retryPolicy(option: RetryOptions, subject: string): RetryPolicy {
+  const given = optionsObject(option, ['retries', 'backoff'], `${subject} retry`);
+  if (given.retries === undefined) {
+    throw new SchedulerLockConfigurationError(`${subject}: retry.retries is required (got ${quoted(option)})`);
+  }
+  return {
+    retries: wholeNumberOption(given.retries, 0, 'retry.retries', subject),
+    backoff: durationOption(given.backoff, DEFAULT_RETRY_BACKOFF, 'retry.backoff', subject),
+  };
+}
+
+/**
+ * How many runs of one occurrence at most, the first one included: its retries, and with `onCrash: 'rerun'` its
+ * re-runs. Recoveries and retries share the count, so a failed re-run is retried and a crashed retry re-run.
+ */
+export function maxAttemptsOf(policy: OccurrencePolicy): number {
+  return 1 + (policy.retry?.retries ?? 0) + (policy.onCrash === 'rerun' ? policy.maxRecoveries : 0);
 }
 
 /**
@@ -108,4 +151,17 @@ export function clockSkewFor(
  */
 export function recoveryGraceFor(policy: OccurrencePolicy, lease: number | undefined): number {
   return policy.recoveryGrace ?? Math.max(MIN_DEFAULT_RECOVERY_GRACE, lease ?? 0);
+}
+
+/**
+ * Checks that a job's first retry can start before its next occurrence: `room` ms, the shortest gap between its
+ * fire times less `maxClockSkew`, must be longer than `retry.backoff`.
+ */
+export function assertRetryFits(policy: OccurrencePolicy, room: number, subject: string, expression: string): void {
+  if (policy.retry === null || policy.retry.backoff < room) return;
+  throw new SchedulerLockConfigurationError(
+    `${subject}: retry.backoff ${formatDuration(policy.retry.backoff)} leaves no time for a retry: it must be ` +
+      `shorter than the shortest gap between fire times of '${expression}' less maxClockSkew ` +
+      `(${formatDuration(room)})`,
+  );
 }

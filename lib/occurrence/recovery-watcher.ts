@@ -1,10 +1,8 @@
-import type { TaskResult } from '../core/task/task-result.js';
-
 /** One occurrence watched: how to try its re-run, and until when. */
 interface Watch {
   readonly occurrence: number;
-  /** Tries the re-run; resolves to what the executor did, `undefined` when the handler threw. */
-  readonly attempt: () => Promise<TaskResult<unknown> | undefined>;
+  /** Tries the re-run or retry; resolves to whether to try again later. */
+  readonly attempt: () => Promise<boolean>;
   readonly pollEvery: number;
   /** Wall-clock ms after which the occurrence is left alone: the next one is due. */
   readonly deadline: number;
@@ -13,10 +11,10 @@ interface Watch {
 }
 
 /**
- * Watches occurrences another node is running, for jobs with `onCrash: 'rerun'`: once the run's lock is
- * gone while its record still says running (its node died), one watcher takes the occurrence over and
- * runs it again. One timer for every watch of the node; a watch ends when the occurrence settles, is
- * re-run, or its deadline passes.
+ * Watches occurrences for their next attempt: for `onCrash: 'rerun'`, an occurrence another node runs, until its
+ * lock is gone while its record still says running (its node died); for `retry`, an occurrence whose attempt may
+ * fail, until a retry is due. One watcher takes the occurrence over and runs it again. One timer for every watch
+ * of the node; a watch ends when its attempt says so, or its deadline passes.
  */
 export class RecoveryWatcher {
   private readonly watches = new Map<string, Watch>();
@@ -24,8 +22,8 @@ export class RecoveryWatcher {
   private timerAt = Infinity;
 
   /**
-   * Tries `attempt` every `pollEvery` ms until it runs, finds the occurrence settled, or `deadline`
-   * passes. One watch per `key` (a job): a newer occurrence replaces the one watched.
+   * Tries `attempt` every `pollEvery` ms until it resolves to `false`, or `deadline` passes. One watch per `key`
+   * (a job's re-runs, or its retries): a newer occurrence replaces the one watched.
    */
   watch(key: string, occurrence: number, attempt: Watch['attempt'], pollEvery: number, deadline: number): void {
     if (this.watches.get(key)?.occurrence === occurrence) return;
@@ -60,11 +58,8 @@ export class RecoveryWatcher {
         continue;
       }
       watch.polling = true;
-      void watch.attempt().then((result) => {
+      void watch.attempt().then((lookAgain) => {
         watch.polling = false;
-        // Still held by the original run, within the grace, or Redis is unreachable: look again later.
-        const lookAgain =
-          result?.executed === false && (result.reason === 'locked' || result.reason === 'provider-error');
         if (lookAgain) watch.pollAt = Date.now() + watch.pollEvery;
         else if (this.watches.get(key) === watch) this.watches.delete(key);
         this.arm();

@@ -3,7 +3,8 @@ import type { LockEvent, LockEvents } from '../core/task/lock-events.js';
 
 /**
  * The lock metrics of one node, from its lock events: runs by outcome, skips by reason, locks lost, missed
- * occurrences, run duration, lock wait (attempt to acquired or skipped), and lease renewal round trips. Attribute
+ * occurrences, run duration, lock wait (attempt to acquired or skipped), and lease renewal round trips; from its
+ * health checks, the time since each job's last success. Attribute
  * `scheduler_lock.job` is the job's name, or the lock's name for an `executeWithLock` task (so give those
  * tasks few distinct names, or metrics get one series per name).
  */
@@ -18,6 +19,8 @@ export class LockMetrics {
   private readonly missed;
   /** When each lock's pending attempts started (`performance.now()`), oldest first. */
   private readonly attempts = new Map<string, number[]>();
+  /** Each job's last success cluster-wide (epoch ms), as the node's last health check read it. */
+  private lastSuccesses = new Map<string, number>();
 
   constructor(meter: Meter) {
     this.runs = meter.createCounter('scheduler_lock.runs', { description: 'Locked runs that ended, by outcome' });
@@ -43,6 +46,19 @@ export class LockMetrics {
       description: 'How long a lease renewal round trip took',
       unit: 's',
     });
+    const sinceSuccess = meter.createObservableGauge('scheduler_lock.since_last_success', {
+      description: "Time since the start of the job's last successful run on any node (none for a job without one)",
+      unit: 's',
+    });
+    sinceSuccess.addCallback((gauge) => {
+      const now = Date.now();
+      for (const [job, at] of this.lastSuccesses) gauge.observe((now - at) / 1000, { 'scheduler_lock.job': job });
+    });
+  }
+
+  /** Keeps each job's last success from a health check, for the gauge: the jobs it does not list are gone. */
+  healthChecked(jobs: readonly { readonly jobName: string; readonly lastSuccess: Date | null }[]): void {
+    this.lastSuccesses = new Map(jobs.flatMap((job) => (job.lastSuccess ? [[job.jobName, +job.lastSuccess]] : [])));
   }
 
   /** Counts `events` from now on. */
@@ -82,7 +98,7 @@ export class LockMetrics {
         this.missed.add(event.occurrences.length, job);
         break;
       // No metric of their own: a run is counted when it finishes, a renewal by renewalRoundTrip(); failing and
-      // healthy are a job's state, which every node watching it emits.
+      // healthy are a job's state, which since_last_success and the failed runs show.
       case 'started':
       case 'released':
       case 'extended':

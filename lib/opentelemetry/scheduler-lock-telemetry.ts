@@ -88,6 +88,10 @@ export class SchedulerLockTelemetry implements RunInstrumentation {
   renewalRoundTrip(leases: number, durationMs: number, failed: boolean): void {
     this.metrics.renewalRoundTrip(leases, durationMs, failed);
   }
+
+  healthChecked(jobs: readonly { readonly jobName: string; readonly lastSuccess: Date | null }[]): void {
+    this.metrics.healthChecked(jobs);
+  }
 }
 
 function runAttributes(run: InstrumentedRun): Attributes {

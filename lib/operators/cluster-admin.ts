@@ -56,9 +56,10 @@ export class ClusterAdmin {
    * forgotten (an hour after their last heartbeat). Two reads per job (its history, its lock).
    */
   async listHealth(): Promise<ClusterJobHealth[]> {
-    const [jobs, known, nodes] = await Promise.all([this.store.jobs(), this.store.nodes(), this.listNodes()]);
+    const [jobs, known] = await Promise.all([this.store.jobs(), this.store.nodes()]);
     const watched = jobs.filter((job) => known.some((node) => node.jobs.includes(job.jobName)));
     const sorted = watched.sort((a, b) => a.jobName.localeCompare(b.jobName));
+    const nodes = this.live(known);
     return Promise.all(sorted.map((job) => this.health(job, nodes)));
   }
 
@@ -70,8 +71,13 @@ export class ClusterAdmin {
 
   /** The nodes whose heartbeat is recent, by name. */
   async listNodes(): Promise<ClusterNode[]> {
+    return this.live(await this.store.nodes());
+  }
+
+  /** Those of `nodes` whose heartbeat is recent, by name. */
+  private live(nodes: readonly ClusterNode[]): ClusterNode[] {
     const cutoff = Date.now() - MISSED_HEARTBEATS * this.heartbeatInterval;
-    const live = (await this.store.nodes()).filter((node) => node.lastSeen >= cutoff).sort(byName);
+    const live = nodes.filter((node) => node.lastSeen >= cutoff).sort(byName);
     // The heartbeat of a node that runs a version before elections has none.
     return live.map((node) => (node.elections ? node : { ...node, elections: [] }));
   }

@@ -6,7 +6,7 @@ import type { LockState } from './operator-store.js';
  * - `on-time`: every occurrence due so far was started;
  * - `late`: an occurrence is due and no node started it within the grace period, and the next is not due yet;
  * - `missed`: an occurrence passed (the next one came) and no node ran it;
- * - `failing`: its last `failingAfter` runs failed;
+ * - `failing`: its last `failingAfter` runs failed (an occurrence's attempts count once);
  * - `paused`: an operator (or the failure policy) paused it;
  * - `never-run`: no run yet, and none due.
  */
@@ -34,8 +34,13 @@ export interface ClusterJobHealth {
   readonly missed: readonly Date[];
   /** The occurrence due and not started within the grace period, or `null`. */
   readonly late: Date | null;
-  /** How many of the newest runs failed in a row, since the last success or `resume`. */
+  /**
+   * How many of the newest runs failed in a row, since the last success or `resume`: an occurrence's attempts
+   * (retries, re-runs) count once.
+   */
   readonly failuresInARow: number;
+  /** When the first of those failed runs was due (its occurrence, or its start); `null` with none. */
+  readonly failingSince: Date | null;
 }
 
 /** How strict health is. */
@@ -75,7 +80,9 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
   const success = runs.find((run) => run.outcome === 'succeeded');
   // A resume starts the count anew: the pause it ends may be the failure policy's own.
   const streakEnd = recent.findIndex((entry) => entry.type === 'resume' || entry === success);
-  const failuresInARow = (streakEnd < 0 ? recent : recent.slice(0, streakEnd)).filter(isRun).length;
+  const streak = (streakEnd < 0 ? recent : recent.slice(0, streakEnd)).filter(isRun);
+  // An occurrence's attempts (its retries, its re-runs) are one failure.
+  const failuresInARow = new Set(streak.map((run) => run.occurrence ?? `run at ${run.startedAt}`)).size;
   // Misses are looked for after the oldest run the history keeps, or, for a job with none, since the watch began.
   const from = runs.length > 0 ? runStart(runs[runs.length - 1]) : facts.watchedSince.getTime();
   const started = [...runs.map(runStart), ...(lock.holder ? [lock.holder.since] : [])];
@@ -101,6 +108,7 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
     missed: missed.map((at) => new Date(at)),
     late: late === null ? null : new Date(late),
     failuresInARow,
+    failingSince: streak.length > 0 ? new Date(runStart(streak[streak.length - 1])) : null,
   };
 }
 

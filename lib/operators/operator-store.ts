@@ -15,8 +15,14 @@ export const DEFAULT_HISTORY_LIMIT = 50;
 /** How long a trigger's result is kept for the operator who asked (ms). */
 export const TRIGGER_RESULT_TTL = 300_000;
 
-/** How long the claim of a missed occurrence's report is kept (ms): 30 days. */
-export const MISSED_REPORT_TTL = 2_592_000_000;
+/** How long the claim of a health report is kept (ms): 30 days. */
+export const HEALTH_REPORT_TTL = 2_592_000_000;
+
+/**
+ * What a health report tells, once for the cluster: `missed`, an occurrence no node ran (at its time); `failing`,
+ * a job whose runs keep failing (at the start of the first failed run of the streak).
+ */
+export type HealthReportKind = 'missed' | 'failing';
 
 /**
  * The operator console's port (nestjs/throttler's storage idea): what a store keeps so that operators see the
@@ -39,10 +45,10 @@ export interface OperatorProvider {
   /** Forgets the nodes last seen before `cutoff` (epoch ms), so the list stays bounded; resolves to how many. */
   forgetNodes(cutoff: number): Promise<number>;
   /**
-   * Claims the report of each missed occurrence of the job that locks `lockName`, in one round trip: resolves to
-   * those this caller claimed. Each is claimed once cluster-wide, for {@link MISSED_REPORT_TTL}.
+   * Claims the `kind` reports at `times` of the job that locks `lockName`, in one round trip: resolves to those
+   * this caller claimed. Each is claimed once cluster-wide, for {@link HEALTH_REPORT_TTL}.
    */
-  claimMissedReports(lockName: string, occurrences: readonly Date[]): Promise<Date[]>;
+  claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]>;
 
   // Read by operators.
 

@@ -6,20 +6,24 @@ import type { CheckDefinition } from './provider-subject.js';
 /** Three occurrences of a job two seconds apart, as a job down for six seconds missed them. */
 const MISSED = [0, 2_000, 4_000].map((offset) => new Date(Date.UTC(2026, 0, 1) + offset));
 
-/** `claimMissedReports()`: a missed occurrence is reported by one node of the cluster, never by two. */
-export const missedReportChecks: CheckDefinition<OperatorLockProvider>[] = [
+/** `claimHealthReports()`: a missed occurrence, or a failing streak, is reported by one node of the cluster. */
+export const healthReportChecks: CheckDefinition<OperatorLockProvider>[] = [
   {
     name: "claims each missed occurrence's report once across nodes, and each job's apart",
     async run({ provider, other }) {
       const name = uniqueLockName('job');
       const [first, second] = [provider.operatorProvider(), other.operatorProvider()];
-      assert.deepEqual(await first.claimMissedReports(name, MISSED.slice(0, 2)), MISSED.slice(0, 2));
+      assert.deepEqual(await first.claimHealthReports(name, 'missed', MISSED.slice(0, 2)), MISSED.slice(0, 2));
       // The other node sees the same misses, and one more: it reports only the new one.
-      assert.deepEqual(await second.claimMissedReports(name, MISSED), MISSED.slice(2), 'a claimed report, again');
-      assert.deepEqual(await first.claimMissedReports(name, MISSED), [], 'every report claimed already');
-      assert.deepEqual(await first.claimMissedReports(name, []), [], 'no occurrence');
+      assert.deepEqual(
+        await second.claimHealthReports(name, 'missed', MISSED),
+        MISSED.slice(2),
+        'a claimed report, again',
+      );
+      assert.deepEqual(await first.claimHealthReports(name, 'missed', MISSED), [], 'every report claimed already');
+      assert.deepEqual(await first.claimHealthReports(name, 'missed', []), [], 'no occurrence');
       const otherJob = uniqueLockName('job');
-      assert.deepEqual(await second.claimMissedReports(otherJob, MISSED), MISSED, "another job's misses");
+      assert.deepEqual(await second.claimHealthReports(otherJob, 'missed', MISSED), MISSED, "another job's misses");
     },
   },
   {
@@ -27,12 +31,28 @@ export const missedReportChecks: CheckDefinition<OperatorLockProvider>[] = [
     async run({ provider, other, connect }) {
       const name = uniqueLockName('job');
       const nodes = [provider, other, await connect()];
-      const claims = await Promise.all(nodes.map((node) => node.operatorProvider().claimMissedReports(name, MISSED)));
+      const claims = await Promise.all(
+        nodes.map((node) => node.operatorProvider().claimHealthReports(name, 'missed', MISSED)),
+      );
       const reported = claims.flat().map((occurrence) => occurrence.getTime());
       assert.deepEqual(
         reported.sort((a, b) => a - b),
         MISSED.map((occurrence) => occurrence.getTime()),
       );
+    },
+  },
+  {
+    name: "claims a job's failing report once across nodes, apart from its missed reports",
+    async run({ provider, other, connect }) {
+      const name = uniqueLockName('job');
+      const [since] = MISSED;
+      assert.deepEqual(await provider.operatorProvider().claimHealthReports(name, 'missed', [since]), [since]);
+      const nodes = [provider, other, await connect()];
+      const claims = await Promise.all(
+        nodes.map((node) => node.operatorProvider().claimHealthReports(name, 'failing', [since])),
+      );
+      assert.deepEqual(claims.flat(), [since], 'one failing report, though a missed one has the same time');
+      assert.deepEqual(await other.operatorProvider().claimHealthReports(name, 'failing', [since]), [], 'again');
     },
   },
 ];

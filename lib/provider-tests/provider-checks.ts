@@ -6,6 +6,7 @@ import {
   canReadJobRecords,
   canRecoverOccurrences,
   canRenewLeases,
+  canRetryOccurrences,
   type JobRecordReader,
   type OccurrenceLockProvider,
 } from '../core/provider/provider-abilities.js';
@@ -15,7 +16,7 @@ import {
   type JobLockProvider,
   type OperatorLockProvider,
 } from '../operators/operator-abilities.js';
-import { missedReportChecks } from './health-checks.js';
+import { healthReportChecks } from './health-checks.js';
 import { identityChecks, operatorIdentityChecks } from './identity-checks.js';
 import { jobLockChecks, pauseChecks } from './job-lock-checks.js';
 import { leaderChecks } from './leader-checks.js';
@@ -29,6 +30,7 @@ import { ownerChecks } from './owner-checks.js';
 import { lockStoreChecks } from './lock-store-checks.js';
 import { runOnNodes, type CheckDefinition, type LockProviderSubject, type ProviderCheck } from './provider-subject.js';
 import { recoveryChecks } from './recovery-checks.js';
+import { retryChecks } from './retry-checks.js';
 import { renewalChecks, storeChecks } from './renewal-checks.js';
 
 /** A section of checks, run when the provider has its ability (`has`, one of the module's own ability guards). */
@@ -52,12 +54,12 @@ const recordsOccurrences = (provider: LockProvider): provider is OccurrenceLockP
  * `AbstractLockProviderIntegrationTest`, its fuzz test, the owner checks, node names like the store's markers)
  * and the `module` section (its locks under `SchedulerLockModule`: `@Cron`, `@Interval`, `@Timeout`,
  * `executeWithLock`), then one section per ability the provider has, as the module detects it: `lockOccurrence`,
- * `readJobRecord`, `recoverOccurrence`, `renewLeases`, `checkProvider`, `renewByOwner` (owner-addressed locks, and
- * `lockStore`: the `@nestjs/locks` store contract on top of them), `lockJob`, and `operatorProvider` (pausing and
- * node names, with `lockJob`). Each check makes its own nodes with `subject.create()`, uses lock names of its
- * own, and closes its nodes with `subject.cleanup()`; checks may run one after the other or at once. Register
- * them with your test runner (or call {@link describeLockProvider}); each one takes up to a few seconds, so give
- * tests 30 s on a remote store.
+ * `readJobRecord`, `recoverOccurrence`, `retryOccurrence`, `renewLeases`, `checkProvider`, `renewByOwner`
+ * (owner-addressed locks, and `lockStore`: the `@nestjs/locks` store contract on top of them), `lockJob`, and
+ * `operatorProvider` (pausing and node names, with `lockJob`). Each check makes its own nodes with
+ * `subject.create()`, uses lock names of its own, and closes its nodes with `subject.cleanup()`; checks may run one
+ * after the other or at once. Register them with your test runner (or call {@link describeLockProvider}); each one
+ * takes up to a few seconds, so give tests 30 s on a remote store.
  */
 export function lockProviderChecks<P extends LockProvider>(subject: LockProviderSubject<P>): ProviderCheck[] {
   const { provider } = subject;
@@ -69,6 +71,7 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('lockOccurrence', canClaimOccurrences, [...occurrenceChecks, ...occurrenceModuleChecks]),
     section('readJobRecord', recordsOccurrences, [...jobRecordChecks, ...catchUpChecks]),
     section('recoverOccurrence', canRecoverOccurrences, [...recoveryChecks, ...rerunChecks]),
+    section('retryOccurrence', canRetryOccurrences, retryChecks),
     section('renewLeases', canRenewLeases, renewalChecks),
     section('leaderElection', canRenewLeases, leaderChecks),
     section('checkProvider', canCheckProvider, storeChecks),
@@ -76,7 +79,7 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('lockStore', canAddressOwners, lockStoreChecks),
     section('lockJob', canLockJobs, jobLockChecks),
     section('operatorProvider', pausesJobs, [...pauseChecks, ...operatorIdentityChecks, ...operatorChecks]),
-    section('claimMissedReports', hasOperatorProvider, missedReportChecks),
+    section('claimHealthReports', hasOperatorProvider, healthReportChecks),
   ];
   return sections
     .filter(({ has }) => has(sample))

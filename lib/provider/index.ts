@@ -33,6 +33,7 @@ export type {
   OwnerRelease,
   OwnerRenewal,
   RecoveringLockProvider,
+  RetryingLockProvider,
   StartupCheckingLockProvider,
 } from '../core/provider/provider-abilities.js';
 export type { OutageLog, ProviderOutageMonitor, ProviderOutageReport } from '../core/provider/store-outage-report.js';

@@ -62,6 +62,10 @@ export class TickRecorder implements RunInstrumentation {
     if (inner?.renewalRoundTrip) this.renewalRoundTrip = inner.renewalRoundTrip.bind(inner);
   }
 
+  healthChecked(jobs: Parameters<NonNullable<RunInstrumentation['healthChecked']>>[0]): void {
+    this.inner?.healthChecked?.(jobs);
+  }
+
   attach(events: LockEvents): void {
     this.inner?.attach?.(events);
     events.events$.subscribe((event) => this.observe(event));

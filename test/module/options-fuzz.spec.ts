@@ -76,6 +76,14 @@ const SUBJECTS: Subject[] = [
           whole(value.failingAfter) &&
           whole(value.pauseAfter),
       ),
+      retry: optional(
+        (value) =>
+          isOptionsObject(value) &&
+          Object.keys(value).every((key) => ['retries', 'backoff'].includes(key)) &&
+          value.retries !== undefined &&
+          whole(value.retries) &&
+          optional((backoff) => durationMs(backoff) !== undefined)(value.backoff),
+      ),
       minReplicasToAck: whole,
       replicaAckTimeout: optional((value) => timer(value) && Math.ceil(durationMs(value)!) < 2_000),
       instrumentation: optional((value) => typeof (value as { around?: unknown } | null)?.around === 'function'),

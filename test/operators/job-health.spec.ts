@@ -71,6 +71,14 @@ describe('jobHealth: a job cluster-wide from its schedule and its history', () =
     expect(jobHealth(await facts(resumed), POLICY, T0 + 11_000)).toMatchObject({ state: 'on-time', failuresInARow: 1 });
   });
 
+  it("counts an occurrence's failed attempts (its retries) as one failure", async () => {
+    const attempt = (occurrence: number, n: number): RunHistoryEntry => ({ ...run(occurrence, 'failed'), attempt: n });
+    const recent = [attempt(T0 + 4_000, 3), attempt(T0 + 4_000, 2), attempt(T0 + 4_000, 1), attempt(T0 + 2_000, 1)];
+    expect(jobHealth(await facts(recent), POLICY, T0 + 5_000)).toMatchObject({ state: 'on-time', failuresInARow: 2 });
+    const third = [attempt(T0 + 6_000, 1), ...recent];
+    expect(jobHealth(await facts(third), POLICY, T0 + 7_000)).toMatchObject({ state: 'failing', failuresInARow: 3 });
+  });
+
   it('measures an @Interval job against its interval', async () => {
     const started = (at: number): RunHistoryEntry => ({ ...run(at), occurrence: undefined, startedAt: at });
     const recent = [started(T0 + 1_000)];

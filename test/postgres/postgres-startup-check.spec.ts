@@ -99,7 +99,7 @@ describe('the startup check of PostgresLockProvider', () => {
 
     // The README's GRANT lines, for this schema.
     const tables = ['locks', 'history', 'jobs', 'skips'].map((t) => `"${fixture.schema}".scheduler_lock_${t}`);
-    const withDelete = ['nodes', 'triggers', 'trigger_results', 'missed_reports'].map(
+    const withDelete = ['nodes', 'triggers', 'trigger_results', 'health_reports'].map(
       (t) => `"${fixture.schema}".scheduler_lock_${t}`,
     );
     await fixture.admin.query(`GRANT SELECT, INSERT, UPDATE ON ${tables.join(', ')} TO ${role}`);

@@ -54,6 +54,33 @@ const ASSUMED = new Map<string, Assumed>([
     },
   ],
   [
+    "@Cron('0 */10 * * * *')",
+    {
+      preamble: `import { Cron } from '@nestjs/schedule';
+        import { currentLock, SchedulerLock } from 'nest-scheduler-lock';`,
+      shape: 'members',
+      classMembers: 'private async exportFor(attempt: number): Promise<void> {}',
+    },
+  ],
+  [
+    "@SchedulerLock({ lockAtMostFor: '30m' })",
+    {
+      preamble: `import { Cron } from '@nestjs/schedule';
+        import { SchedulerLock } from 'nest-scheduler-lock';
+        declare const Sentry: { withMonitor<T>(slug: string, callback: () => T, options?: object): T };`,
+      shape: 'members',
+      classMembers: 'private async build(): Promise<void> {}',
+    },
+  ],
+  [
+    '@Injectable()',
+    {
+      preamble: `import { Injectable, type OnModuleInit } from '@nestjs/common';
+        import { LockEvents } from 'nest-scheduler-lock';
+        declare const PING_URL: string;`,
+    },
+  ],
+  [
     "@Cron('0 */5 * * * *')",
     {
       preamble: `import { Cron } from '@nestjs/schedule';

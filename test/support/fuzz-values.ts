@@ -18,6 +18,8 @@ export function pick<T>(random: Random, values: readonly T[]): T {
 }
 
 /** Duration strings the README documents, with their length in ms. */
+/** The durations inside the objects drawn below (`{ lease: '1s' }`), kept apart: they are not drawn themselves. */
+const NESTED_DURATION_TEXT: Readonly<Record<string, number>> = { '1s': 1_000 };
 const DURATION_TEXT: Readonly<Record<string, number>> = {
   '500ms': 500,
   '30s': 30_000,
@@ -98,7 +100,7 @@ export function misspelled(random: Random, key: string): string {
 /** What the docs call a duration, in ms: a number of ms (finite, not negative) or a documented string. */
 export function durationMs(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
-  return typeof value === 'string' ? DURATION_TEXT[value] : undefined;
+  return typeof value === 'string' ? (DURATION_TEXT[value] ?? NESTED_DURATION_TEXT[value]) : undefined;
 }
 
 /** A duration greater than 0 and at most `max` ms. */

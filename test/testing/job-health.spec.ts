@@ -1,10 +1,12 @@
 import { jest } from '@jest/globals';
+import { compileKitNode } from '../support/kit-node.js';
 import { Injectable } from '@nestjs/common';
-import { Cron, ScheduleModule } from '@nestjs/schedule';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { SchedulerLock, SchedulerLockModule, type LockEvent } from '../../lib/index.js';
+import { Cron } from '@nestjs/schedule';
+import type { TestingModule } from '@nestjs/testing';
+import { SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
-import { CapturedLogger } from '../support/captured-logger.js';
+import { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
+import { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-store.js';
 
 /** The 2 s occurrences start here; the nodes start 100 ms before the first. */
 const T0 = Date.parse('2027-01-01T00:00:00Z');
@@ -24,20 +26,9 @@ class Jobs {
 }
 
 async function startNode(node: string, pauseAfter?: number): Promise<TestNode> {
-  const moduleRef = await SchedulerLockTest.override(
-    Test.createTestingModule({
-      imports: [
-        ScheduleModule.forRoot(),
-        SchedulerLockModule.forRoot({
-          redis: 'redis://no-such-host.invalid:6379',
-          defaultLockAtMostFor: '1m',
-          health: { grace: '500ms', failingAfter: 2, pauseAfter },
-        }),
-      ],
-      providers: [Jobs],
-    }).setLogger(new CapturedLogger()),
-    { store, node },
-  ).compile();
+  const moduleRef = await compileKitNode(store, node, [Jobs], {
+    health: { grace: '500ms', failingAfter: 2, pauseAfter },
+  });
   open.push(moduleRef);
   return SchedulerLockTest.node(moduleRef);
 }
@@ -104,17 +95,56 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     expect(await a.admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', missed });
   });
 
-  it('reports failing after failingAfter failed runs, and healthy after the next success', async () => {
+  it('reports the occurrences a 10 s store outage cost as missed, once, when the store is back', async () => {
     const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name)));
     const seen = healthEvents(nodes);
+    for (const second of [0, 2, 4]) await tickAll(nodes, second);
+    // From 5 s to 15 s the store refuses the claims of the ticks and the reads of the health checks.
+    const outage = new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    const claims = jest.spyOn(InMemoryLockProvider.prototype, 'lockOccurrence').mockRejectedValue(outage);
+    const reads = jest.spyOn(InMemoryOperatorProvider.prototype, 'jobs').mockRejectedValue(outage);
+    for (const second of [6, 8, 10, 12, 14]) {
+      jest.setSystemTime(T0 + second * 1_000 + 10);
+      for (const node of nodes) {
+        expect(await node.tick('every-2s')).toMatchObject({ status: 'skipped', reason: 'provider-error' });
+        expect(await node.checkHealth()).toEqual([]);
+      }
+    }
+    claims.mockRestore();
+    reads.mockRestore();
+
+    jest.setSystemTime(T0 + 15_100);
+    for (const node of nodes) await node.checkHealth();
+    expect(seen).toEqual(['node-1 missed 6s,8s,10s,12s']);
+    expect(await nodes[2].admin.getHealth('every-2s')).toMatchObject({ state: 'missed', late: at(14) });
+    await tickAll(nodes, 16);
+    for (const node of nodes) await node.checkHealth();
+    expect(seen).toEqual([
+      'node-1 missed 6s,8s,10s,12s',
+      'node-1 missed 14s',
+      'node-1 healthy',
+      'node-2 healthy',
+      'node-3 healthy',
+    ]);
+  });
+
+  it('reports failing once for the cluster after failingAfter failed runs, and healthy after a success', async () => {
+    const nodes = await Promise.all(['node-1', 'node-2', 'node-3'].map((name) => startNode(name)));
+    const seen = healthEvents(nodes);
+    const checkAll = async () => {
+      for (const node of nodes) await node.checkHealth();
+    };
     failures = 2;
     await tickAll(nodes, 0);
-    await nodes[0].checkHealth();
+    await checkAll();
     await tickAll(nodes, 2);
-    expect((await nodes[0].checkHealth())[0]).toMatchObject({ state: 'failing', failuresInARow: 2 });
+    const [failing] = await nodes[0].checkHealth();
+    expect(failing).toMatchObject({ state: 'failing', failuresInARow: 2, failingSince: at(0) });
+    await checkAll();
+    expect(seen).toEqual(['node-1 failing 2']);
     await tickAll(nodes, 4);
-    await nodes[0].checkHealth();
-    expect(seen).toEqual(['node-1 failing 2', 'node-1 healthy']);
+    await checkAll();
+    expect(seen).toEqual(['node-1 failing 2', 'node-1 healthy', 'node-2 healthy', 'node-3 healthy']);
   });
 
   it('pauses the job after pauseAfter failed runs, an operator action in its history, until resume', async () => {
@@ -126,7 +156,7 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     expect(pause).toMatchObject({
       type: 'pause',
       actor: 'scheduler',
-      reason: '3 failed runs in a row (health.pauseAfter: 3)',
+      reason: '3 failures in a row (health.pauseAfter: 3)',
     });
     expect((await nodes[2].admin.history('every-2s')).filter((entry) => entry.type === 'pause')).toHaveLength(1);
     await tickAll(nodes, 6);
@@ -138,6 +168,20 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     await tickAll(nodes, 8);
     await Promise.all(nodes.map((node) => node.checkHealth()));
     expect(await nodes[0].admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', failuresInARow: 1 });
+  });
+
+  it('reads the store 2 + 2 × jobs times per check, and claims nothing while nothing is to report', async () => {
+    const [node] = await Promise.all(['node-1'].map((name) => startNode(name)));
+    await tickAll([node], 0);
+    const methods = Object.getOwnPropertyNames(InMemoryOperatorProvider.prototype).filter(
+      (name) => name !== 'constructor',
+    ) as (keyof InMemoryOperatorProvider)[];
+    // Spies call through: each counts the calls of one store method.
+    const spies = methods.map((method) => [method, jest.spyOn(InMemoryOperatorProvider.prototype, method)] as const);
+    expect((await node.checkHealth())[0].state).toBe('on-time');
+    const calls = spies.flatMap(([method, spy]) => Array<string>(spy.mock.calls.length).fill(method));
+    for (const [, spy] of spies) spy.mockRestore();
+    expect(calls.sort()).toEqual(['history', 'jobs', 'lockState', 'nodes']);
   });
 
   it('is late when an occurrence is not started within the grace, and never-run before the first', async () => {

@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { compileKitNode } from '../support/kit-node.js';
 import { Injectable, type Provider } from '@nestjs/common';
 import {
   LeaderElection,
@@ -8,8 +9,8 @@ import {
   type OnLeadershipAcquired,
   type OnLeadershipLost,
 } from '../../lib/leader/index.js';
-import { Cron, Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { Cron, Interval, SchedulerRegistry } from '@nestjs/schedule';
+import type { TestingModule } from '@nestjs/testing';
 import { CronJob } from 'cron';
 import {
   InMemoryLockProvider,
@@ -17,7 +18,6 @@ import {
   LockingTaskExecutor,
   SCHEDULER_LOCK_PROVIDER,
   SchedulerLock,
-  SchedulerLockModule,
   type SchedulerLockModuleOptions,
 } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
@@ -73,20 +73,7 @@ async function start(
   options: Partial<SchedulerLockModuleOptions> = {},
 ): Promise<TestNode> {
   const logger = new CapturedLogger();
-  const app = await SchedulerLockTest.override(
-    Test.createTestingModule({
-      imports: [
-        ScheduleModule.forRoot(),
-        SchedulerLockModule.forRoot({
-          redis: 'redis://no-such-host.invalid:6379',
-          defaultLockAtMostFor: '1m',
-          ...options,
-        }),
-      ],
-      providers,
-    }).setLogger(logger),
-    { store, node },
-  ).compile();
+  const app = await compileKitNode(store, node, providers, options, logger);
   loggers.set(node, logger);
   apps.set(node, app);
   return SchedulerLockTest.node(app);

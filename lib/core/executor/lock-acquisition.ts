@@ -29,7 +29,7 @@ export interface RunDetails {
   /** The nominal fire time of a once-per-occurrence cron job's run (epoch ms). */
   readonly occurrence?: number;
   readonly catchUp?: boolean;
-  /** A re-run of an occurrence whose node died: the attempt, and who ran the one before. */
+  /** A re-run of an occurrence whose node died, or a retry of one that failed: the attempt, and who ran the last. */
   readonly recovery?: { readonly attempt: number; readonly previousNode: string };
   /** A run an operator asked for (`trigger`). */
   readonly manual?: { readonly actor: string; readonly triggerId: string };

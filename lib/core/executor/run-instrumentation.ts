@@ -26,6 +26,11 @@ export interface RunInstrumentation {
   around<T>(run: InstrumentedRun, task: () => T | Promise<T>): Promise<T>;
   /** A lease renewal round trip ended: how many leases it carried, how long it took (ms), whether it failed. */
   renewalRoundTrip?(leases: number, durationMs: number, failed: boolean): void;
+  /**
+   * This node's health check (every `heartbeatInterval`) read each job's last success, cluster-wide: when the
+   * newest successful run started, or `null` when none did.
+   */
+  healthChecked?(jobs: readonly { readonly jobName: string; readonly lastSuccess: Date | null }[]): void;
 }
 
 /** `provider`'s lease renewal, timed for `instrumentation` when it wants round trips; `undefined` without it. */

@@ -26,7 +26,7 @@ export type OccurrenceClaim =
   | { readonly refused: 'locked' | 'paused' }
   | { readonly refused: 'already-ran'; /** that very occurrence is still running */ readonly running: boolean };
 
-/** What `RecoveringLockProvider.recoverOccurrence` got. */
+/** What `RecoveringLockProvider.recoverOccurrence` or `RetryingLockProvider.retryOccurrence` got. */
 export type RecoveryClaim =
   | { readonly lock: SimpleLock; readonly attempt: number; readonly previousNode: string }
   | { readonly refused: 'running' | 'paused' }
@@ -47,7 +47,7 @@ export interface JobRecord {
   readonly node: string;
   readonly startedAt: Date;
   readonly finishedAt?: Date;
-  /** 1 for the first run of the occurrence, 2+ for recoveries. */
+  /** 1 for the first run of the occurrence, 2+ for recoveries and retries. */
   readonly attempt: number;
   /** Who ran the attempt before this one, for a recovery. */
   readonly previousNode?: string;

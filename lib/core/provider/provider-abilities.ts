@@ -70,6 +70,21 @@ export interface RecoveringLockProvider extends OccurrenceLockProvider {
   ): Promise<RecoveryClaim>;
 }
 
+/** Retries an occurrence whose run failed, for the `retry` option. */
+export interface RetryingLockProvider extends OccurrenceLockProvider {
+  /**
+   * Takes `occurrence` for its next attempt if its last attempt failed, fewer than `maxAttempts` attempts have
+   * started, and `backoff` × 2^(attempt − 1) ms have passed since attempt `attempt` failed, by the store's clock.
+   * Refused as `running` while an attempt runs, the lock is held or the backoff has not passed.
+   */
+  retryOccurrence(
+    configuration: LockConfiguration,
+    occurrence: number,
+    maxAttempts: number,
+    backoff: number,
+  ): Promise<RecoveryClaim>;
+}
+
 /** Reads the job record of a lock name, for operators and catch-up. */
 export interface JobRecordReader {
   readJobRecord(name: string): Promise<JobRecord | undefined>;
@@ -99,6 +114,7 @@ export const PROVIDER_ABILITY_METHODS = [
   'renewLeases',
   'lockOccurrence',
   'recoverOccurrence',
+  'retryOccurrence',
   'readJobRecord',
   'reportOutages',
   'checkProvider',
@@ -118,6 +134,12 @@ export function canRecoverOccurrences(provider: LockProvider): provider is Recov
   return (
     canClaimOccurrences(provider) &&
     typeof (provider as Partial<RecoveringLockProvider>).recoverOccurrence === 'function'
+  );
+}
+
+export function canRetryOccurrences(provider: LockProvider): provider is RetryingLockProvider {
+  return (
+    canClaimOccurrences(provider) && typeof (provider as Partial<RetryingLockProvider>).retryOccurrence === 'function'
   );
 }
 

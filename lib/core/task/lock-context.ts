@@ -23,8 +23,8 @@ export interface LockContext {
   /** `true` for the catch-up run of an occurrence the whole cluster missed. */
   readonly catchUp: boolean;
   /**
-   * For a re-run of an occurrence whose node died: which attempt this is (2 for the first re-run) and who
-   * ran the previous one.
+   * For a re-run of an occurrence whose node died (`onCrash: 'rerun'`), or a retry of one that failed (`retry`):
+   * which attempt this is (2 for the first re-run or retry) and who ran the previous one.
    */
   readonly recovery: { readonly attempt: number; readonly previousNode: string } | undefined;
   /**

@@ -44,7 +44,7 @@ export type LockEvent =
       readonly occurrences: readonly Date[];
     })
   | (LockEventBase & {
-      /** The job's last runs failed, `failuresInARow` of them: emitted by each node that watches it. */
+      /** The job's last runs failed, `failuresInARow` of them: emitted once for the cluster, per streak. */
       readonly type: 'failing';
       readonly failuresInARow: number;
     })

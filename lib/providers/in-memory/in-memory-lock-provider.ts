@@ -19,6 +19,7 @@ import type {
   OwnerRelease,
   OwnerRenewal,
   RecoveringLockProvider,
+  RetryingLockProvider,
 } from '../../core/provider/provider-abilities.js';
 import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import { assertCallerOwner, CALLER_OWNER_TAG } from '../../core/provider/owner-value.js';
@@ -75,6 +76,7 @@ export class InMemoryLockProvider
   implements
     LeaseRenewingLockProvider,
     RecoveringLockProvider,
+    RetryingLockProvider,
     OwnerAddressedLockProvider,
     JobRecordReader,
     JobLockProvider,
@@ -172,9 +174,35 @@ export class InMemoryLockProvider
       this.records.set(name, { ...record, state: 'crashed' });
       return { refused: 'settled', state: 'crashed' };
     }
+    return this.takeOver(configuration, record);
+  }
+
+  async retryOccurrence(
+    configuration: LockConfiguration,
+    occurrence: number,
+    maxAttempts: number,
+    backoff: number,
+  ): Promise<RecoveryClaim> {
+    const { name } = configuration;
+    const record = this.records.get(name);
+    if (!record || record.occurrence.getTime() !== occurrence) return { refused: 'settled', state: '' };
+    if (record.state === 'running') return { refused: 'running' };
+    if (record.state !== 'failed' || record.attempt + 1 > maxAttempts)
+      return { refused: 'settled', state: record.state };
+    if (this.locks.holder(name)) return { refused: 'running' };
+    if (this.operators.isPaused(name)) return { refused: 'paused' };
+    const failedAt = record.finishedAt?.getTime() ?? 0;
+    if (Date.now() - failedAt < backoff * 2 ** (record.attempt - 1)) return { refused: 'running' };
+    return this.takeOver(configuration, record);
+  }
+
+  /** Takes `record`'s occurrence over for its next attempt: a recovery or a retry. */
+  private takeOver(configuration: LockConfiguration, record: StoredRecord): RecoveryClaim {
+    const { node, attempt, finishedAt: _finishedAt, ...kept } = record;
     const lock = this.locks.take(configuration, this.node, true);
-    this.records.set(name, {
-      ...record,
+    this.records.set(configuration.name, {
+      ...kept,
+      state: 'running',
       token: lock.token,
       node: this.node,
       startedAt: new Date(),

@@ -9,8 +9,9 @@ import type {
   TriggerResult,
 } from '../../operators/cluster-records.js';
 import {
-  MISSED_REPORT_TTL,
+  HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
+  type HealthReportKind,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -34,7 +35,7 @@ export class InMemoryOperatorProvider implements OperatorProvider {
   /** Lock name → history, newest first. */
   private readonly histories = new Map<string, HistoryEntry[]>();
   /** `<lock name>|<occurrence>` → when its missed report was claimed (epoch ms). */
-  private readonly missedReports = new Map<string, number>();
+  private readonly healthReports = new Map<string, number>();
 
   constructor(
     private readonly locks: InMemoryLocks,
@@ -73,13 +74,13 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     return gone.length;
   }
 
-  async claimMissedReports(lockName: string, occurrences: readonly Date[]): Promise<Date[]> {
+  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
     const now = Date.now();
-    for (const [key, at] of this.missedReports) if (now - at > MISSED_REPORT_TTL) this.missedReports.delete(key);
-    return occurrences.filter((occurrence) => {
-      const key = `${lockName}|${occurrence.getTime()}`;
-      if (this.missedReports.has(key)) return false;
-      this.missedReports.set(key, now);
+    for (const [key, at] of this.healthReports) if (now - at > HEALTH_REPORT_TTL) this.healthReports.delete(key);
+    return times.filter((time) => {
+      const key = `${lockName}|${kind}|${time.getTime()}`;
+      if (this.healthReports.has(key)) return false;
+      this.healthReports.set(key, now);
       return true;
     });
   }
@@ -159,7 +160,7 @@ export class InMemoryOperatorProvider implements OperatorProvider {
    */
   clearRecords(): void {
     const records = [this.skipCounts, this.triggers, this.triggerResults, this.pauses, this.histories];
-    for (const kept of [...records, this.missedReports]) {
+    for (const kept of [...records, this.healthReports]) {
       kept.clear();
     }
   }

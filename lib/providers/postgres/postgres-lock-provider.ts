@@ -5,7 +5,6 @@ import type { LockConfiguration } from '../../core/provider/lock-configuration.j
 import { assertCallerOwner, OwnerValues } from '../../core/provider/owner-value.js';
 import type {
   JobRecord,
-  JobRunState,
   LeaseRenewal,
   LeaseRenewalOutcome,
   OccurrenceClaim,
@@ -21,6 +20,7 @@ import type {
   OwnerRelease,
   OwnerRenewal,
   RecoveringLockProvider,
+  RetryingLockProvider,
   StartupCheckingLockProvider,
 } from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
@@ -46,11 +46,17 @@ import { PostgresOperatorProvider } from './postgres-operator-store.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { postgresUser } from './postgres-failures.js';
 import { checkPostgresProvider } from './postgres-startup-check.js';
-import { claimRefusal, postgresStatements } from './postgres-statements.js';
+import { claimRefusal, postgresStatements, type Statement } from './postgres-statements.js';
 import { claimBatches, unusedLock, type ClaimRow, type JobLockRow, type NewHolder } from './postgres-claim-batches.js';
 import { ownerStatements, type OwnerStatements } from './postgres-owner-statements.js';
 import { ReleasedNames, settleDelay } from './postgres-released-names.js';
-import { recoveryClaim, recoveryStatement, type RecoveryRow } from './postgres-recovery.js';
+import {
+  jobRecordOf,
+  recoveryClaim,
+  recoveryStatement,
+  type JobRecordRow,
+  type RecoveryRow,
+} from './postgres-recovery.js';
 
 /**
  * Locks in PostgreSQL (`pg` ^8 `Pool`), ShedLock's JDBC design: one row per lock name in
@@ -69,6 +75,7 @@ export class PostgresLockProvider
   implements
     LeaseRenewingLockProvider,
     RecoveringLockProvider,
+    RetryingLockProvider,
     OwnerAddressedLockProvider,
     JobRecordReader,
     JobLockProvider,
@@ -83,7 +90,7 @@ export class PostgresLockProvider
   private readonly claims: CallBatch<NewHolder & { occurrence: number }, ClaimRow | undefined>;
   private readonly jobLocks: CallBatch<NewHolder & { manual: boolean }, JobLockRow | undefined>;
   private readonly owners = new OwnerValues();
-  private readonly recover: ReturnType<typeof recoveryStatement>;
+  private readonly takeOvers: Record<'recover' | 'retry', Statement>;
   private readonly byOwner: OwnerStatements;
   private readonly pool: Pool;
   private readonly operators: PostgresOperatorProvider;
@@ -103,7 +110,10 @@ export class PostgresLockProvider
     const abandoned = new AbandonedLocks(session, this.tables.locks);
     const released = new ReleasedNames(settleDelay(statementTimeout));
     this.context = { session, abandoned, statements, finishes, node: this.node, historyLimit, released };
-    this.recover = recoveryStatement(this.tables);
+    this.takeOvers = {
+      recover: recoveryStatement(this.tables, 'recover'),
+      retry: recoveryStatement(this.tables, 'retry'),
+    };
     this.byOwner = ownerStatements(this.tables);
     this.operators = new PostgresOperatorProvider(session, this.tables, historyLimit);
     ({ claims: this.claims, jobLocks: this.jobLocks } = claimBatches(session, statements, abandoned, this.node));
@@ -166,42 +176,32 @@ export class PostgresLockProvider
     });
   }
 
-  async recoverOccurrence(
+  recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number) {
+    return this.takeOver('recover', configuration, occurrence, maxAttempts, grace);
+  }
+
+  retryOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, backoff: number) {
+    return this.takeOver('retry', configuration, occurrence, maxAttempts, backoff);
+  }
+
+  /** A recovery after `wait` ms of grace, or a retry after a first backoff of `wait` ms. */
+  private async takeOver(
+    kind: 'recover' | 'retry',
     configuration: LockConfiguration,
     occurrence: number,
     maxAttempts: number,
-    grace: number,
+    wait: number,
   ): Promise<RecoveryClaim> {
     const { owner, ttl, name } = this.newHolder(configuration);
-    const { historyLimit } = this.context;
-    const values = [name, owner, this.node, ttl, occurrence, maxAttempts, Math.ceil(grace), historyLimit];
+    const values: unknown[] = [name, owner, this.node, ttl, occurrence, maxAttempts, Math.ceil(wait)];
+    if (kind === 'recover') values.push(this.context.historyLimit); // for the crashed attempt's history entry
     const unused = (backend: number) => this.context.abandoned.add(backend, [unusedLock({ name, owner })]);
-    const [row] = await this.context.session.run<RecoveryRow>(this.recover, values, unused);
+    const [row] = await this.context.session.run<RecoveryRow>(this.takeOvers[kind], values, unused);
     return recoveryClaim(row, (fence) => this.lockOf(configuration, owner, { fencing_token: fence }, OCCURRENCE_LOCK));
   }
 
   async readJobRecord(name: string): Promise<JobRecord | undefined> {
-    const [row] = await this.context.session.run<{
-      occurrence: string | null;
-      run_state: JobRunState;
-      run_by: string;
-      run_started_at: Date;
-      run_finished_at: Date | null;
-      run_attempt: number;
-      run_previous_holder: string | null;
-      held: boolean;
-    }>(this.context.statements.readRecord, [name]);
-    if (row?.occurrence == null) return undefined;
-    return {
-      occurrence: new Date(Number(row.occurrence)),
-      state: row.run_state,
-      node: row.run_by,
-      startedAt: row.run_started_at,
-      finishedAt: row.run_finished_at ?? undefined,
-      attempt: row.run_attempt,
-      previousNode: row.run_previous_holder ?? undefined,
-      held: row.held,
-    };
+    return jobRecordOf((await this.context.session.run<JobRecordRow>(this.context.statements.readRecord, [name]))[0]);
   }
 
   renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal> {

@@ -1,4 +1,4 @@
-import { MISSED_REPORT_TTL, TRIGGER_RESULT_TTL } from '../../operators/operator-store.js';
+import { HEALTH_REPORT_TTL, TRIGGER_RESULT_TTL } from '../../operators/operator-store.js';
 import type { PostgresTables } from './postgres-schema.js';
 import { appendHistory, HELD, ms, NOW, statement } from './postgres-statements.js';
 
@@ -11,7 +11,7 @@ const LOCK_COLUMNS = '(name, owner, locked_by, locked_at, lock_until, fencing_to
 
 /** The operator store's statements for one set of tables. Steering entries go into the history with their action. */
 export function operatorStatements(tables: PostgresTables) {
-  const { locks, history, jobs, nodes, skips, triggers, triggerResults, missedReports } = tables;
+  const { locks, history, jobs, nodes, skips, triggers, triggerResults, healthReports } = tables;
   /** The steering entry `$2` into `$1`'s history, behind the step `step` that bumped its lock row's `history_seq`. */
   const steered = (step: string) =>
     appendHistory(history, `(SELECT name, seq, $2::jsonb AS entry FROM ${step}) AS steered`, '$3::integer');
@@ -29,14 +29,14 @@ export function operatorStatements(tables: PostgresTables) {
       INSERT INTO ${skips} AS s (name, reason, count)
       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ORDER BY 1, 2
       ON CONFLICT (name, reason) DO UPDATE SET count = s.count + excluded.count`),
-    /** `$1` lock name, `$2` occurrences (epoch ms): returns those claimed here; the job's old claims go. */
-    claimMissedReports: statement(`
+    /** `$1` lock name, `$2` kind, `$3` times (epoch ms): returns those claimed here; the job's old claims go. */
+    claimHealthReports: statement(`
       WITH expired AS (
-        DELETE FROM ${missedReports} WHERE name = $1 AND reported_at < ${NOW} - ${ms(String(MISSED_REPORT_TTL))}
+        DELETE FROM ${healthReports} WHERE name = $1 AND reported_at < ${NOW} - ${ms(String(HEALTH_REPORT_TTL))}
       )
-      INSERT INTO ${missedReports} (name, occurrence, reported_at)
-      SELECT $1, o, ${NOW} FROM unnest($2::bigint[]) AS o ORDER BY o
-      ON CONFLICT (name, occurrence) DO NOTHING RETURNING occurrence`),
+      INSERT INTO ${healthReports} (name, kind, at, reported_at)
+      SELECT $1, $2::text, t, ${NOW} FROM unnest($3::bigint[]) AS t ORDER BY t
+      ON CONFLICT (name, kind, at) DO NOTHING RETURNING at`),
     /** Each waiting trigger of the job names `$1` is taken by the one statement that deletes it. */
     takeTriggers: statement(`DELETE FROM ${triggers} WHERE job_name = ANY($1::text[]) RETURNING request`),
     /** `$1` id, `$2` result (JSON); results older than the TTL go. */

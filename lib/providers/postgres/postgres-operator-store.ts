@@ -11,7 +11,7 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { LockState, OperatorProvider } from '../../operators/operator-store.js';
+import type { HealthReportKind, LockState, OperatorProvider } from '../../operators/operator-store.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
 import type { PostgresSession } from './postgres-session.js';
@@ -64,11 +64,11 @@ export class PostgresOperatorProvider implements OperatorProvider {
     return (await this.session.run(this.statements.forgetNodes, [cutoff])).length;
   }
 
-  async claimMissedReports(lockName: string, occurrences: readonly Date[]): Promise<Date[]> {
-    if (occurrences.length === 0) return [];
-    const times = occurrences.map((occurrence) => occurrence.getTime());
-    const rows = await this.session.run<{ occurrence: string }>(this.statements.claimMissedReports, [lockName, times]);
-    return rows.map((row) => new Date(Number(row.occurrence))).sort((a, b) => a.getTime() - b.getTime());
+  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
+    if (times.length === 0) return [];
+    const values = [lockName, kind, times.map((time) => time.getTime())];
+    const rows = await this.session.run<{ at: string }>(this.statements.claimHealthReports, values);
+    return rows.map((row) => new Date(Number(row.at))).sort((a, b) => a.getTime() - b.getTime());
   }
 
   async nodes(): Promise<ClusterNode[]> {

@@ -23,7 +23,7 @@ export interface PostgresTables {
   readonly triggers: string;
   readonly triggerResults: string;
   /** The claims of missed occurrences' reports, by lock name and occurrence (kept 30 days). */
-  readonly missedReports: string;
+  readonly healthReports: string;
 }
 
 /** The tables of `name`, checked to be plain identifiers. */
@@ -44,7 +44,7 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
     skips: table('skips'),
     triggers: table('triggers'),
     triggerResults: table('trigger_results'),
-    missedReports: table('missed_reports'),
+    healthReports: table('health_reports'),
   };
 }
 
@@ -85,11 +85,12 @@ export function tablesDdl(tables: PostgresTables): string[] {
   result jsonb NOT NULL,
   reported_at timestamptz NOT NULL
 )`,
-    `CREATE TABLE IF NOT EXISTS ${tables.missedReports} (
+    `CREATE TABLE IF NOT EXISTS ${tables.healthReports} (
   name text NOT NULL,
-  occurrence bigint NOT NULL,
+  kind text NOT NULL,
+  at bigint NOT NULL,
   reported_at timestamptz NOT NULL,
-  PRIMARY KEY (name, occurrence)
+  PRIMARY KEY (name, kind, at)
 )`,
     `CREATE TABLE IF NOT EXISTS ${tables.locks} (
   name text PRIMARY KEY,

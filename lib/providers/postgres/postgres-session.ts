@@ -84,10 +84,10 @@ export class PostgresSession {
 
   private async createMissingTable(): Promise<void> {
     // Looked up first: CREATE TABLE IF NOT EXISTS needs the CREATE privilege even when the table exists.
-    // The missed reports came after the others: a schema made before them gets them at the next start.
+    // The health reports came after the others: a schema made before them gets them at the next start.
     const [{ present }] = await this.query<{ present: boolean }>(
       'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS present',
-      [this.tableNames.locks, this.tableNames.missedReports],
+      [this.tableNames.locks, this.tableNames.healthReports],
     );
     if (present) return;
     // The locks table comes last: once it exists, so do the others.

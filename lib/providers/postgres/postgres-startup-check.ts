@@ -18,7 +18,7 @@ function neededPrivileges(tables: PostgresTables): [table: string, privilege: st
     [tables.nodes, withDelete],
     [tables.triggers, withDelete],
     [tables.triggerResults, withDelete],
-    [tables.missedReports, withDelete],
+    [tables.healthReports, withDelete],
   ];
   return needs.flatMap(([table, privileges]) => privileges.map((privilege): [string, string] => [table, privilege]));
 }

@@ -1,3 +1,4 @@
+import type { HealthReportKind } from '../../operators/operator-store.js';
 /** The keys of one job: its lock, fencing counter, job record, pause marker and run history (one Cluster slot). */
 export interface JobKeys {
   readonly lock: string;
@@ -56,9 +57,9 @@ export class RedisKeys {
     return keys;
   }
 
-  /** The claim of the report that the job that locks `name` missed `occurrence` (epoch ms), in its slot. */
-  missedReport(name: string, occurrence: number): string {
-    return `${this.lock(name)}:missed:${occurrence}`;
+  /** The claim of the `kind` health report at `time` (epoch ms) of the job that locks `name`, in its slot. */
+  healthReport(name: string, kind: HealthReportKind, time: number): string {
+    return `${this.lock(name)}:${kind}:${time}`;
   }
 
   /** Where a trigger's result waits for the operator who asked. */

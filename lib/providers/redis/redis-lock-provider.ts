@@ -18,6 +18,7 @@ import type {
   OwnerRelease,
   OwnerRenewal,
   RecoveringLockProvider,
+  RetryingLockProvider,
 } from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis-client.js';
@@ -50,6 +51,7 @@ export class RedisLockProvider
   implements
     LeaseRenewingLockProvider,
     RecoveringLockProvider,
+    RetryingLockProvider,
     OwnerAddressedLockProvider,
     JobRecordReader,
     JobLockProvider,
@@ -144,17 +146,27 @@ export class RedisLockProvider
       });
   }
 
-  async recoverOccurrence(
+  recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number) {
+    return this.takeOver(configuration, occurrence, maxAttempts, grace, 'recover');
+  }
+
+  retryOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, backoff: number) {
+    return this.takeOver(configuration, occurrence, maxAttempts, backoff, 'retry');
+  }
+
+  /** recover.lua for a recovery or a retry; `wait` is the recovery's grace or the retry's first backoff (ms). */
+  private async takeOver(
     configuration: LockConfiguration,
     occurrence: number,
     maxAttempts: number,
-    grace: number,
+    wait: number,
+    kind: 'recover' | 'retry',
   ): Promise<RecoveryClaim> {
     const keys = this.keys.job(configuration.name);
     const owner = this.newOwner(configuration);
     const limit = this.historyLimit;
-    const recovering = this.scripts.recover(keys, owner, occurrence, maxAttempts, Math.ceil(grace), limit);
-    const [fence, attemptOrState, previousNode] = await recovering;
+    const takingOver = this.scripts.recover(keys, owner, occurrence, maxAttempts, Math.ceil(wait), limit, kind);
+    const [fence, attemptOrState, previousNode] = await takingOver;
     const refused = claimRefusal(fence);
     if (refused === 'locked') return { refused: 'running' };
     if (refused === 'paused') return { refused };

@@ -10,8 +10,9 @@ import type {
   TriggerResult,
 } from '../../operators/cluster-records.js';
 import {
-  MISSED_REPORT_TTL,
+  HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
+  type HealthReportKind,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -78,15 +79,15 @@ export class RedisOperatorProvider implements OperatorProvider {
     await this.send(this.client.set(this.keys.triggerResult(id), JSON.stringify(result), 'PX', TRIGGER_RESULT_TTL));
   }
 
-  /** One `SET NX` per occurrence, in one MULTI: the job's keys share a Cluster slot. */
-  async claimMissedReports(lockName: string, occurrences: readonly Date[]): Promise<Date[]> {
-    if (occurrences.length === 0) return [];
+  /** One `SET NX` per report, in one MULTI: the job's keys share a Cluster slot. */
+  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
+    if (times.length === 0) return [];
     const claiming = this.client.multi();
-    for (const occurrence of occurrences) {
-      claiming.set(this.keys.missedReport(lockName, occurrence.getTime()), '1', 'PX', MISSED_REPORT_TTL, 'NX');
+    for (const time of times) {
+      claiming.set(this.keys.healthReport(lockName, kind, time.getTime()), '1', 'PX', HEALTH_REPORT_TTL, 'NX');
     }
     const replies = (await this.send(claiming.exec())) ?? [];
-    return occurrences.filter((_, index) => replies[index]?.[1] === 'OK');
+    return times.filter((_, index) => replies[index]?.[1] === 'OK');
   }
 
   // Operators: reading.

@@ -113,9 +113,9 @@ export class RedisScripts {
   }
 
   /**
-   * recover.lua: `[fence, attempt, previousNode]`, or a refusal (see {@link claimRefusal}): locked (held, or
-   * within `grace` ms of a watcher first finding the lock gone), `[already-ran, state]` (nothing to recover),
-   * paused. The crashed attempt goes into the history.
+   * recover.lua: `[fence, attempt, previousNode]`, or a refusal (see {@link claimRefusal}): locked (held, running
+   * or within `grace` ms: a recovery's grace from a watcher first finding the lock gone, a retry's backoff),
+   * `[already-ran, state]` (nothing to take over), paused. A recovery puts the crashed attempt into the history.
    */
   recover(
     keys: JobKeys,
@@ -124,9 +124,10 @@ export class RedisScripts {
     maxAttempts: number,
     grace: number,
     historyLimit: number,
+    kind: 'recover' | 'retry',
   ): Promise<[number, (number | string)?, string?]> {
     const { lock, fence, record, paused, history } = keys;
-    const args = [owner, ttl, node, occurrence, maxAttempts, grace, historyLimit];
+    const args = [owner, ttl, node, occurrence, maxAttempts, grace, historyLimit, kind];
     return RECOVER.call(this.client, 5, [lock, fence, record, paused, history, ...args]);
   }
 

@@ -1,7 +1,8 @@
--- Takes over an occurrence whose run died: its record still says 'running', but its lock has been gone
--- for the grace period. The first call that finds the lock gone notes when (orphanedAt, Redis's clock, so
--- node clocks do not matter); until the grace has passed, the run's node may still come back and record
--- how it ended (its release failed while Redis was unreachable).
+-- Takes over an occurrence for its next attempt. A recovery ('recover'): its run died, its record still says
+-- 'running', but its lock has been gone for the grace period. The first call that finds the lock gone notes
+-- when (orphanedAt, Redis's clock, so node clocks do not matter); until the grace has passed, the run's node
+-- may still come back and record how it ended (its release failed while Redis was unreachable). A retry
+-- ('retry'): its last attempt failed at least grace × 2^(attempt − 1) ms ago, by Redis's clock.
 local lockKey = KEYS[1]
 local fenceKey = KEYS[2]
 local recordKey = KEYS[3]
@@ -12,11 +13,13 @@ local ttl = ARGV[2]        -- ms
 local node = ARGV[3]
 local occurrence = tonumber(ARGV[4])
 local maxAttempts = tonumber(ARGV[5])
-local grace = tonumber(ARGV[6])  -- ms
+local grace = tonumber(ARGV[6])  -- ms: a recovery's grace, a retry's first backoff
 local historyLimit = tonumber(ARGV[7])
--- Returns {fence, attempt, previousNode} when taken over; {HELD} while the run still holds its lock or
--- within the grace; {ALREADY_RAN, state} when there is nothing to recover (finished, moved on, or out of
--- attempts: 'crashed'); {PAUSED} while the job is paused. The crashed attempt goes into the run history.
+local retry = ARGV[8] == 'retry'
+-- Returns {fence, attempt, previousNode} when taken over; {HELD} while an attempt still holds its lock, runs,
+-- or within the grace (backoff); {ALREADY_RAN, state} when there is nothing to take over (finished, moved on,
+-- or out of attempts: 'crashed' for a recovery); {PAUSED} while the job is paused. A recovery puts the
+-- crashed attempt into the run history.
 
 -- @include owner-value.include.lua
 -- @include job-lock.include.lua
@@ -26,8 +29,16 @@ if tonumber(redis.call('HGET', recordKey, 'occurrence')) ~= occurrence then
   return {ALREADY_RAN, ''}
 end
 local state = redis.call('HGET', recordKey, 'state')
-if state ~= 'running' then
+if retry and state == 'running' then
+  return {HELD}
+end
+if state ~= (retry and 'failed' or 'running') then
   return {ALREADY_RAN, state or ''}
+end
+local ended = redis.call('HMGET', recordKey, 'node', 'startedAt', 'attempt', 'finishedAt')
+local attempt = tonumber(ended[3]) + 1
+if retry and attempt > maxAttempts then
+  return {ALREADY_RAN, state}
 end
 local refusal = occurrenceRefusal(lockKey, pausedKey)
 if refusal then
@@ -35,26 +46,30 @@ if refusal then
 end
 local time = redis.call('TIME')
 local now = time[1] * 1000 + math.floor(time[2] / 1000)
-local orphanedAt = tonumber(redis.call('HGET', recordKey, 'orphanedAt'))
-if not orphanedAt then
-  orphanedAt = now
-  redis.call('HSET', recordKey, 'orphanedAt', now)
-end
-if now - orphanedAt < grace then
-  return {HELD}
-end
-local crashed = redis.call('HMGET', recordKey, 'node', 'startedAt', 'attempt')
-redis.call('LPUSH', historyKey, cjson.encode({type = 'run', occurrence = occurrence, node = crashed[1],
-  startedAt = tonumber(crashed[2]), outcome = 'crashed', attempt = tonumber(crashed[3]), foundAt = now}))
-redis.call('LTRIM', historyKey, 0, historyLimit - 1)
-local attempt = tonumber(crashed[3]) + 1
-if attempt > maxAttempts then
-  redis.call('HSET', recordKey, 'state', 'crashed')
-  return {ALREADY_RAN, 'crashed'}
+if retry then
+  if now - tonumber(ended[4]) < grace * 2 ^ (attempt - 2) then
+    return {HELD}
+  end
+else
+  local orphanedAt = tonumber(redis.call('HGET', recordKey, 'orphanedAt'))
+  if not orphanedAt then
+    orphanedAt = now
+    redis.call('HSET', recordKey, 'orphanedAt', now)
+  end
+  if now - orphanedAt < grace then
+    return {HELD}
+  end
+  redis.call('LPUSH', historyKey, cjson.encode({type = 'run', occurrence = occurrence, node = ended[1],
+    startedAt = tonumber(ended[2]), outcome = 'crashed', attempt = tonumber(ended[3]), foundAt = now}))
+  redis.call('LTRIM', historyKey, 0, historyLimit - 1)
+  if attempt > maxAttempts then
+    redis.call('HSET', recordKey, 'state', 'crashed')
+    return {ALREADY_RAN, 'crashed'}
+  end
 end
 redis.call('SET', lockKey, owner, 'PX', ttl)
 local fence = drawFence(fenceKey)
-local previous = crashed[1]
+local previous = ended[1]
 redis.call('HSET', recordKey, 'state', 'running', 'token', owner, 'node', node,
-  'startedAt', now, 'attempt', attempt, 'previousNode', previous, 'orphanedAt', '')
+  'startedAt', now, 'attempt', attempt, 'previousNode', previous, 'orphanedAt', '', 'finishedAt', '')
 return {fence, attempt, previous}

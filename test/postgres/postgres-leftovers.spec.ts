@@ -4,11 +4,8 @@ import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js
 import { waitUntil } from '../support/wait-until.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 
-/**
- * Distinct lock names a busy app may use once each (`executeWithLock` with an id in the name): several batches.
- * A leftover is one key or row per name, so a thousand names show it as well as ten thousand.
- */
-const NAMES = 2_000;
+/** Distinct lock names a busy app may use once each (`executeWithLock` with an id in the name). */
+const NAMES = 10_000;
 /** Names taken at once (the node's pool serves them in turn). */
 const BATCH = 200;
 /** The node's statement timeout: a released row may be deleted a second after it (`settleDelay`). */

@@ -4,11 +4,8 @@ import { assertStrictlyIncreasing, lockConfig } from '../../lib/provider-tests/l
 import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 
-/**
- * Distinct lock names a busy app may use once each (`executeWithLock` with an id in the name): several batches.
- * A leftover is one key or row per name, so a thousand names show it as well as ten thousand.
- */
-const NAMES = 2_000;
+/** Distinct lock names a busy app may use once each (`executeWithLock` with an id in the name). */
+const NAMES = 10_000;
 /** Names taken at once. */
 const BATCH = 500;
 

@@ -71,7 +71,7 @@ export class JobHealthWatch {
     const { jobName, lockName, state } = health;
     const base = { lockName, jobName, node: this.settings.node };
     const occurrences = await this.store!.claimMissedReports(lockName, health.missed);
-    if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
+    if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: new Date() });
     const { pauseAfter } = this.settings.health;
     if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
       // One node's pause is recorded; the others find the job paused already.
@@ -83,7 +83,7 @@ export class JobHealthWatch {
           ...base,
           actor: SCHEDULER_ACTOR,
           reason,
-          at: Date.now(),
+          at: new Date(),
         });
       }
     }
@@ -91,9 +91,9 @@ export class JobHealthWatch {
     this.states.set(jobName, state);
     if (state === before) return;
     if (state === 'failing') {
-      this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: Date.now() });
+      this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: new Date() });
     } else if (state === 'on-time' && before !== undefined && UNHEALTHY_STATES.has(before)) {
-      this.events.emit({ type: 'healthy', ...base, at: Date.now() });
+      this.events.emit({ type: 'healthy', ...base, at: new Date() });
     }
   }
 }

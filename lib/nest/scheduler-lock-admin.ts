@@ -121,7 +121,7 @@ export class SchedulerLockAdmin {
       actor,
       reason,
       node: this.node,
-      at: Date.now(),
+      at: new Date(),
     });
     return result;
   }

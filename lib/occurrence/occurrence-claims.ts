@@ -60,7 +60,11 @@ export class OccurrenceLock implements LockAcquisition {
   acquire(configuration: LockConfiguration): Promise<AcquiredLock | SkippedRun> {
     const { claims, providerName } = this.store;
     const source = 'lockOccurrence()';
-    const claiming = awaitProviderCall(claims.lockOccurrence(configuration, this.occurrence), providerName, source);
+    const claiming = awaitProviderCall(
+      claims.lockOccurrence(configuration, new Date(this.occurrence)),
+      providerName,
+      source,
+    );
     return claiming.then((claim) => this.taken(checkedClaim(claim, providerName, source)));
   }
 
@@ -85,7 +89,12 @@ export class OccurrenceRecovery implements LockAcquisition {
   ) {}
 
   async acquire(configuration: LockConfiguration): Promise<AcquiredLock | SkippedRun> {
-    const recovering = this.provider.recoverOccurrence(configuration, this.occurrence, this.maxAttempts, this.grace);
+    const recovering = this.provider.recoverOccurrence(
+      configuration,
+      new Date(this.occurrence),
+      this.maxAttempts,
+      this.grace,
+    );
     const source = 'recoverOccurrence()';
     const recovered = checkedClaim(
       await awaitProviderCall(recovering, this.providerName, source),

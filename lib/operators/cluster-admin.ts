@@ -71,7 +71,7 @@ export class ClusterAdmin {
   /** The nodes whose heartbeat is recent, by name. */
   async listNodes(): Promise<ClusterNode[]> {
     const cutoff = Date.now() - MISSED_HEARTBEATS * this.heartbeatInterval;
-    return (await this.store.nodes()).filter((node) => node.lastSeen >= cutoff).sort(byName);
+    return (await this.store.nodes()).filter((node) => node.lastSeen.getTime() >= cutoff).sort(byName);
   }
 
   /** Every job a live node runs, with its lock, pause, last run and next fire time. */
@@ -169,7 +169,7 @@ export class ClusterAdmin {
       job.kind === 'cron' ? cronFireTimes(job.schedule, job.timeZone) : null,
     ]);
     // A job no live node runs is watched since now: only its history tells what it missed.
-    const starts = nodes.filter((node) => node.jobs.includes(job.jobName)).map((node) => node.startedAt);
+    const starts = nodes.filter((node) => node.jobs.includes(job.jobName)).map((node) => node.startedAt.getTime());
     const watchedSince = new Date(Math.min(Date.now(), ...starts));
     return jobHealth({ job, lock, recent, fireTimes, watchedSince }, this.healthPolicy, Date.now());
   }

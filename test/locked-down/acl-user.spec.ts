@@ -147,18 +147,18 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   expect(await provider.renewLeases([{ lock: leased!, ttl: 10_000 }])).toEqual(['renewed']);
   await leased!.unlock();
 
-  const claim = await provider.lockOccurrence(lockConfiguration('occurrence'), 1_000);
+  const claim = await provider.lockOccurrence(lockConfiguration('occurrence'), new Date(1_000));
   if (!('lock' in claim)) throw new Error(`occurrence not claimed: ${JSON.stringify(claim)}`);
   await claim.lock.finish!('succeeded');
 
   // A run whose node died: its 1 ms lock is gone, its record says running; with no grace it is taken over at once.
-  const died = await provider.lockOccurrence(lockConfiguration('died', 1), 1_000);
+  const died = await provider.lockOccurrence(lockConfiguration('died', 1), new Date(1_000));
   expect('lock' in died).toBe(true);
   await waitUntil(
     async () => (await redis.admin.exists(provider.lockKey('died'))) === 0,
     'the dead run’s lock expired',
   );
-  const recovered = await provider.recoverOccurrence(lockConfiguration('died'), 1_000, 2, 0);
+  const recovered = await provider.recoverOccurrence(lockConfiguration('died'), new Date(1_000), 2, 0);
   if (!('lock' in recovered)) throw new Error(`occurrence not recovered: ${JSON.stringify(recovered)}`);
   await recovered.lock.finish!('succeeded');
 
@@ -167,9 +167,9 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   // A job's run, recorded in its history; then what operators do (the admin service, the CLI).
   const job = await provider.lockJob(lockConfiguration('job'), false);
   if (!('lock' in job)) throw new Error(`job not locked: ${JSON.stringify(job)}`);
-  await job.lock.finish!('succeeded', { startedAt: Date.now(), durationMs: 1, attempt: 1 });
+  await job.lock.finish!('succeeded', { startedAt: new Date(), durationMs: 1, attempt: 1 });
   const store = provider.operatorProvider();
-  const node = { node: 'node-a', version: '0', startedAt: Date.now(), lastSeen: Date.now(), jobs: ['job'] };
+  const node = { node: 'node-a', version: '0', startedAt: new Date(), lastSeen: new Date(), jobs: ['job'] };
   const entry = { jobName: 'job', lockName: 'job', kind: 'interval', schedule: '100', occurrence: false } as const;
   await store.publish(node, [{ ...entry, lockAtMostFor: 10_000, lockAtLeastFor: 0 }]);
   await store.addSkips(new Map([['job', new Map([['locked', 1] as const])]]));
@@ -194,11 +194,11 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     const crashedNode = new RedisLockProvider(lockUserClient(), { keyPrefix, node: 'crashed-node' });
     // The hourly job last ran the hour before the last: the cluster was down at the last one.
     const lastHour = await hourStartWithRoom();
-    const ranBefore = await crashedNode.lockOccurrence(lockConfiguration('hourly'), lastHour - HOUR_MS);
+    const ranBefore = await crashedNode.lockOccurrence(lockConfiguration('hourly'), new Date(lastHour - HOUR_MS));
     if ('lock' in ranBefore) await ranBefore.lock.finish!('succeeded');
     // A node took the rerun job's next occurrence and died: its lock expires, its record says running.
     const dueAt = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;
-    expect('lock' in (await crashedNode.lockOccurrence(lockConfiguration('rerun', 100), dueAt))).toBe(true);
+    expect('lock' in (await crashedNode.lockOccurrence(lockConfiguration('rerun', 100), new Date(dueAt)))).toBe(true);
 
     const app = await startSchedulerApp({
       lock: {

@@ -50,7 +50,9 @@ describe('claims on PostgreSQL that race for one lock nobody paused', () => {
     const racers = [fixture.connect(), fixture.connect()];
     const name = uniqueLockName('occurrence');
 
-    const refusals = await race(racers, (racer, attempt) => racer.lockOccurrence(lockConfig(name, 2), attempt));
+    const refusals = await race(racers, (racer, attempt) =>
+      racer.lockOccurrence(lockConfig(name, 2), new Date(attempt)),
+    );
 
     expect(refusals.get('paused')).toBeUndefined();
     expect(refusals.get('locked')).toBeGreaterThan(0);
@@ -70,7 +72,7 @@ describe.each([
   it("holds no row lock, so the holder's release does not queue behind it", async () => {
     const holder = fixture.connect();
     const name = uniqueLockName('occurrence');
-    const claimed = await holder.lockOccurrence(lockConfig(name, 60_000), 1);
+    const claimed = await holder.lockOccurrence(lockConfig(name, 60_000), new Date(1));
     expect('lock' in claimed).toBe(true);
     const { text } = postgresStatements(postgresTables({ schema: fixture.schema, tablePrefix: 'scheduler_lock_' }))[
       statement

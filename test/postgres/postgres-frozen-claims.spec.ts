@@ -20,7 +20,7 @@ const CLAIMS: [string, Claim][] = [
   ['lockJob', (node, name) => node.lockJob(lockConfig(name, LOCK_AT_MOST_FOR), false).then(lockOf)],
   [
     'lockOccurrence',
-    (node, name) => node.lockOccurrence(lockConfig(name, LOCK_AT_MOST_FOR), ++occurrences).then(lockOf),
+    (node, name) => node.lockOccurrence(lockConfig(name, LOCK_AT_MOST_FOR), new Date(++occurrences)).then(lockOf),
   ],
   ['lock', (node, name) => node.lock(lockConfig(name, LOCK_AT_MOST_FOR))],
 ];

@@ -156,25 +156,25 @@ export class PostgresLockProvider
     });
   }
 
-  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
-    const request = { ...this.newHolder(configuration), occurrence };
+  lockOccurrence(configuration: LockConfiguration, occurrence: Date): Promise<OccurrenceClaim> {
+    const request = { ...this.newHolder(configuration), occurrence: occurrence.getTime() };
     return this.claims.call(request).then((row): OccurrenceClaim => {
       if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, OCCURRENCE_LOCK) };
       const refused = claimRefusal(row);
       if (refused !== 'already-ran') return { refused };
-      return { refused, running: Number(row?.occurrence) === occurrence && row?.run_state === 'running' };
+      return { refused, running: Number(row?.occurrence) === request.occurrence && row?.run_state === 'running' };
     });
   }
 
   async recoverOccurrence(
     configuration: LockConfiguration,
-    occurrence: number,
+    occurrence: Date,
     maxAttempts: number,
     grace: number,
   ): Promise<RecoveryClaim> {
     const { owner, ttl, name } = this.newHolder(configuration);
     const { historyLimit } = this.context;
-    const values = [name, owner, this.node, ttl, occurrence, maxAttempts, Math.ceil(grace), historyLimit];
+    const values = [name, owner, this.node, ttl, occurrence.getTime(), maxAttempts, Math.ceil(grace), historyLimit];
     const unused = (backend: number) => this.context.abandoned.add(backend, [unusedLock({ name, owner })]);
     const [row] = await this.context.session.run<RecoveryRow>(this.recover, values, unused);
     return recoveryClaim(row, (fence) => this.lockOf(configuration, owner, { fencing_token: fence }, OCCURRENCE_LOCK));

@@ -130,11 +130,11 @@ export class RedisLockProvider
 
   // Not `async`, like lock(): a tick's claim waits for Redis with the node's whole burst of ticks, and each
   // promise layer it holds meanwhile is memory per job.
-  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+  lockOccurrence(configuration: LockConfiguration, occurrence: Date): Promise<OccurrenceClaim> {
     const keys = this.keys.job(configuration.name);
     const owner = this.newOwner(configuration);
     return this.scripts
-      .claimOccurrence(keys, owner, occurrence)
+      .claimOccurrence(keys, owner, occurrence.getTime())
       .then(([fence, state]): OccurrenceClaim | Promise<OccurrenceClaim> => {
         const refused = claimRefusal(fence);
         if (refused === 'already-ran') return { refused, running: state === 'running' };
@@ -146,14 +146,14 @@ export class RedisLockProvider
 
   async recoverOccurrence(
     configuration: LockConfiguration,
-    occurrence: number,
+    occurrence: Date,
     maxAttempts: number,
     grace: number,
   ): Promise<RecoveryClaim> {
     const keys = this.keys.job(configuration.name);
     const owner = this.newOwner(configuration);
     const limit = this.historyLimit;
-    const recovering = this.scripts.recover(keys, owner, occurrence, maxAttempts, Math.ceil(grace), limit);
+    const recovering = this.scripts.recover(keys, owner, occurrence.getTime(), maxAttempts, Math.ceil(grace), limit);
     const [fence, attemptOrState, previousNode] = await recovering;
     const refused = claimRefusal(fence);
     if (refused === 'locked') return { refused: 'running' };

@@ -12,7 +12,7 @@ import {
   SchedulerLockAdmin,
   type LockContext,
 } from '../../lib/index.js';
-import { LockedJobStatus } from '../../lib/nest/locked-job.status.js';
+import type { RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { type LockConfiguration } from '../../lib/provider/index.js';
 import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
@@ -235,14 +235,11 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     await waitUntil(async () => (await admin.getJob('LockedDownJobs.interval')).skips.paused > 0, 'skips counted');
     await admin.resume('LockedDownJobs.interval', note);
     expect(await admin.trigger('LockedDownJobs.hourly', note)).toMatchObject({ result: { state: 'started' } });
-    const status = app.get(LockedJobStatus);
-    // The 1 s cron job runs for part of each second: read its status between two runs.
-    let renewingStatus = await status.getJobStatus('LockedDownJobs.renewing');
-    await waitUntil(async () => {
-      renewingStatus = await status.getJobStatus('LockedDownJobs.renewing');
-      return renewingStatus?.state !== 'running';
-    }, 'the renewing job between two runs');
-    const hourlyStatus = await status.getJobStatus('LockedDownJobs.hourly');
+    const runs = async (job: string) =>
+      (await admin.history(job, 50)).filter((entry): entry is RunHistoryEntry => entry.type === 'run');
+    // The renewing job's first run (the oldest entry), and the hourly job's catch-up run.
+    const renewingRun = (await runs('LockedDownJobs.renewing')).at(-1);
+    const hourlyRun = (await runs('LockedDownJobs.hourly')).find((run) => run.occurrence?.getTime() === lastHour);
     await app.close();
     const sent = await recorder.take();
     await recorder.close();
@@ -256,8 +253,8 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
       recovery: { attempt: 2, previousNode: 'crashed-node' },
     });
     expect(runtimeRuns).toContain('runtime-interval');
-    expect(renewingStatus).toMatchObject({ lockName: 'renewing', state: 'succeeded', node: 'node-a', attempt: 1 });
-    expect(hourlyStatus).toMatchObject({ occurrence: new Date(lastHour), state: 'succeeded', node: 'node-a' });
+    expect(renewingRun).toMatchObject({ outcome: 'succeeded', node: 'node-a', attempt: 1 });
+    expect(hourlyRun).toMatchObject({ outcome: 'succeeded', node: 'node-a', attempt: 1 });
     expect(app.logs.texts('error')).toEqual([]);
     expect(await refusalsOfLockCommands()).toEqual([]);
     // Every command of the list was sent (by a client or a script), and nothing else but the connection's own.

@@ -152,7 +152,7 @@ export class PostgresLockProvider
     const request = { ...this.newHolder(configuration), manual };
     return this.jobLocks.call(request).then((row): JobLockClaim => {
       if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, JOB_LOCK) };
-      return { refused: claimRefusal(row) };
+      return { refused: claimRefusal<'locked' | 'paused'>(row) };
     });
   }
 

@@ -14,7 +14,7 @@ local occurrence = tonumber(ARGV[4])
 local maxAttempts = tonumber(ARGV[5])
 local grace = tonumber(ARGV[6])  -- ms
 local historyLimit = tonumber(ARGV[7])
--- Returns {fence, attempt, previousNode} when taken over; {HELD} while the run still holds its lock or
+-- Returns {fence, attempt, previousNode} when taken over; {LOCKED} while the run still holds its lock or
 -- within the grace; {ALREADY_RAN, state} when there is nothing to recover (finished, moved on, or out of
 -- attempts: 'crashed'); {PAUSED} while the job is paused. The crashed attempt goes into the run history.
 
@@ -41,7 +41,7 @@ if not orphanedAt then
   redis.call('HSET', recordKey, 'orphanedAt', now)
 end
 if now - orphanedAt < grace then
-  return {HELD}
+  return {LOCKED}
 end
 local crashed = redis.call('HMGET', recordKey, 'node', 'startedAt', 'attempt')
 redis.call('LPUSH', historyKey, cjson.encode({type = 'run', occurrence = occurrence, node = crashed[1],

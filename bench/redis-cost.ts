@@ -39,7 +39,7 @@ async function instructionsPerOp(server: CallgrindRedis, op: () => Promise<unkno
 async function jobRunCosts(): Promise<string[][]> {
   const provider = new RedisLockProvider(connect(), { keyPrefix: 'jobs', node: 'bench' });
   const config = { name: 'job', lockAtMostFor: TTL_MS, lockAtLeastFor: 0 };
-  const report = { startedAt: Date.now(), durationMs: 12, attempt: 1 };
+  const report = { startedAt: new Date(), durationMs: 12, attempt: 1 };
   let occurrence = 0;
   const taken = <L>(claim: { lock: L } | { refused: string }): L => {
     if (!('lock' in claim)) throw new Error(`not taken: ${claim.refused}`);
@@ -50,11 +50,12 @@ async function jobRunCosts(): Promise<string[][]> {
     taken(await provider.lockJob(config, false)).finish!('succeeded', report),
   );
   const claimOnly = await instructionsPerOp(server, async () =>
-    taken(await provider.lockOccurrence(config, ++occurrence)).finish!('succeeded'),
+    taken(await provider.lockOccurrence(config, new Date(++occurrence))).finish!('succeeded'),
   );
-  const claimWithHistory = await instructionsPerOp(server, async () =>
-    taken(await provider.lockOccurrence(config, ++occurrence)).finish!('succeeded', { ...report, occurrence }),
-  );
+  const claimWithHistory = await instructionsPerOp(server, async () => {
+    const due = new Date(++occurrence);
+    return taken(await provider.lockOccurrence(config, due)).finish!('succeeded', { ...report, occurrence: due });
+  });
   const count = (instructions: number) => Math.round(instructions).toLocaleString('en-US');
   return [
     ['interval / timeout: lock() + unlock(), no pause check, no history', count(plain), '1.00'],

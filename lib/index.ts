@@ -27,7 +27,6 @@ export { LockEvents, type LockEvent } from './core/task/lock-events.js';
 
 // The jobs, their status, and the operator console.
 export { LockedJobRegistry } from './nest/locked-job.registry.js';
-export { LockedJobStatus, type JobStatus } from './nest/locked-job.status.js';
 export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
 export { InvalidOperatorNoteError } from './operators/steering-note.js';

@@ -62,6 +62,7 @@ const FILE_TIERS = {
   'postgres/postgres-outages.spec.ts': 'system',
   'postgres/postgres-pgbouncer.spec.ts': 'system',
   'providers/batched-job-scripts.spec.ts': 'system',
+  'providers/claim-refusals.spec.ts': 'unit',
   'providers/provider-options.spec.ts': 'unit',
   'providers/redis-endpoint.spec.ts': 'unit',
   'providers/redis-lock-provider.spec.ts': 'system',

@@ -169,7 +169,7 @@ async function main(): Promise<void> {
   // Why attempts were skipped (a store error is a run lost to the store, not to another node's lock).
   if (locked)
     app.get(LockEvents).events$.subscribe((event) => {
-      if (event.type === 'skipped') recorder.recordSkip(event.reason, event.at);
+      if (event.type === 'skipped') recorder.recordSkip(event.reason, event.at.getTime());
     });
 
   // A tick's fire time: cron's timer callback never runs before the fire time it was set for, so a tick

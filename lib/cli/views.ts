@@ -31,7 +31,7 @@ export function healthView(healths: readonly ClusterJobHealth[], now: number): s
   const rows = healths.map((health) => [
     health.jobName,
     health.state,
-    health.lastSuccess === null ? NONE : relative(health.lastSuccess.getTime(), now),
+    health.lastSuccess === null ? NONE : relative(health.lastSuccess, now),
     health.missed.length > 0 ? health.missed.map((at) => at.toISOString()).join(', ') : NONE,
   ]);
   return renderTable(['JOB', 'HEALTH', 'LAST SUCCESS', 'MISSED'], rows);
@@ -43,7 +43,7 @@ export function electionView(election: ElectionOverview, now: number): string {
     ['election', election.election],
     ['leader', election.leader ?? NONE],
     ['term', election.term === null ? NONE : String(election.term)],
-    ['since', election.since === null ? NONE : moment(election.since.getTime(), now)],
+    ['since', election.since === null ? NONE : moment(election.since, now)],
   ]);
 }
 
@@ -53,7 +53,7 @@ export function electionsView(elections: readonly ElectionOverview[], now: numbe
     election.election,
     election.leader ?? NONE,
     election.term === null ? NONE : String(election.term),
-    election.since === null ? NONE : relative(election.since.getTime(), now),
+    election.since === null ? NONE : relative(election.since, now),
   ]);
   return renderTable(['ELECTION', 'LEADER', 'TERM', 'SINCE'], rows);
 }
@@ -87,7 +87,7 @@ export function historyView(entries: readonly HistoryEntry[], now: number): stri
     const detail = [
       entry.durationMs === undefined ? undefined : `took ${elapsed(entry.durationMs)}`,
       entry.manual && `triggered by ${entry.manual.actor}`,
-      entry.occurrence === undefined ? undefined : `occurrence ${new Date(entry.occurrence).toISOString()}`,
+      entry.occurrence === undefined ? undefined : `occurrence ${entry.occurrence.toISOString()}`,
       entry.attempt > 1 ? `attempt ${entry.attempt}` : undefined,
       entry.fencingToken === undefined ? undefined : `fencing token ${entry.fencingToken}`,
       entry.error && `error: ${entry.error}`,
@@ -128,13 +128,13 @@ function why(reason: string | undefined): string {
 }
 
 /** An instant as ISO-8601 (UTC) and relative to now. */
-function moment(at: number, now: number): string {
-  return `${new Date(at).toISOString()} (${relative(at, now)})`;
+function moment(at: Date, now: number): string {
+  return `${at.toISOString()} (${relative(at, now)})`;
 }
 
 /** `in 4s`, `12s ago`, `now`. */
-function relative(at: number, now: number): string {
-  const distance = at - now;
+function relative(at: Date, now: number): string {
+  const distance = at.getTime() - now;
   if (Math.abs(distance) < 1_000) return 'now';
   return distance > 0 ? `in ${elapsed(distance)}` : `${elapsed(-distance)} ago`;
 }

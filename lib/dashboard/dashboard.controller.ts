@@ -31,7 +31,7 @@ const STEERING_ACTIONS: readonly OperatorAction[] = ['pause', 'resume', 'trigger
 
 /** A finished (or crashed) run, as the run-time chart draws it. */
 export interface DashboardRun {
-  readonly startedAt: number;
+  readonly startedAt: Date;
   readonly durationMs: number | null;
   readonly outcome: HistoryOutcome;
   readonly node: string;
@@ -75,15 +75,15 @@ export class DashboardController {
     return { actor: access.actor, readOnly: access.readOnly, open: this.settings.open };
   }
 
-  /** Every locked job a live node runs, with its recent runs; `at` is the server's clock (epoch ms). */
+  /** Every locked job a live node runs, with its recent runs; `at` is the server's clock. */
   @Get('api/jobs')
-  async jobs(): Promise<{ at: number; jobs: DashboardJob[] }> {
+  async jobs(): Promise<{ at: Date; jobs: DashboardJob[] }> {
     return answered(async () => {
       const [jobs, healths] = await Promise.all([this.admin.listJobs(), this.admin.listHealth()]);
       const runs = await Promise.all(jobs.map((job) => this.recentRuns(job.jobName)));
       const health = (name: string) => healths.find((each) => each.jobName === name) ?? null;
       return {
-        at: Date.now(),
+        at: new Date(),
         jobs: jobs.map((job, index) => ({ ...job, recentRuns: runs[index], health: health(job.jobName) })),
       };
     });
@@ -100,8 +100,8 @@ export class DashboardController {
 
   /** The nodes whose heartbeat is recent. */
   @Get('api/nodes')
-  async nodes(): Promise<{ at: number; nodes: ClusterNode[] }> {
-    return answered(async () => ({ at: Date.now(), nodes: await this.admin.listNodes() }));
+  async nodes(): Promise<{ at: Date; nodes: ClusterNode[] }> {
+    return answered(async () => ({ at: new Date(), nodes: await this.admin.listNodes() }));
   }
 
   /** Every election a live node takes part in: its leader, term and since when; `at` is the server's clock. */

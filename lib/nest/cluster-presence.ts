@@ -26,7 +26,7 @@ const FORGET_AFTER_MS = 3_600_000;
 export class ClusterPresence {
   /** Failures while Redis is down are the outage report's; others are logged once per 30 s each. */
   private readonly faults: FaultLog;
-  private readonly startedAt = Date.now();
+  private readonly startedAt = new Date();
   private readonly published = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -73,7 +73,7 @@ export class ClusterPresence {
       node: this.settings.node,
       version: PACKAGE_VERSION,
       startedAt: this.startedAt,
-      lastSeen: Date.now(),
+      lastSeen: new Date(),
       jobs,
       elections: this.elections.names(),
     };
@@ -88,7 +88,7 @@ export class ClusterPresence {
       if (this.stopped) return;
       await store.addSkips(this.executor.drainSkips());
       if (this.stopped) return;
-      if (++this.heartbeats % FORGET_EVERY === 0) await store.forgetNodes(Date.now() - FORGET_AFTER_MS);
+      if (++this.heartbeats % FORGET_EVERY === 0) await store.forgetNodes(new Date(Date.now() - FORGET_AFTER_MS));
       this.faults.storeAnswered('heartbeat');
     } catch (error) {
       // The next heartbeat sends what this one could not.

@@ -78,7 +78,7 @@ export class JobHealthWatch {
     if (fresh.length > 0) {
       const occurrences = await this.store!.claimHealthReports(lockName, 'missed', fresh);
       this.claimedUpTo.set(jobName, fresh[fresh.length - 1].getTime());
-      if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: Date.now() });
+      if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: new Date() });
     }
     const { pauseAfter } = this.settings.health;
     if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
@@ -91,7 +91,7 @@ export class JobHealthWatch {
           ...base,
           actor: SCHEDULER_ACTOR,
           reason,
-          at: Date.now(),
+          at: new Date(),
         });
       }
     }
@@ -101,9 +101,9 @@ export class JobHealthWatch {
       // The first node to claim the streak's report emits it. A claim that fails is tried again at the next check.
       const [claimed] = await this.store!.claimHealthReports(lockName, 'failing', [health.failingSince!]);
       if (claimed)
-        this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: Date.now() });
+        this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: new Date() });
     } else if (state === 'on-time' && before !== undefined && UNHEALTHY_STATES.has(before)) {
-      this.events.emit({ type: 'healthy', ...base, at: Date.now() });
+      this.events.emit({ type: 'healthy', ...base, at: new Date() });
     }
     this.states.set(jobName, state);
   }

@@ -126,7 +126,7 @@ export class SchedulerLockAdmin {
       actor,
       reason,
       node: this.node,
-      at: Date.now(),
+      at: new Date(),
     });
     return result;
   }

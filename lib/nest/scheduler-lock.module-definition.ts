@@ -7,7 +7,7 @@ import type { SchedulerLockModuleOptions } from './scheduler-lock-module-options
 export interface SchedulerLockModuleExtras {
   /**
    * Register the module globally, so every module of the app can inject `LockingTaskExecutor`,
-   * `LockEvents`, `LockedJobRegistry` and `LockedJobStatus` without importing it. Default `true`.
+   * `LockEvents`, `LockedJobRegistry` and `SchedulerLockAdmin` without importing it. Default `true`.
    */
   isGlobal?: boolean;
 }

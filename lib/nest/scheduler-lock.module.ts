@@ -6,7 +6,6 @@ import { ExplorerHandlers } from './explorer-handlers.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { LeaderElections } from './leader-elections.js';
 import { LockedJobRegistry } from './locked-job.registry.js';
-import { LockedJobStatus } from './locked-job.status.js';
 import { RecoveryWatcher } from '../occurrence/recovery-watcher.js';
 import { SchedulerLockLifecycle } from './scheduler-lock.lifecycle.js';
 import { hasOperatorProvider } from '../operators/operator-abilities.js';
@@ -76,7 +75,6 @@ import { SchedulerRegistryProxy } from './scheduler-registry.proxy.js';
       inject: [SCHEDULER_LOCK_SETTINGS],
     },
     LockedJobRegistry,
-    LockedJobStatus,
     RegisteredJobs,
     ClusterPresence,
     JobHealthWatch,
@@ -97,7 +95,6 @@ import { SchedulerRegistryProxy } from './scheduler-registry.proxy.js';
     LockEvents,
     LockingTaskExecutor,
     LockedJobRegistry,
-    LockedJobStatus,
     SchedulerLockAdmin,
     LeaderElections,
   ],

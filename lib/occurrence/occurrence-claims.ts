@@ -76,7 +76,11 @@ export class OccurrenceLock implements LockAcquisition {
   acquire(configuration: LockConfiguration): Promise<AcquiredLock | SkippedRun> {
     const { claims, providerName } = this.store;
     const source = 'lockOccurrence()';
-    const claiming = awaitProviderCall(claims.lockOccurrence(configuration, this.occurrence), providerName, source);
+    const claiming = awaitProviderCall(
+      claims.lockOccurrence(configuration, new Date(this.occurrence)),
+      providerName,
+      source,
+    );
     return claiming.then((claim) => this.taken(checkedClaim(claim, providerName, source)));
   }
 

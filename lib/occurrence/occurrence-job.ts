@@ -105,7 +105,7 @@ export class OccurrenceJob {
     const grace = recoveryGraceFor(this.policy, this.job.configuration.lease);
     const attempts = maxAttemptsOf(this.policy);
     const reRun = new OccurrenceRecovery(providerName, 'recoverOccurrence()', occurrence, (configuration) =>
-      recovery.recoverOccurrence(configuration, occurrence, attempts, grace),
+      recovery.recoverOccurrence(configuration, new Date(occurrence), attempts, grace),
     );
     const attempt = () => this.run(handler, reRun, occurrence).then((result) => result !== undefined && held(result));
     this.services.watcher.watch(this.job.jobName, occurrence, attempt, this.pollEvery, this.deadline(occurrence));
@@ -117,7 +117,7 @@ export class OccurrenceJob {
     if (!retries || !retry) return;
     const attempts = maxAttemptsOf(this.policy);
     const next = new OccurrenceRecovery(providerName, 'retryOccurrence()', occurrence, (configuration) =>
-      retries.retryOccurrence(configuration, occurrence, attempts, retry.backoff),
+      retries.retryOccurrence(configuration, new Date(occurrence), attempts, retry.backoff),
     );
     // A retry that threw resolves to `undefined`: the same watch waits for the retry after it.
     const attempt = () => this.run(handler, next, occurrence).then((result) => result === undefined || held(result));

@@ -77,7 +77,7 @@ export class ClusterAdmin {
   /** Those of `nodes` whose heartbeat is recent, by name. */
   private live(nodes: readonly ClusterNode[]): ClusterNode[] {
     const cutoff = Date.now() - MISSED_HEARTBEATS * this.heartbeatInterval;
-    const live = nodes.filter((node) => node.lastSeen >= cutoff).sort(byName);
+    const live = nodes.filter((node) => node.lastSeen.getTime() >= cutoff).sort(byName);
     // The heartbeat of a node that runs a version before elections has none.
     return live.map((node) => (node.elections ? node : { ...node, elections: [] }));
   }
@@ -177,7 +177,7 @@ export class ClusterAdmin {
       job.kind === 'cron' ? cronFireTimes(job.schedule, job.timeZone) : null,
     ]);
     // A job no live node runs is watched since now: only its history tells what it missed.
-    const starts = nodes.filter((node) => node.jobs.includes(job.jobName)).map((node) => node.startedAt);
+    const starts = nodes.filter((node) => node.jobs.includes(job.jobName)).map((node) => node.startedAt.getTime());
     const watchedSince = new Date(Math.min(Date.now(), ...starts));
     return jobHealth({ job, lock, recent, fireTimes, watchedSince }, this.healthPolicy, Date.now());
   }

@@ -27,8 +27,9 @@ export interface ClusterNode {
   readonly node: string;
   /** The package version the node runs. */
   readonly version: string;
-  readonly startedAt: number;
-  readonly lastSeen: number;
+  readonly startedAt: Date;
+  /** Its last heartbeat. */
+  readonly lastSeen: Date;
   /** The names of the locked jobs it runs. */
   readonly jobs: readonly string[];
   /** The names of the elections it takes part in. */
@@ -41,11 +42,11 @@ export type HistoryOutcome = 'succeeded' | 'failed' | 'crashed' | 'lost';
 /** One run of a job, as its release recorded it (a crashed one, as the node that took over found it). */
 export interface RunHistoryEntry {
   readonly type: 'run';
-  /** The cron occurrence (epoch ms), for once-per-occurrence jobs. */
-  readonly occurrence?: number;
+  /** The cron occurrence, for once-per-occurrence jobs. */
+  readonly occurrence?: Date;
   readonly node: string;
-  readonly startedAt: number;
-  readonly finishedAt?: number;
+  readonly startedAt: Date;
+  readonly finishedAt?: Date;
   readonly durationMs?: number;
   readonly outcome: HistoryOutcome;
   /** The error's message, cut to 500 characters, when the run failed. */
@@ -61,7 +62,7 @@ export interface OperatorEntry {
   readonly type: OperatorAction;
   readonly actor: string;
   readonly reason?: string;
-  readonly at: number;
+  readonly at: Date;
   /** For `unlock`: who held the lock. */
   readonly formerNode?: string;
 }
@@ -80,7 +81,7 @@ export interface OperatorNote {
 export interface PauseState {
   readonly actor: string;
   readonly reason?: string;
-  readonly at: number;
+  readonly at: Date;
 }
 
 /** A trigger an operator asked for, waiting for a node that runs the job. */
@@ -89,7 +90,7 @@ export interface TriggerRequest {
   readonly jobName: string;
   readonly actor: string;
   readonly reason?: string;
-  readonly at: number;
+  readonly at: Date;
 }
 
 /** What a node reports on an operator's `trigger`. */

@@ -40,7 +40,7 @@ export class ElectionAdmin {
   async election(election: string): Promise<ElectionOverview> {
     const { holder, fencingToken } = await this.store.lockState(leaderLockName(election));
     if (!holder) return { election, leader: null, term: null, since: null };
-    return { election, leader: holder.node, term: fencingToken ?? null, since: new Date(holder.since) };
+    return { election, leader: holder.node, term: fencingToken ?? null, since: holder.since };
   }
 
   /** The election's last `limit` operator actions, newest first. */

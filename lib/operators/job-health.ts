@@ -85,7 +85,7 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
   const failuresInARow = new Set(streak.map((run) => run.occurrence ?? `run at ${run.startedAt}`)).size;
   // Misses are looked for after the oldest run the history keeps, or, for a job with none, since the watch began.
   const from = runs.length > 0 ? runStart(runs[runs.length - 1]) : facts.watchedSince.getTime();
-  const started = [...runs.map(runStart), ...(lock.holder ? [lock.holder.since] : [])];
+  const started = [...runs.map(runStart), ...(lock.holder ? [lock.holder.since.getTime()] : [])];
   const { missed, late } = dueWithoutRun(facts, started, from, policy.grace, now);
   const sinceSuccess = success ? missed.filter((at) => at > runStart(success)) : missed;
   const state: JobHealthState = lock.paused
@@ -104,7 +104,7 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
     lockName: job.lockName,
     state,
     unhealthy: UNHEALTHY_STATES.has(state),
-    lastSuccess: success ? new Date(success.startedAt) : null,
+    lastSuccess: success ? success.startedAt : null,
     missed: missed.map((at) => new Date(at)),
     late: late === null ? null : new Date(late),
     failuresInARow,
@@ -127,7 +127,7 @@ function dueWithoutRun(
   const next = nextOccurrence(job, fireTimes);
   if (!next) return { missed: [], late: null };
   const claimed = new Set(
-    recent.filter(isRun).flatMap((run) => (run.occurrence === undefined ? [] : [run.occurrence])),
+    recent.filter(isRun).flatMap((run) => (run.occurrence === undefined ? [] : [run.occurrence.getTime()])),
   );
   const paused = pausedSpans(recent);
   const missed: number[] = [];
@@ -146,9 +146,9 @@ function pausedSpans(recent: readonly HistoryEntry[]): [number, number][] {
   const spans: [number, number][] = [];
   let until = Infinity;
   for (const entry of recent) {
-    if (entry.type === 'resume') until = entry.at;
+    if (entry.type === 'resume') until = entry.at.getTime();
     if (entry.type === 'pause') {
-      spans.push([entry.at, until]);
+      spans.push([entry.at.getTime(), until]);
       until = Infinity;
     }
   }
@@ -164,7 +164,7 @@ function nextOccurrence(job: CatalogueJob, fireTimes: FireTimes | null): ((ms: n
 
 /** When a run's occurrence was due: its claimed occurrence, or its start. */
 function runStart(run: RunHistoryEntry): number {
-  return run.occurrence ?? run.startedAt;
+  return (run.occurrence ?? run.startedAt).getTime();
 }
 
 function isRun(entry: HistoryEntry): entry is RunHistoryEntry {

@@ -13,18 +13,18 @@ export interface JobOverview {
   readonly pause?: PauseState;
   /** The node that holds the lock now, or `null`. */
   readonly holdingNode: string | null;
-  /** Since when the holding node has it (epoch ms, that node's clock), or `null`. */
-  readonly lockedSince: number | null;
-  /** Until when the lock is held at most as the store has it now (epoch ms), when held. */
-  readonly lockedUntil: number | null;
+  /** Since when the holding node has it (that node's clock), or `null`. */
+  readonly lockedSince: Date | null;
+  /** Until when the lock is held at most as the store has it now, or `null`. */
+  readonly lockedUntil: Date | null;
   /** The holder's fencing token, when held. */
   readonly fencingToken?: number;
   /**
-   * When a cron job fires next (epoch ms), from its expression and time zone with `cron`'s `CronTime` (without a
+   * When a cron job fires next, from its expression and time zone with `cron`'s `CronTime` (without a
    * time zone, in the zone of the process that asks). `null` for interval and timeout jobs, and where the `cron`
    * package (`@nestjs/schedule`'s dependency) cannot be loaded.
    */
-  readonly nextFireAt: number | null;
+  readonly nextFireAt: Date | null;
   /** The newest run in the history, or `null`. */
   readonly lastRun: LastRun | null;
   /** Skips by reason since the counts began. */
@@ -35,11 +35,11 @@ export interface JobOverview {
 
 /** The newest run of a job, as `lastRun` of a {@link JobOverview}. */
 export interface LastRun {
-  readonly occurrence: number | null;
+  readonly occurrence: Date | null;
   readonly outcome: HistoryOutcome;
   readonly node: string;
-  readonly startedAt: number;
-  readonly finishedAt: number | null;
+  readonly startedAt: Date;
+  readonly finishedAt: Date | null;
   readonly durationMs: number | null;
   readonly error?: string;
   readonly fencingToken?: number;
@@ -56,7 +56,7 @@ export interface JobFacts {
   readonly lock: LockState;
   /** Its newest history entries, newest first. */
   readonly recent: readonly HistoryEntry[];
-  readonly nextFireAt: number | null;
+  readonly nextFireAt: Date | null;
 }
 
 /** A job's overview from what the store has of it; `now`: epoch ms, for when the lock expires. */
@@ -73,7 +73,7 @@ export function jobOverview({ job, nodes, skips, lock, recent, nextFireAt }: Job
     pause: paused,
     holdingNode: holder ? holder.node : null,
     lockedSince: holder ? holder.since : null,
-    lockedUntil: holder && holder.ttl > 0 ? now + holder.ttl : null,
+    lockedUntil: holder && holder.ttl > 0 ? new Date(now + holder.ttl) : null,
     fencingToken,
     nextFireAt,
     lastRun: last ? lastRun(last) : null,

@@ -6,7 +6,7 @@ interface CronPackage {
     source: string,
     timeZone?: string,
   ) => {
-    sendAt(): { toMillis(): number };
+    sendAt(): { toJSDate(): Date };
     getNextDateFrom(start: Date, timeZone?: string): { toMillis(): number };
   };
 }
@@ -34,15 +34,15 @@ function loadCron(): Promise<CronPackage | undefined> {
 }
 
 /**
- * When a cron expression fires next after now (epoch ms), computed with `cron`'s `CronTime` in `timeZone`
+ * When a cron expression fires next after now, computed with `cron`'s `CronTime` in `timeZone`
  * (without one, in the time zone of the process that asks, which may differ from the app's). `null` when
  * `cron` cannot be loaded or does not accept the expression.
  */
-export async function nextCronFireTime(expression: string, timeZone?: string): Promise<number | null> {
+export async function nextCronFireTime(expression: string, timeZone?: string): Promise<Date | null> {
   const cron = await loadCron();
   if (!cron) return null;
   try {
-    return new cron.CronTime(expression, timeZone).sendAt().toMillis();
+    return new cron.CronTime(expression, timeZone).sendAt().toJSDate();
   } catch {
     return null;
   }

@@ -42,8 +42,8 @@ export interface OperatorProvider {
   takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]>;
   /** Records what became of a trigger, for the operator waiting for it (kept for a few minutes). */
   reportTrigger(id: string, result: TriggerResult): Promise<void>;
-  /** Forgets the nodes last seen before `cutoff` (epoch ms), so the list stays bounded; resolves to how many. */
-  forgetNodes(cutoff: number): Promise<number>;
+  /** Forgets the nodes last seen before `cutoff`, so the list stays bounded; resolves to how many. */
+  forgetNodes(cutoff: Date): Promise<number>;
   /**
    * Claims the `kind` reports at `times` of the job that locks `lockName`, in one round trip: resolves to those
    * this caller claimed. Each is claimed once cluster-wide, for {@link HEALTH_REPORT_TTL}.
@@ -98,8 +98,8 @@ export interface TriggerQueueing {
 
 /** A lock as {@link OperatorProvider.lockState} reads it. */
 export interface LockState {
-  /** While the lock is held: who holds it, since when (epoch ms, the holder's clock), for how long still (ms). */
-  readonly holder?: { readonly node: string; readonly since: number; readonly ttl: number };
+  /** While the lock is held: who holds it, since when (the holder's clock), for how long still (ms). */
+  readonly holder?: { readonly node: string; readonly since: Date; readonly ttl: number };
   /** The holder's fencing token, while held. */
   readonly fencingToken?: number;
   /** The job's pause, while it lasts. */

@@ -7,17 +7,17 @@ import type { PauseState, OperatorEntry, OperatorNote, TriggerRequest } from './
  * the job's history, a pause, a trigger request.
  */
 
-/** The history entry of `action`, by `note`'s actor, now (epoch ms, unless `at` says when). */
-export function operatorEntry(action: OperatorAction, note: OperatorNote, at = Date.now()): OperatorEntry {
+/** The history entry of `action`, by `note`'s actor, now (unless `at` says when). */
+export function operatorEntry(action: OperatorAction, note: OperatorNote, at = new Date()): OperatorEntry {
   return { type: action, actor: note.actor, reason: note.reason, at };
 }
 
 /** A job's pause, from now on. */
 export function pauseState(note: OperatorNote): PauseState {
-  return { actor: note.actor, reason: note.reason, at: Date.now() };
+  return { actor: note.actor, reason: note.reason, at: new Date() };
 }
 
 /** A new request that one node runs `jobName` now, with its own id. */
 export function triggerRequest(jobName: string, note: OperatorNote): TriggerRequest {
-  return { id: randomUUID(), jobName, actor: note.actor, reason: note.reason, at: Date.now() };
+  return { id: randomUUID(), jobName, actor: note.actor, reason: note.reason, at: new Date() };
 }

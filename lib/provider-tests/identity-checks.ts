@@ -74,7 +74,7 @@ export const operatorIdentityChecks: CheckDefinition<JobLockProvider & OperatorL
         assert.deepEqual(await other.lockJob(configuration, false), { refused: 'locked' }, "another node's tick");
         assert.deepEqual(await other.lockJob(configuration, true), { refused: 'locked' }, 'a manual run');
         if (canClaimOccurrences(other)) {
-          const claim = await other.lockOccurrence(configuration, Date.now());
+          const claim = await other.lockOccurrence(configuration, new Date());
           assert.deepEqual(claim, { refused: 'locked' }, "another node's claim of an occurrence");
         }
         assert.equal((await operators.lockState(lockName)).holder?.node, nodeName, 'the holder operators read');

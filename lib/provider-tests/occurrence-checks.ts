@@ -22,7 +22,7 @@ export const occurrenceChecks: Check[] = [
       const settled = { refused: 'already-ran', running: false };
       assert.deepEqual(await other.lockOccurrence(jobConfig(name), OCCURRENCE), settled);
       assert.deepEqual(
-        await other.lockOccurrence(jobConfig(name), OCCURRENCE - 10_000),
+        await other.lockOccurrence(jobConfig(name), new Date(OCCURRENCE.getTime() - 10_000)),
         settled,
         'an older occurrence',
       );
@@ -54,7 +54,7 @@ export const jobRecordChecks: CheckDefinition<OccurrenceLockProvider & JobRecord
       assert.ok(running, 'no record after a claim');
       assert.deepEqual(
         { occurrence: running.occurrence, state: running.state, attempt: running.attempt, held: running.held },
-        { occurrence: new Date(OCCURRENCE), state: 'running', attempt: 1, held: true },
+        { occurrence: OCCURRENCE, state: 'running', attempt: 1, held: true },
       );
       assert.ok(running.node.length > 0, 'the record does not name who runs it');
       await finish(lock, 'failed');

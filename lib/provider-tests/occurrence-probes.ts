@@ -10,9 +10,9 @@ import { canReadJobRecords } from '../core/provider/provider-abilities.js';
 import { HELD_FOR_THE_TEST, lockConfig } from './lock-probes.js';
 import { pollUntil, sleepUntil } from './timing.js';
 
-/** An occurrence (epoch ms) and the one after it, for claims made outside a scheduler. */
-export const OCCURRENCE = Date.parse('2026-01-01T00:00:10.000Z');
-export const NEXT_OCCURRENCE = OCCURRENCE + 10_000;
+/** An occurrence and the one after it, for claims made outside a scheduler. */
+export const OCCURRENCE = new Date('2026-01-01T00:00:10.000Z');
+export const NEXT_OCCURRENCE = new Date(OCCURRENCE.getTime() + 10_000);
 
 /** A job's configuration as the executor passes it with an occurrence. */
 export const jobConfig = (name: string, lockAtMostFor = HELD_FOR_THE_TEST) => lockConfig(name, lockAtMostFor);

@@ -26,7 +26,7 @@ export const operatorChecks: Check[] = [
       const node = await connect('history-node');
       const operators = other.operatorProvider();
       const name = uniqueLockName('history');
-      const startedAt = Date.now();
+      const startedAt = new Date();
       const lock = won(await node.lockJob(lockConfig(name), false), 'a free job lock');
       // finish() records the run and releases the lock, as the executor's release does.
       await lock.finish!('failed', { startedAt, durationMs: 5, error: 'boom: the ledger is locked', attempt: 1 });
@@ -34,6 +34,7 @@ export const operatorChecks: Check[] = [
       assert.equal(await operators.pause(name, { actor: 'bob' }), false, 'pause() of a paused job');
       const { paused } = await operators.lockState(name);
       assert.deepEqual(paused && [paused.actor, paused.reason], ['alice', 'ledger maintenance'], 'the pause read');
+      assert.ok(paused?.at instanceof Date, `the pause's time ${String(paused?.at)} is no Date`);
       assert.equal(await operators.resume(name, { actor: 'alice' }), true);
       assert.equal(await operators.resume(name, { actor: 'bob' }), false, 'resume() of a running job');
       assert.equal((await operators.lockState(name)).paused, undefined, 'the pause after resume');
@@ -44,6 +45,11 @@ export const operatorChecks: Check[] = [
       assert.deepEqual(
         [resume, pause].map((entry) => 'actor' in entry && entry.actor),
         ['alice', 'alice'],
+      );
+      assert.deepEqual(
+        [resume, pause].map((entry) => 'at' in entry && entry.at >= startedAt),
+        [true, true],
+        'operator entries read with their time as a Date',
       );
       assert.equal('reason' in pause && pause.reason, 'ledger maintenance');
       const { node: ranOn, outcome, error, attempt, finishedAt } = run;
@@ -56,8 +62,8 @@ export const operatorChecks: Check[] = [
           attempt: 1,
         },
       );
-      assert.equal(run.startedAt, startedAt, 'the run as its node started it');
-      assert.ok(finishedAt !== undefined && finishedAt >= startedAt, `finishedAt ${finishedAt}`);
+      assert.deepEqual(run.startedAt, startedAt, 'the run as its node started it, a Date');
+      assert.deepEqual(finishedAt, new Date(startedAt.getTime() + 5), 'finishedAt: startedAt plus the duration');
       if (run.fencingToken !== undefined) assert.ok(run.fencingToken > 0, `fencing token ${run.fencingToken}`);
       assert.deepEqual(entryTypes(await operators.history(name, 1)), ['resume'], 'history(name, 1)');
     },
@@ -72,7 +78,8 @@ export const operatorChecks: Check[] = [
       const lock = won(await node.lockJob(lockConfig(name, 60_000), false), 'a free job lock');
       const { holder, fencingToken } = await operators.lockState(name);
       assert.equal(holder?.node, 'holding-node');
-      assert.ok(holder.since >= before - 1_000 && holder.since <= Date.now() + 1_000, `since ${holder.since}`);
+      const since = holder.since.getTime();
+      assert.ok(since >= before - 1_000 && since <= Date.now() + 1_000, `since ${holder.since.toISOString()}`);
       assert.ok(holder.ttl > 50_000 && holder.ttl <= 60_000, `ttl ${holder.ttl} of a 60 s lock`);
       assert.equal(fencingToken, lock.fencingToken, "the holder's fencing token");
       await lock.unlock();
@@ -97,12 +104,16 @@ export const operatorChecks: Check[] = [
       assert.equal(request.jobName, job);
       const named = new Set(asked.map((answer) => answer.request.id));
       assert.deepEqual([...named], [request.id], 'the triggers the answers name');
+      assert.ok(
+        asked.every((answer) => answer.request.at.getTime() === request.at.getTime()),
+        'the pending trigger read back, its time a Date',
+      );
 
       const jobs = new Set([job]);
       const taken = await Promise.all(nodes.map((node) => node.operatorProvider().takeTriggers(jobs)));
       assert.deepEqual(
-        taken.flat().map(({ id, jobName, actor }) => ({ id, jobName, actor })),
-        [{ id: request.id, jobName: job, actor: request.actor }],
+        taken.flat().map(({ id, jobName, actor, at }) => ({ id, jobName, actor, at })),
+        [{ id: request.id, jobName: job, actor: request.actor, at: request.at }],
         'the triggers the two nodes took',
       );
       assert.deepEqual(await provider.operatorProvider().takeTriggers(jobs), [], 'a trigger taken twice');
@@ -150,8 +161,8 @@ export const operatorChecks: Check[] = [
       const node = (node: string, lastSeen: number) => ({
         node,
         version: '1',
-        startedAt: 0,
-        lastSeen,
+        startedAt: new Date(0),
+        lastSeen: new Date(lastSeen),
         jobs: [job],
         elections: ['feed'],
       });
@@ -169,8 +180,8 @@ export const operatorChecks: Check[] = [
       const operators = other.operatorProvider();
       const mine = async () => (await operators.nodes()).filter(({ node }) => [live, gone].includes(node));
       assert.deepEqual((await mine()).map(({ node }) => node).sort(), [gone, live].sort());
-      const published = (await mine()).find(({ node }) => node === live);
-      assert.deepEqual(published?.elections, ['feed'], "the node's elections");
+      const read = (await mine()).find((found) => found.node === live);
+      assert.deepEqual(read, node(live, now), 'a node read back, its times as Dates and its elections');
       assert.deepEqual(await operators.job(job), entry, 'the catalogue entry');
       assert.ok(
         (await operators.jobs()).some((found) => found.jobName === job),
@@ -178,7 +189,10 @@ export const operatorChecks: Check[] = [
       );
       assert.equal(await operators.job(uniqueLockName('no-such-job')), undefined);
 
-      assert.ok((await provider.operatorProvider().forgetNodes(now - HOUR)) >= 1, 'forgetNodes() forgot none');
+      assert.ok(
+        (await provider.operatorProvider().forgetNodes(new Date(now - HOUR))) >= 1,
+        'forgetNodes() forgot none',
+      );
       assert.deepEqual(
         (await mine()).map(({ node }) => node),
         [live],

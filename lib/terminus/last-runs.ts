@@ -4,8 +4,8 @@ import type { LockEvents } from '../core/task/lock-events.js';
 /** How a job's last run on this node ended. */
 export interface LastRun {
   readonly outcome: 'succeeded' | 'failed';
-  /** When it ended (epoch ms). */
-  readonly at: number;
+  /** When it ended. */
+  readonly at: Date;
 }
 
 /**

@@ -129,7 +129,7 @@ export class SchedulerLockHealthIndicator implements OnModuleDestroy {
       lockName,
       running: run !== undefined,
       ...(run && { runningForMs: Math.round(run.runningForMs), outlivedLock: run.outlivedLock }),
-      ...(lastRun && { lastRun: { outcome: lastRun.outcome, at: new Date(lastRun.at).toISOString() } }),
+      ...(lastRun && { lastRun: { outcome: lastRun.outcome, at: lastRun.at.toISOString() } }),
       ...(record && {
         lastOccurrence: {
           occurrence: record.occurrence.toISOString(),

@@ -101,7 +101,7 @@ export class TestLockProvider {
    *
    * @throws AssertionError naming each run (node, occurrence, outcome) when it ran twice or more, or never.
    */
-  async expectRanOnce(name: string, occurrence?: Date | number): Promise<TestRun> {
+  async expectRanOnce(name: string, occurrence?: Date): Promise<TestRun> {
     return assertRanOnce(name, await this.runs(name), occurrence);
   }
 

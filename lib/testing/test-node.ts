@@ -20,7 +20,7 @@ export interface TickOptions {
    * The time this node's clock reads when the scheduler fires the tick: a cron job's tick claims the occurrence
    * due at that time, as a tick cron fires late does. Default: now (a fake clock's now under fake timers).
    */
-  at?: Date | number;
+  at?: Date;
 }
 
 /** How the scheduler fires a tick of a job: cron's `fireOnTick()`, or what the timer calls, its locked tick. */
@@ -89,7 +89,7 @@ export class TestNode {
    */
   async tick(jobName: string, options: TickOptions = {}): Promise<TickOutcome> {
     const fire = this.scheduled(jobName);
-    const at = options.at === undefined ? undefined : +options.at;
+    const at = options.at?.getTime();
     return this.recorder.tick(jobName, this.node, () => (at === undefined ? fire() : this.clock.readingAt(at, fire)));
   }
 

@@ -24,18 +24,18 @@ export function runsOf(history: readonly HistoryEntry[]): TestRun[] {
     .reverse()
     .map((entry) => ({
       node: entry.node,
-      occurrence: entry.occurrence === undefined ? undefined : new Date(entry.occurrence),
+      occurrence: entry.occurrence,
       outcome: entry.outcome,
       attempt: entry.attempt,
-      startedAt: new Date(entry.startedAt),
+      startedAt: entry.startedAt,
       fencingToken: entry.fencingToken,
       manual: entry.manual && { actor: entry.manual.actor },
     }));
 }
 
 /** The one run of `runs` (of `occurrence`, when given); an {@link AssertionError} listing them otherwise. */
-export function assertRanOnce(name: string, runs: readonly TestRun[], occurrence?: Date | number): TestRun {
-  const at = occurrence === undefined ? undefined : +occurrence;
+export function assertRanOnce(name: string, runs: readonly TestRun[], occurrence?: Date): TestRun {
+  const at = occurrence?.getTime();
   const matching = at === undefined ? runs : runs.filter((run) => run.occurrence?.getTime() === at);
   if (matching.length === 1) return matching[0];
   const which = at === undefined ? '' : ` for occurrence ${new Date(at).toISOString()}`;

@@ -20,7 +20,14 @@ const JOB: CatalogueJob = {
 
 function ran(second: number, outcome: RunHistoryEntry['outcome'] = 'succeeded'): RunHistoryEntry {
   const occurrence = T0 + second * 1_000;
-  return { type: 'run', occurrence, node: 'node-1', startedAt: occurrence + 5, outcome, attempt: 1 };
+  return {
+    type: 'run',
+    occurrence: new Date(occurrence),
+    node: 'node-1',
+    startedAt: new Date(occurrence + 5),
+    outcome,
+    attempt: 1,
+  };
 }
 
 let store: InMemoryOperatorProvider;
@@ -35,14 +42,8 @@ async function health(): Promise<{ failure?: string; text: string; json: unknown
 beforeEach(async () => {
   jest.useFakeTimers({ now: T0 - 100 });
   store = new InMemoryLockProvider({ node: 'node-1' }).operatorProvider() as InMemoryOperatorProvider;
-  const node = {
-    node: 'node-1',
-    version: '1',
-    startedAt: T0 - 100,
-    lastSeen: T0 - 100,
-    jobs: [JOB.jobName],
-    elections: [],
-  };
+  const at = new Date(T0 - 100);
+  const node = { node: 'node-1', version: '1', startedAt: at, lastSeen: at, jobs: [JOB.jobName], elections: [] };
   await store.publish(node, [JOB]);
 });
 afterEach(() => jest.useRealTimers());
@@ -63,10 +64,10 @@ describe('nest-scheduler-lock health: a probe exit code', () => {
   });
 
   it('leaves out a job no known node runs: one removed from the code, once its nodes are forgotten', async () => {
-    await store.publish(
-      { node: 'old', version: '1', startedAt: T0 - 100, lastSeen: T0 - 100, jobs: [], elections: [] },
-      [{ ...JOB, jobName: 'removed', lockName: 'removed' }],
-    );
+    const at = new Date(T0 - 100);
+    await store.publish({ node: 'old', version: '1', startedAt: at, lastSeen: at, jobs: [], elections: [] }, [
+      { ...JOB, jobName: 'removed', lockName: 'removed' },
+    ]);
     jest.setSystemTime(T0 + 60_000);
     expect(((await health()).json as { jobName: string }[]).map((job) => job.jobName)).toEqual(['every-2s']);
   });

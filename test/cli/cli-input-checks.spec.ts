@@ -21,7 +21,7 @@ describe('nest-scheduler-lock --json', () => {
   it('escapes C1 controls and bidi marks as \\uXXXX, as the tables do; JSON.parse gives the text back', async () => {
     const hidden = ['\u0085', '\u009b', '\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069'];
     const node = `node-${hidden.join('-')}31m`;
-    const at = Date.now();
+    const at = new Date();
     await new RedisLockProvider(redis, { keyPrefix: prefix })
       .operatorProvider()
       .publish({ node, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [], elections: [] }, []);

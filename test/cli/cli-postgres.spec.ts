@@ -13,6 +13,7 @@ import { SHARED_REDIS_URL } from '../support/shared-redis.js';
 import { waitUntil } from '../support/wait-until.js';
 import { HEARTBEAT, JOB_NAMES, RunGate, startOperatedApp, waitForNodes } from './support/operated-app.js';
 import { fields, Operator, runCli, runCliInProcess, tableRows } from './support/run-cli.js';
+import { ISO_TIME } from '../support/wire-times.js';
 
 /** The shared PostgreSQL as a URL, the way an operator exports DATABASE_URL. */
 const { host, port, database, user } = SHARED_POSTGRES;
@@ -124,8 +125,8 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       (entry) => entry.type !== 'run',
     );
     expect(steering).toEqual([
-      { type: 'resume', actor: 'ops:bob', at: expect.any(Number) },
-      { type: 'pause', actor: 'ops:alice', reason, at: expect.any(Number) },
+      { type: 'resume', actor: 'ops:bob', at: expect.stringMatching(ISO_TIME) },
+      { type: 'pause', actor: 'ops:alice', reason, at: expect.stringMatching(ISO_TIME) },
     ]);
   });
 

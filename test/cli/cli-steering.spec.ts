@@ -7,6 +7,7 @@ import { nextEvent } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
 import { NOON, useOperatedCluster } from './support/operated-app.js';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';
+import { ISO_TIME } from '../support/wire-times.js';
 
 const cluster = useOperatedCluster('cli-steering');
 const { startNodes } = cluster;
@@ -69,8 +70,8 @@ describe('nest-scheduler-lock pause / resume', () => {
       (entry) => entry.type !== 'run',
     );
     expect(steering).toEqual([
-      { type: 'resume', actor: `cli:${userInfo().username}`, at: expect.any(Number) },
-      { type: 'pause', actor: 'ops:alice', reason: 'database migration', at: expect.any(Number) },
+      { type: 'resume', actor: `cli:${userInfo().username}`, at: expect.stringMatching(ISO_TIME) },
+      { type: 'pause', actor: 'ops:alice', reason: 'database migration', at: expect.stringMatching(ISO_TIME) },
     ]);
   });
 
@@ -162,8 +163,8 @@ describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () =
     const node = {
       node: 'silent-node',
       version: '1',
-      startedAt: now,
-      lastSeen: now + 3_600_000,
+      startedAt: new Date(now),
+      lastSeen: new Date(now + 3_600_000),
       jobs: ['ghost'],
       elections: [],
     };
@@ -237,7 +238,7 @@ describe('nest-scheduler-lock unlock', () => {
       actor: 'ops:alice',
       reason: 'stuck',
       formerNode: 'node-a',
-      at: expect.any(Number),
+      at: expect.stringMatching(ISO_TIME),
     });
     expect(await cluster.operator.json('unlock', 'noon', '--actor', 'ops:alice')).toEqual({
       job: 'noon',

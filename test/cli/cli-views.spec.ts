@@ -4,6 +4,7 @@ import { jobEvent } from '../support/lock-event-match.js';
 import { nextEvent } from '../support/lock-events.js';
 import type { SchedulerApp } from '../support/scheduler-app.js';
 import { waitUntil } from '../support/wait-until.js';
+import { ISO_TIME, type Wire } from '../support/wire-times.js';
 import {
   HEARTBEAT,
   JOB_NAMES,
@@ -53,7 +54,7 @@ describe('nest-scheduler-lock jobs', () => {
     const [app] = await startNodes('node-a');
     await nextEvent(app.history$, jobEvent('released', 'report'));
     const before = Date.now();
-    const jobs = await cluster.operator.json<JobOverview[]>('jobs');
+    const jobs = await cluster.operator.json<Wire<JobOverview[]>>('jobs');
     const after = Date.now();
 
     expect(jobs.map((job) => job.jobName)).toEqual(JOB_NAMES);
@@ -65,21 +66,23 @@ describe('nest-scheduler-lock jobs', () => {
       paused: false,
       holdingNode: null,
       lockedUntil: null,
-      nextFireAt: nextTokyoNoon(before),
+      nextFireAt: new Date(nextTokyoNoon(before)).toISOString(),
       lastRun: null,
       nodes: ['node-a'],
     });
     expect(sweep).toMatchObject({ kind: 'interval', schedule: 'every 3600000 ms', nextFireAt: null, lastRun: null });
 
     expect(report).toMatchObject({ kind: 'cron', schedule: '* * * * * *', paused: false, nodes: ['node-a'] });
-    expect(report.nextFireAt).toBeGreaterThan(before);
-    expect(report.nextFireAt).toBeLessThanOrEqual(after + 1_000);
-    expect(report.nextFireAt! % 1_000).toBe(0);
+    const nextFireAt = Date.parse(report.nextFireAt!);
+    expect(nextFireAt).toBeGreaterThan(before);
+    expect(nextFireAt).toBeLessThanOrEqual(after + 1_000);
+    expect(nextFireAt % 1_000).toBe(0);
     const lastRun = report.lastRun!;
     expect(lastRun).toMatchObject({ outcome: 'succeeded', node: 'node-a', attempt: 1 });
     // A once-per-occurrence job: the run's nominal fire time, a whole second.
-    expect(lastRun.occurrence! % 1_000).toBe(0);
-    expect(lastRun.finishedAt).toBeGreaterThanOrEqual(lastRun.startedAt);
+    for (const at of [lastRun.occurrence, lastRun.startedAt, lastRun.finishedAt]) expect(at).toMatch(ISO_TIME);
+    expect(Date.parse(lastRun.occurrence!) % 1_000).toBe(0);
+    expect(Date.parse(lastRun.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(lastRun.startedAt));
     expect(lastRun.durationMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -89,11 +92,12 @@ describe('nest-scheduler-lock jobs', () => {
     await startNoon(app);
 
     const beforeHeld = Date.now();
-    const held = (await cluster.operator.json<JobOverview[]>('jobs')).find((job) => job.jobName === 'noon')!;
+    const held = (await cluster.operator.json<Wire<JobOverview[]>>('jobs')).find((job) => job.jobName === 'noon')!;
     expect(held.holdingNode).toBe('node-a');
     // A keepAlive lock is held one lease at a time.
-    expect(held.lockedUntil).toBeGreaterThan(beforeHeld);
-    expect(held.lockedUntil).toBeLessThanOrEqual(Date.now() + NOON_LEASE_MS);
+    expect(held.lockedUntil).toMatch(ISO_TIME);
+    expect(Date.parse(held.lockedUntil!)).toBeGreaterThan(beforeHeld);
+    expect(Date.parse(held.lockedUntil!)).toBeLessThanOrEqual(Date.now() + NOON_LEASE_MS);
     const table = tableRows(await cluster.operator.text('jobs'));
     expect(table.map((row) => row.JOB)).toEqual(JOB_NAMES);
     expect(table[0]).toMatchObject({
@@ -118,7 +122,7 @@ describe('nest-scheduler-lock jobs', () => {
     const released = nextEvent(app.events$, jobEvent('released', 'noon'));
     cluster.gate.open('noon');
     await released;
-    const free = (await cluster.operator.json<JobOverview[]>('jobs')).find((job) => job.jobName === 'noon')!;
+    const free = (await cluster.operator.json<Wire<JobOverview[]>>('jobs')).find((job) => job.jobName === 'noon')!;
     expect(free).toMatchObject({ holdingNode: null, lockedUntil: null });
     expect(free.lastRun).toMatchObject({
       outcome: 'succeeded',
@@ -147,11 +151,11 @@ describe('nest-scheduler-lock job NAME', () => {
     cluster.gate.hold('noon');
     await startNoon(app);
 
-    const [listed] = await cluster.operator.json<JobOverview[]>('jobs');
-    const job = await cluster.operator.json<JobOverview>('job', 'noon');
-    expect(job).toEqual({ ...listed, lockedUntil: expect.any(Number) });
+    const [listed] = await cluster.operator.json<Wire<JobOverview[]>>('jobs');
+    const job = await cluster.operator.json<Wire<JobOverview>>('job', 'noon');
+    expect(job).toEqual({ ...listed, lockedUntil: expect.stringMatching(ISO_TIME) });
     expect(job).toMatchObject({ jobName: 'noon', lockName: NOON.lockName, holdingNode: 'node-a', nodes: ['node-a'] });
-    expect(job.lockedSince).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(job.lockedSince!)).toBeLessThanOrEqual(Date.now());
 
     const view = fields(await cluster.operator.text('job', 'noon'));
     expect(view).toMatchObject({
@@ -183,7 +187,7 @@ describe('nest-scheduler-lock history NAME', () => {
     await cluster.operator.text('trigger', 'noon', '--actor', 'ops:bob');
     await succeeded;
 
-    const history = await cluster.operator.json<HistoryEntry[]>('history', 'noon');
+    const history = await cluster.operator.json<Wire<HistoryEntry[]>>('history', 'noon');
     expect(history).toMatchObject([
       { type: 'run', outcome: 'succeeded', node: 'node-a', attempt: 1, manual: { actor: 'ops:bob' } },
       { type: 'trigger', actor: 'ops:bob' },
@@ -197,7 +201,9 @@ describe('nest-scheduler-lock history NAME', () => {
       { type: 'trigger', actor: 'ops:alice', reason: 'rerun after the outage' },
     ]);
     expect(history).toHaveLength(4);
-    expect(await cluster.operator.json<HistoryEntry[]>('history', 'noon', '--limit', '1')).toEqual(history.slice(0, 1));
+    expect(await cluster.operator.json<Wire<HistoryEntry[]>>('history', 'noon', '--limit', '1')).toEqual(
+      history.slice(0, 1),
+    );
 
     const table = tableRows(await cluster.operator.text('history', 'noon'));
     expect(table.map((row) => [row.WHAT, row['NODE / ACTOR']])).toEqual([
@@ -231,12 +237,12 @@ describe('nest-scheduler-lock nodes', () => {
     jest.useFakeTimers({ doNotFake: [...REAL_TIMERS], now: Date.now() });
     // Each node's next heartbeat carries the frozen time: from then on, neither can look silent.
     await waitForNodes(redisOperatorStore(cluster.shared.client, cluster.shared.prefix), ['node-a', 'node-b']);
-    const nodes = await cluster.operator.json<ClusterNode[]>('nodes');
+    const nodes = await cluster.operator.json<Wire<ClusterNode[]>>('nodes');
     expect(nodes.map((node) => node.node)).toEqual(['node-a', 'node-b']);
     for (const node of nodes) {
       expect([...node.jobs].sort()).toEqual(JOB_NAMES);
       expect(node.version).toMatch(/^\d+\.\d+\.\d+/);
-      expect(node.lastSeen).toBeGreaterThanOrEqual(node.startedAt);
+      expect(Date.parse(node.lastSeen)).toBeGreaterThanOrEqual(Date.parse(node.startedAt));
     }
     const table = tableRows(await cluster.operator.text('nodes'));
     expect(table.map((row) => row.NODE)).toEqual(['node-a', 'node-b']);
@@ -250,7 +256,8 @@ describe('nest-scheduler-lock nodes', () => {
     await nodeB.close();
     jest.setSystemTime(Date.now() + 3 * parseDuration(HEARTBEAT) + 1);
     await waitUntil(
-      async () => (await cluster.operator.json<ClusterNode[]>('nodes')).map((node) => node.node).join() === 'node-a',
+      async () =>
+        (await cluster.operator.json<Wire<ClusterNode[]>>('nodes')).map((node) => node.node).join() === 'node-a',
       'the CLI lists node-a alone',
     );
   });

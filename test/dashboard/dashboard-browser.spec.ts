@@ -146,13 +146,15 @@ describe('status page in a browser (Debian chromium through playwright-core)', (
     const holderShown = new RegExp(`^${app.node}since .+ · until .+ · fencing token \\d+$`);
     await row.locator('td', { hasText: holderShown }).waitFor();
     expect(await holderCell.textContent()).toMatch(holderShown);
+    // The API's ISO 8601 times read as dates: none shows as "Invalid Date" or NaN.
+    expect(await page.locator('body').textContent()).not.toMatch(/Invalid Date|NaN/);
     expect(await row.getByRole('button', { name: 'Trigger' }).isDisabled()).toBe(true);
     ticking.hold.resolve();
     ticking.hold = undefined;
     await row.locator('td.muted', { hasText: /^free$/ }).waitFor();
 
     // Pause: from the next tick on, every tick is skipped as paused and none starts.
-    const started: number[] = [];
+    const started: Date[] = [];
     const counting = app.lockEvents.events$.subscribe((event) => {
       if (jobEvent('started', TICKING_JOB)(event)) started.push(event.at);
     });

@@ -1,6 +1,6 @@
 import { get as httpGet } from 'node:http';
 import { UnauthorizedException } from '@nestjs/common';
-import { SchedulerLockConfigurationError, type HistoryEntry } from '../../lib/index.js';
+import { SchedulerLockConfigurationError, type ClusterNode, type HistoryEntry } from '../../lib/index.js';
 import {
   SchedulerLockDashboardModule,
   type DashboardJob,
@@ -9,6 +9,7 @@ import {
 import { createDashboardSettings } from '../../lib/dashboard/dashboard-options.js';
 import { useSharedRedisPrefix } from '../support/redis-prefix.js';
 import { deferred, waitUntil } from '../support/wait-until.js';
+import { ISO_TIME, type Wire } from '../support/wire-times.js';
 import { PLATFORMS, REPORT_JOB, startDashboardApp, type DashboardApp, type Platform } from './dashboard-app.js';
 
 /** The headers the page sends with a steering POST. */
@@ -42,8 +43,8 @@ function steer(app: DashboardApp, action: string, init: { headers?: Record<strin
   return fetch(`${app.pageUrl}/api/jobs/${REPORT_JOB}/${action}`, { method: 'POST', headers, body });
 }
 
-async function reportJob(app: DashboardApp): Promise<DashboardJob> {
-  const { jobs } = await getJson<{ jobs: DashboardJob[] }>(app, 'jobs');
+async function reportJob(app: DashboardApp): Promise<Wire<DashboardJob>> {
+  const { jobs } = await getJson<{ jobs: Wire<DashboardJob>[] }>(app, 'jobs');
   return jobs.find((job) => job.jobName === REPORT_JOB)!;
 }
 
@@ -229,16 +230,20 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       health: expect.objectContaining({ jobName: REPORT_JOB, state: 'never-run', unhealthy: false, missed: [] }),
       nodes: [app.node],
     });
-    expect(idle.nextFireAt).toBe(nextNewYear());
+    expect(idle.nextFireAt).toBe(nextNewYear().toISOString());
 
-    const { nodes, at } = await getJson<{ at: number; nodes: { node: string; jobs: string[] }[] }>(app, 'nodes');
-    expect(nodes).toEqual([expect.objectContaining({ node: app.node, jobs: [REPORT_JOB] })]);
-    expect(Math.abs(at - Date.now())).toBeLessThan(5_000);
+    const { nodes, at } = await getJson<Wire<{ at: Date; nodes: ClusterNode[] }>>(app, 'nodes');
+    expect(nodes).toEqual([
+      expect.objectContaining({ node: app.node, jobs: [REPORT_JOB], startedAt: expect.stringMatching(ISO_TIME) }),
+    ]);
+    expect(at).toMatch(ISO_TIME);
+    expect(Math.abs(Date.parse(at) - Date.now())).toBeLessThan(5_000);
 
     await app.admin.trigger(REPORT_JOB, { actor: 'setup' });
     await waitUntil(async () => (await reportJob(app)).lastRun !== null, 'the triggered run is in the history');
     const ran = await reportJob(app);
     expect(ran.lastRun).toMatchObject({ outcome: 'succeeded', node: app.node, manual: { actor: 'setup' } });
+    expect(ran.lastRun!.startedAt).toMatch(ISO_TIME);
     expect(ran.recentRuns).toEqual([
       {
         startedAt: ran.lastRun!.startedAt,
@@ -248,8 +253,12 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
         manualActor: 'setup',
       },
     ]);
-    const history = await getJson<HistoryEntry[]>(app, `jobs/${REPORT_JOB}/history?limit=5`);
+    const history = await getJson<Wire<HistoryEntry[]>>(app, `jobs/${REPORT_JOB}/history?limit=5`);
     expect(history.map((entry) => entry.type)).toEqual(['run', 'trigger']);
+    expect(history.map((entry) => ('at' in entry ? entry.at : entry.startedAt))).toEqual([
+      expect.stringMatching(ISO_TIME),
+      expect.stringMatching(ISO_TIME),
+    ]);
     expect((await fetch(`${app.pageUrl}/api/jobs/${REPORT_JOB}/history?limit=0`)).status).toBe(400);
     expect((await fetch(`${app.pageUrl}/api/jobs/no-such-job/history`)).status).toBe(404);
   });
@@ -288,8 +297,8 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
 
     const held = await reportJob(app);
     expect(held.holdingNode).toBe(app.node);
-    expect(held.lockedSince).toBeLessThanOrEqual(Date.now());
-    expect(held.lockedUntil).toBeGreaterThan(Date.now());
+    expect(Date.parse(held.lockedSince!)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(held.lockedUntil!)).toBeGreaterThan(Date.now());
     expect(held.fencingToken).toBe(Number(await redis.client.get(`${redis.prefix}:{${held.lockName}}:fence`)));
     expect(await (await steer(app, 'trigger')).json()).toMatchObject({
       result: { triggered: false, reason: 'running', holdingNode: app.node },
@@ -482,6 +491,6 @@ function requestWithHost(url: string, host: string): Promise<number> {
 }
 
 /** The next 1 January, 00:00 local time: when the report job's cron fires next. */
-function nextNewYear(): number {
-  return new Date(new Date().getFullYear() + 1, 0, 1).getTime();
+function nextNewYear(): Date {
+  return new Date(new Date().getFullYear() + 1, 0, 1);
 }

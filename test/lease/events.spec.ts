@@ -82,7 +82,7 @@ describe('lock events of a scheduled job', () => {
     for (const event of seen)
       expect(event).toMatchObject({ lockName: 'report', jobName: 'report-job', node: 'node-a' });
     const [, acquired, , finished] = seen;
-    expect(acquired).toMatchObject({ fencingToken: expect.any(Number), lockedUntil: expect.any(Number) });
+    expect(acquired).toMatchObject({ fencingToken: expect.any(Number), lockedUntil: expect.any(Date) });
     expect(finished).toMatchObject({ durationMs: expect.any(Number) });
     expect(finished).not.toHaveProperty('error', expect.anything());
   });

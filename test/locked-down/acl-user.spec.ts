@@ -12,7 +12,7 @@ import {
   SchedulerLockAdmin,
   type LockContext,
 } from '../../lib/index.js';
-import { LockedJobStatus } from '../../lib/nest/locked-job.status.js';
+import type { RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { type LockConfiguration } from '../../lib/provider/index.js';
 import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
@@ -147,18 +147,18 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   expect(await provider.renewLeases([{ lock: leased!, ttl: 10_000 }])).toEqual(['renewed']);
   await leased!.unlock();
 
-  const claim = await provider.lockOccurrence(lockConfiguration('occurrence'), 1_000);
+  const claim = await provider.lockOccurrence(lockConfiguration('occurrence'), new Date(1_000));
   if (!('lock' in claim)) throw new Error(`occurrence not claimed: ${JSON.stringify(claim)}`);
   await claim.lock.finish!('succeeded');
 
   // A run whose node died: its 1 ms lock is gone, its record says running; with no grace it is taken over at once.
-  const died = await provider.lockOccurrence(lockConfiguration('died', 1), 1_000);
+  const died = await provider.lockOccurrence(lockConfiguration('died', 1), new Date(1_000));
   expect('lock' in died).toBe(true);
   await waitUntil(
     async () => (await redis.admin.exists(provider.lockKey('died'))) === 0,
     'the dead run’s lock expired',
   );
-  const recovered = await provider.recoverOccurrence(lockConfiguration('died'), 1_000, 2, 0);
+  const recovered = await provider.recoverOccurrence(lockConfiguration('died'), new Date(1_000), 2, 0);
   if (!('lock' in recovered)) throw new Error(`occurrence not recovered: ${JSON.stringify(recovered)}`);
   await recovered.lock.finish!('succeeded');
 
@@ -167,13 +167,13 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   // A job's run, recorded in its history; then what operators do (the admin service, the CLI).
   const job = await provider.lockJob(lockConfiguration('job'), false);
   if (!('lock' in job)) throw new Error(`job not locked: ${JSON.stringify(job)}`);
-  await job.lock.finish!('succeeded', { startedAt: Date.now(), durationMs: 1, attempt: 1 });
+  await job.lock.finish!('succeeded', { startedAt: new Date(), durationMs: 1, attempt: 1 });
   const store = provider.operatorProvider();
   const node = {
     node: 'node-a',
     version: '0',
-    startedAt: Date.now(),
-    lastSeen: Date.now(),
+    startedAt: new Date(),
+    lastSeen: new Date(),
     jobs: ['job'],
     elections: [],
   };
@@ -201,11 +201,11 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     const crashedNode = new RedisLockProvider(lockUserClient(), { keyPrefix, node: 'crashed-node' });
     // The hourly job last ran the hour before the last: the cluster was down at the last one.
     const lastHour = await hourStartWithRoom();
-    const ranBefore = await crashedNode.lockOccurrence(lockConfiguration('hourly'), lastHour - HOUR_MS);
+    const ranBefore = await crashedNode.lockOccurrence(lockConfiguration('hourly'), new Date(lastHour - HOUR_MS));
     if ('lock' in ranBefore) await ranBefore.lock.finish!('succeeded');
     // A node took the rerun job's next occurrence and died: its lock expires, its record says running.
     const dueAt = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;
-    expect('lock' in (await crashedNode.lockOccurrence(lockConfiguration('rerun', 100), dueAt))).toBe(true);
+    expect('lock' in (await crashedNode.lockOccurrence(lockConfiguration('rerun', 100), new Date(dueAt)))).toBe(true);
 
     const app = await startSchedulerApp({
       lock: {
@@ -242,14 +242,11 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
     await waitUntil(async () => (await admin.getJob('LockedDownJobs.interval')).skips.paused > 0, 'skips counted');
     await admin.resume('LockedDownJobs.interval', note);
     expect(await admin.trigger('LockedDownJobs.hourly', note)).toMatchObject({ result: { state: 'started' } });
-    const status = app.get(LockedJobStatus);
-    // The 1 s cron job runs for part of each second: read its status between two runs.
-    let renewingStatus = await status.getJobStatus('LockedDownJobs.renewing');
-    await waitUntil(async () => {
-      renewingStatus = await status.getJobStatus('LockedDownJobs.renewing');
-      return renewingStatus?.state !== 'running';
-    }, 'the renewing job between two runs');
-    const hourlyStatus = await status.getJobStatus('LockedDownJobs.hourly');
+    const runs = async (job: string) =>
+      (await admin.history(job, 50)).filter((entry): entry is RunHistoryEntry => entry.type === 'run');
+    // The renewing job's first run (the oldest entry), and the hourly job's catch-up run.
+    const renewingRun = (await runs('LockedDownJobs.renewing')).at(-1);
+    const hourlyRun = (await runs('LockedDownJobs.hourly')).find((run) => run.occurrence?.getTime() === lastHour);
     await app.close();
     const sent = await recorder.take();
     await recorder.close();
@@ -263,8 +260,8 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
       recovery: { attempt: 2, previousNode: 'crashed-node' },
     });
     expect(runtimeRuns).toContain('runtime-interval');
-    expect(renewingStatus).toMatchObject({ lockName: 'renewing', state: 'succeeded', node: 'node-a', attempt: 1 });
-    expect(hourlyStatus).toMatchObject({ occurrence: new Date(lastHour), state: 'succeeded', node: 'node-a' });
+    expect(renewingRun).toMatchObject({ outcome: 'succeeded', node: 'node-a', attempt: 1 });
+    expect(hourlyRun).toMatchObject({ outcome: 'succeeded', node: 'node-a', attempt: 1 });
     expect(app.logs.texts('error')).toEqual([]);
     expect(await refusalsOfLockCommands()).toEqual([]);
     // Every command of the list was sent (by a client or a script), and nothing else but the connection's own.

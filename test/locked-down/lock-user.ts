@@ -26,7 +26,7 @@ export const LOCK_USER_COMMANDS = [
   'lpush',
   'ltrim',
   'pttl',
-  // readJobRecord (LockedJobStatus, catch-up): MULTI, HGETALL, EXISTS, EXEC.
+  // readJobRecord (catch-up): MULTI, HGETALL, EXISTS, EXEC.
   'multi',
   'hgetall',
   'exec',

@@ -45,7 +45,7 @@ describe('catchUp of a cron job that is registered but not started', () => {
     for (const name of ['enabled-report', 'disabled-report']) {
       const claim = await provider.lockOccurrence(
         { name, lockAtMostFor: 1_000, lockAtLeastFor: 0 },
-        Date.parse('2000-01-01T00:00:00Z'),
+        new Date('2000-01-01T00:00:00Z'),
       );
       if ('lock' in claim) await claim.lock.finish!('succeeded');
     }

@@ -77,7 +77,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     expect(run).toMatchObject({ error: 'boom: the ledger is locked', attempt: 1 });
     expect(['node-a', 'node-b']).toContain(run.node);
     expect(run.fencingToken).toBeGreaterThan(0);
-    expect(run.finishedAt).toBeGreaterThanOrEqual(run.startedAt);
+    expect(run.finishedAt!.getTime()).toBeGreaterThanOrEqual(run.startedAt.getTime());
 
     const jobs = await until(
       () => admin.listJobs(),
@@ -211,8 +211,8 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     const node = {
       node: 'silent-node',
       version: '1',
-      startedAt: Date.now(),
-      lastSeen: Date.now(),
+      startedAt: new Date(),
+      lastSeen: new Date(),
       jobs: ['ghost'],
       elections: [],
     };

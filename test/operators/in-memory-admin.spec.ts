@@ -85,7 +85,7 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
     const run = runs(failed).find((entry) => entry.outcome === 'failed')!;
     expect(run).toMatchObject({ node: 'node-a', error: 'boom: the ledger is locked', attempt: 1 });
     expect(run.fencingToken).toBeGreaterThan(0);
-    expect(run.finishedAt).toBeGreaterThanOrEqual(run.startedAt);
+    expect(run.finishedAt!.getTime()).toBeGreaterThanOrEqual(run.startedAt.getTime());
     await expect(admin.getJob('no-such-job')).rejects.toBeInstanceOf(UnknownJobError);
   });
 
@@ -160,7 +160,7 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
     // A token only grows: in memory it counts from 1, on PostgreSQL it starts from the database's clock (µs).
     expect(held).toMatchObject({ holdingNode: 'node-a', fencingToken: expect.any(Number) });
     expect(held.fencingToken).toBeGreaterThan(0);
-    expect(held.lockedUntil).toBeGreaterThan(Date.now());
+    expect(held.lockedUntil!.getTime()).toBeGreaterThan(Date.now());
 
     expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({
       triggered: false,

@@ -18,7 +18,14 @@ const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const POLICY = { grace: 500, failingAfter: 3, pauseAfter: null };
 
 function run(occurrence: number, outcome: RunHistoryEntry['outcome'] = 'succeeded'): RunHistoryEntry {
-  return { type: 'run', occurrence, node: 'node-a', startedAt: occurrence + 3, outcome, attempt: 1 };
+  return {
+    type: 'run',
+    occurrence: new Date(occurrence),
+    node: 'node-a',
+    startedAt: new Date(occurrence + 3),
+    outcome,
+    attempt: 1,
+  };
 }
 
 async function facts(recent: HistoryEntry[], lock: LockState = {}, job = CRON): Promise<HealthFacts> {
@@ -52,7 +59,7 @@ describe('jobHealth: a job cluster-wide from its schedule and its history', () =
   });
 
   it('counts a run in progress and a failed run as started, not missed', async () => {
-    const holder = { node: 'node-b', since: T0 + 4_002, ttl: 60_000 };
+    const holder = { node: 'node-b', since: new Date(T0 + 4_002), ttl: 60_000 };
     expect(jobHealth(await facts([run(T0 + 2_000)], { holder }), POLICY, T0 + 8_100)).toMatchObject({
       missed: [new Date(T0 + 6_000)],
       late: null,
@@ -64,10 +71,14 @@ describe('jobHealth: a job cluster-wide from its schedule and its history', () =
   it('is failing after failingAfter failed runs in a row, and paused above all', async () => {
     const recent = [run(T0 + 8_000, 'failed'), run(T0 + 6_000, 'crashed'), run(T0 + 4_000, 'failed'), run(T0 + 2_000)];
     expect(jobHealth(await facts(recent), POLICY, T0 + 9_000)).toMatchObject({ state: 'failing', failuresInARow: 3 });
-    const paused = { actor: 'scheduler', reason: 'failing', at: T0 };
+    const paused = { actor: 'scheduler', reason: 'failing', at: new Date(T0) };
     expect(jobHealth(await facts(recent, { paused }), POLICY, T0 + 9_000).state).toBe('paused');
     // A resume starts the count anew.
-    const resumed = [run(T0 + 10_000, 'failed'), { type: 'resume' as const, actor: 'ops', at: T0 + 9_500 }, ...recent];
+    const resumed = [
+      run(T0 + 10_000, 'failed'),
+      { type: 'resume' as const, actor: 'ops', at: new Date(T0 + 9_500) },
+      ...recent,
+    ];
     expect(jobHealth(await facts(resumed), POLICY, T0 + 11_000)).toMatchObject({ state: 'on-time', failuresInARow: 1 });
   });
 
@@ -80,7 +91,7 @@ describe('jobHealth: a job cluster-wide from its schedule and its history', () =
   });
 
   it('measures an @Interval job against its interval', async () => {
-    const started = (at: number): RunHistoryEntry => ({ ...run(at), occurrence: undefined, startedAt: at });
+    const started = (at: number): RunHistoryEntry => ({ ...run(at), occurrence: undefined, startedAt: new Date(at) });
     const recent = [started(T0 + 1_000)];
     expect(jobHealth(await facts(recent, {}, INTERVAL), POLICY, T0 + 6_400).state).toBe('on-time');
     expect(jobHealth(await facts(recent, {}, INTERVAL), POLICY, T0 + 6_600)).toMatchObject({

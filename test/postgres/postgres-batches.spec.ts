@@ -1,10 +1,11 @@
 import type { LockConfiguration, SimpleLock } from '../../lib/provider/index.js';
 import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
+import type { RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 import { countStatements } from './statement-counter.js';
 
 const JOBS = 50;
-const OCCURRENCE = 1_700_000_000_000;
+const OCCURRENCE = new Date(1_700_000_000_000);
 
 const job = (i: number): LockConfiguration => ({ name: `tenant-${i}`, lockAtMostFor: 10_000, lockAtLeastFor: 0 });
 const names = Array.from({ length: JOBS }, (_, i) => i);
@@ -43,7 +44,7 @@ describe('PostgreSQL statements batched per burst', () => {
     const locks = claims.map((claim) => (claim as { lock: SimpleLock }).lock);
     statements.take();
 
-    const report = { startedAt: Date.now(), durationMs: 3, attempt: 1, occurrence: OCCURRENCE };
+    const report = { startedAt: new Date(), durationMs: 3, attempt: 1, occurrence: OCCURRENCE };
     await Promise.all(locks.map((lock, i) => lock.finish!(i % 2 === 0 ? 'succeeded' : 'failed', report)));
 
     expect(statements.take()).toBe(1);
@@ -86,10 +87,14 @@ describe('PostgreSQL statements batched per burst', () => {
     const small = fixture.connect({ node: 'node-a', historyLimit: 3 });
     for (let run = 1; run <= 5; run += 1) {
       const claim = await small.lockJob(job(0), false);
-      await (claim as { lock: SimpleLock }).lock.finish!('succeeded', { startedAt: run, durationMs: 1, attempt: 1 });
+      await (claim as { lock: SimpleLock }).lock.finish!('succeeded', {
+        startedAt: new Date(run),
+        durationMs: 1,
+        attempt: 1,
+      });
     }
     const history = await small.operatorProvider().history('tenant-0', 10);
-    expect(history.map((entry) => (entry as { startedAt: number }).startedAt)).toEqual([5, 4, 3]);
+    expect(history.map((entry) => (entry as RunHistoryEntry).startedAt)).toEqual([5, 4, 3].map((ms) => new Date(ms)));
     const { rows } = await fixture.admin.query(
       `SELECT count(*)::int AS rows FROM "${fixture.schema}".scheduler_lock_history WHERE name = 'tenant-0'`,
     );

@@ -2,8 +2,9 @@ import type { OccurrenceClaim } from '../../lib/core/provider/lock-provider.js';
 import type { JobLockClaim } from '../../lib/operators/operator-abilities.js';
 import { lockConfig, uniqueLockName } from '../../lib/provider-tests/lock-probes.js';
 import type { PostgresLockProvider } from '../../lib/providers/postgres/index.js';
+import type { ClaimRefusalCode } from '../../lib/providers/claim-refusals.js';
 import { postgresTables } from '../../lib/providers/postgres/postgres-schema.js';
-import { postgresStatements } from '../../lib/providers/postgres/postgres-statements.js';
+import { claimRefusal, postgresStatements } from '../../lib/providers/postgres/postgres-statements.js';
 import { postgresPool } from '../support/shared-postgres.js';
 import { postgresFixture, type PostgresFixture } from './postgres-fixture.js';
 
@@ -50,7 +51,9 @@ describe('claims on PostgreSQL that race for one lock nobody paused', () => {
     const racers = [fixture.connect(), fixture.connect()];
     const name = uniqueLockName('occurrence');
 
-    const refusals = await race(racers, (racer, attempt) => racer.lockOccurrence(lockConfig(name, 2), attempt));
+    const refusals = await race(racers, (racer, attempt) =>
+      racer.lockOccurrence(lockConfig(name, 2), new Date(attempt)),
+    );
 
     expect(refusals.get('paused')).toBeUndefined();
     expect(refusals.get('locked')).toBeGreaterThan(0);
@@ -70,7 +73,7 @@ describe.each([
   it("holds no row lock, so the holder's release does not queue behind it", async () => {
     const holder = fixture.connect();
     const name = uniqueLockName('occurrence');
-    const claimed = await holder.lockOccurrence(lockConfig(name, 60_000), 1);
+    const claimed = await holder.lockOccurrence(lockConfig(name, 60_000), new Date(1));
     expect('lock' in claimed).toBe(true);
     const { text } = postgresStatements(postgresTables({ schema: fixture.schema, tablePrefix: 'scheduler_lock_' }))[
       statement
@@ -81,8 +84,8 @@ describe.each([
       // Another node's claim, its transaction left open as a slow burst's would be.
       await claimer.query('BEGIN');
       const values = [[name], ['owner:1:other:node-x'], ['node-x'], [60_000], last];
-      const { rows } = await claimer.query<{ refusal: string | null }>(text, values);
-      expect(rows.map((row) => row.refusal)).toEqual(['locked']);
+      const { rows } = await claimer.query<{ refusal: ClaimRefusalCode | null }>(text, values);
+      expect(rows.map((row) => claimRefusal(row))).toEqual(['locked']);
 
       // NOWAIT fails at once (55P03) while any other transaction holds a lock on the row.
       const locks = `"${fixture.schema}".scheduler_lock_locks`;

@@ -20,13 +20,13 @@ const CLAIMS: [string, Claim][] = [
   ['lockJob', (node, name) => node.lockJob(lockConfig(name, LOCK_AT_MOST_FOR), false).then(lockOf)],
   [
     'lockOccurrence',
-    (node, name) => node.lockOccurrence(lockConfig(name, LOCK_AT_MOST_FOR), ++occurrences).then(lockOf),
+    (node, name) => node.lockOccurrence(lockConfig(name, LOCK_AT_MOST_FOR), new Date(++occurrences)).then(lockOf),
   ],
   ['lock', (node, name) => node.lock(lockConfig(name, LOCK_AT_MOST_FOR))],
 ];
 
 /** A run's report, for a release that writes a history entry. */
-const RUN = { startedAt: Date.now(), durationMs: 5, attempt: 1 };
+const RUN = { startedAt: new Date(), durationMs: 5, attempt: 1 };
 
 function lockOf(claim: { lock: SimpleLock } | { refused: string }): SimpleLock | undefined {
   return 'lock' in claim ? claim.lock : undefined;

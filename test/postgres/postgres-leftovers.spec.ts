@@ -52,7 +52,7 @@ describe('PostgresLockProvider: a plain lock leaves nothing behind once it is fr
   it("keeps a lockAtLeastFor lock's row while it is held, and a job's row with its record", async () => {
     const kept = await provider.lock(lockConfig('kept', 60_000, 30_000));
     await kept!.unlock();
-    const job = await provider.lockOccurrence(lockConfig('job'), Date.UTC(2026, 0, 1));
+    const job = await provider.lockOccurrence(lockConfig('job'), new Date(Date.UTC(2026, 0, 1)));
     await ('lock' in job ? job.lock.unlock() : Promise.reject(new Error('the occurrence was refused')));
     const flush = async () => {
       await (await provider.lock(lockConfig('flush')))?.unlock();

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
-import { currentLock, LockingTaskExecutor, SchedulerLock, type LockEvent } from '../../lib/index.js';
-import { LockedJobStatus } from '../../lib/nest/locked-job.status.js';
+import {
+  currentLock,
+  LockingTaskExecutor,
+  SchedulerLock,
+  SchedulerLockAdmin,
+  type LockEvent,
+} from '../../lib/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp } from '../support/scheduler-app.js';
@@ -73,9 +78,11 @@ describe('scheduled jobs on PostgreSQL, through the module', () => {
     expect(second.fencingToken).toBeGreaterThan(first.fencingToken!);
     const [cron] = runs.get('cron')!;
     expect(cron.occurrence! % 1_000).toBe(0);
-    expect(await app.get(LockedJobStatus).getJobStatus('EveryKind.cron')).toMatchObject({
-      occurrence: new Date(cron.occurrence!),
-      state: 'succeeded',
+    const history = await app.get(SchedulerLockAdmin).history('EveryKind.cron');
+    expect(
+      history.find((entry) => entry.type === 'run' && entry.occurrence?.getTime() === cron.occurrence),
+    ).toMatchObject({
+      outcome: 'succeeded',
       node: 'node-a',
     });
     // Released on the database's clock: no row of a finished run is still held.

@@ -9,7 +9,7 @@ import { blockFor } from '../support/timing.js';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 
 const JOBS = 50;
-const OCCURRENCE = 1_700_000_000_000;
+const OCCURRENCE = new Date(1_700_000_000_000);
 
 const redis = usePrivateRedisServer();
 let client: Redis;
@@ -22,7 +22,7 @@ beforeEach(async () => {
   recorder = await recordCommands(redis.admin);
   // Once per server each script arrives by EVAL after a NOSCRIPT: done here, so the tests count round trips.
   const warmUp = await provider.lockOccurrence(job(-1), OCCURRENCE);
-  if ('lock' in warmUp) await warmUp.lock.finish!('succeeded', { startedAt: 0, durationMs: 0, attempt: 1 });
+  if ('lock' in warmUp) await warmUp.lock.finish!('succeeded', { startedAt: new Date(0), durationMs: 0, attempt: 1 });
 });
 afterEach(async () => {
   await recorder.close();
@@ -63,7 +63,7 @@ describe('job scripts batched per turn of the event loop', () => {
     const locks = claims.map((claim) => (claim as { lock: SimpleLock }).lock);
     await scriptCalls();
 
-    const report = { startedAt: Date.now(), durationMs: 3, attempt: 1, occurrence: OCCURRENCE };
+    const report = { startedAt: new Date(), durationMs: 3, attempt: 1, occurrence: OCCURRENCE };
     await Promise.all(locks.map((lock, i) => lock.finish!(i % 2 === 0 ? 'succeeded' : 'failed', report)));
 
     expect(await scriptCalls()).toBe(1);

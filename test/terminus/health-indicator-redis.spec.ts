@@ -10,6 +10,7 @@ import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../sup
 import { getHealth } from './health-http.js';
 import { uniquePrefix } from '../support/shared-redis.js';
 import { deferred } from '../support/wait-until.js';
+import { ISO_TIME } from '../support/wire-times.js';
 
 const PASSWORD = 'health-check-secret';
 const FAILURE = 'failure text with a customer id';
@@ -99,7 +100,7 @@ describe('SchedulerLockHealthIndicator over HTTP (TerminusModule) on Redis', () 
     expect(locks.jobs.failing).toEqual({
       lockName: 'failing',
       running: false,
-      lastRun: { outcome: 'failed', at: expect.any(String) },
+      lastRun: { outcome: 'failed', at: expect.stringMatching(ISO_TIME) },
     });
     expect(locks.jobs.report).toMatchObject({
       running: true,

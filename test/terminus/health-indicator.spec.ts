@@ -10,6 +10,7 @@ import { nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
 import { getHealth } from './health-http.js';
 import { deferred } from '../support/wait-until.js';
+import { ISO_TIME } from '../support/wire-times.js';
 
 const FAILURE = 'failure text with a customer id';
 
@@ -109,7 +110,7 @@ describe('SchedulerLockHealthIndicator over HTTP (TerminusModule)', () => {
     expect(locks.jobs.failing).toEqual({
       lockName: 'failing',
       running: false,
-      lastRun: { outcome: 'failed', at: expect.any(String) },
+      lastRun: { outcome: 'failed', at: expect.stringMatching(ISO_TIME) },
     });
     expect(locks.jobs.report).toMatchObject({
       running: true,

@@ -18,12 +18,12 @@ afterEach(async () => {
 describe('tick(): a locked job run now, as the scheduler runs it', () => {
   it('runs a cron job through its occurrence claim and resolves once the run is over', async () => {
     const [node] = await startNodes(store, 1);
-    const outcome = await node.tick('yearly', { at: NEW_YEAR.getTime() + 300 });
+    const outcome = await node.tick('yearly', { at: new Date(NEW_YEAR.getTime() + 300) });
     expect(outcome).toMatchObject({ status: 'ran', node: 'node-1', occurrence: NEW_YEAR });
     expect(handled).toEqual(['yearly on node-1']);
     expect(outcome).toMatchObject({ failed: false, fencingToken: 1, lost: undefined });
     // The claim is recorded in the store: a second tick of the same occurrence is skipped.
-    expect(await node.tick('yearly', { at: NEW_YEAR.getTime() + 900 })).toMatchObject({
+    expect(await node.tick('yearly', { at: new Date(NEW_YEAR.getTime() + 900) })).toMatchObject({
       status: 'skipped',
       reason: 'already-ran',
     });

@@ -55,7 +55,7 @@ export async function expectLocksThroughFailover({
   const tokensBefore = app.recorded.filter(jobEvent('acquired', job)).map((event) => event.fencingToken!);
 
   await waitUntil(promotion.done, `${promotion.by} promoted the replica`, { timeoutMs: 20_000, intervalMs: 100 });
-  const promotedAt = Date.now();
+  const promotedAt = new Date();
   await storeErrorSkip;
   await afterPromotion?.();
   // A client whose only connection is lost (through Sentinel) logs the outage once; a Cluster that lost one

@@ -46,7 +46,7 @@ describe('the conformance kit', () => {
 });
 
 /** An occurrence (epoch ms) for claims made outside a scheduler. */
-const OCCURRENCE = Date.parse('2026-01-01T00:00:00.000Z');
+const OCCURRENCE = new Date('2026-01-01T00:00:00.000Z');
 
 describe('RedisLockProvider on a 3-master Redis Cluster, across slots', () => {
   const keyPrefix = uniquePrefix('cluster-slots');

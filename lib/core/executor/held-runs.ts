@@ -29,7 +29,7 @@ export class HeldRuns {
 
   /** Runs `task` under the lock just taken; settles as the task did, once the lock is released. */
   start<T>(active: ActiveLock, task: () => T | Promise<T>): Promise<TaskResult<T>> {
-    this.events.ofRun(active, () => ({ type: 'acquired', lockedUntil: active.lockedUntil.getTime() }));
+    this.events.ofRun(active, () => ({ type: 'acquired', lockedUntil: active.lockedUntil }));
     const run = this.hold(active, task);
     this.running.set(active, run);
     return run;

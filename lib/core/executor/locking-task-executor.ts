@@ -213,7 +213,7 @@ export class LockingTaskExecutor {
 
   private extended(active: ActiveLock): void {
     this.keeper.reschedule(active);
-    this.events.ofRun(active, () => ({ type: 'extended', lockedUntil: active.lockedUntil.getTime() }));
+    this.events.ofRun(active, () => ({ type: 'extended', lockedUntil: active.lockedUntil }));
   }
 
   private lost(active: ActiveLock, reason: LockLostReason): void {

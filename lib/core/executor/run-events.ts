@@ -55,6 +55,6 @@ export class RunEvents {
   }
 
   private base(lockName: string, jobName: string | undefined): EventBase {
-    return { lockName, jobName, node: this.node, at: Date.now() };
+    return { lockName, jobName, node: this.node, at: new Date() };
   }
 }

@@ -142,8 +142,8 @@ function runReport(active: ActiveLock, startedAt: number, failure: unknown): Run
   const durationMs = performance.now() - startedAt;
   const error = failure === undefined ? undefined : describeError(failure).slice(0, MAX_ERROR_LENGTH);
   return {
-    occurrence: active.occurrence?.getTime(),
-    startedAt: Math.round(Date.now() - durationMs),
+    occurrence: active.occurrence,
+    startedAt: new Date(Math.round(Date.now() - durationMs)),
     durationMs: Math.round(durationMs),
     error,
     attempt: active.recovery?.attempt ?? 1,

@@ -104,10 +104,10 @@ export interface SimpleLock {
  * knows itself: see {@link SimpleLock.finish}.
  */
 export interface RunReport {
-  /** The cron occurrence (epoch ms), for once-per-occurrence jobs. */
-  readonly occurrence?: number;
-  /** Epoch ms, this node's clock. */
-  readonly startedAt: number;
+  /** The cron occurrence, for once-per-occurrence jobs. */
+  readonly occurrence?: Date;
+  /** By this node's clock. */
+  readonly startedAt: Date;
   readonly durationMs: number;
   /** The error's message, cut to 500 characters, when the run failed. */
   readonly error?: string;

@@ -48,11 +48,11 @@ export interface OwnerAddressedLockProvider extends LockProvider {
 /** Claims one scheduled occurrence of a cron job, for once-per-occurrence locking. */
 export interface OccurrenceLockProvider extends LockProvider {
   /**
-   * Takes the lock for one scheduled occurrence (epoch ms), refused if the lock is held or that
+   * Takes the lock for one scheduled occurrence (its fire time), refused if the lock is held or that
    * occurrence (or a later one) was already claimed. Records the run in the job record, in the same
    * store round trip.
    */
-  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim>;
+  lockOccurrence(configuration: LockConfiguration, occurrence: Date): Promise<OccurrenceClaim>;
 }
 
 /** Re-runs an occurrence whose node died, for `onCrash: 'rerun'`. */
@@ -64,7 +64,7 @@ export interface RecoveringLockProvider extends OccurrenceLockProvider {
    */
   recoverOccurrence(
     configuration: LockConfiguration,
-    occurrence: number,
+    occurrence: Date,
     maxAttempts: number,
     grace: number,
   ): Promise<RecoveryClaim>;
@@ -79,7 +79,7 @@ export interface RetryingLockProvider extends OccurrenceLockProvider {
    */
   retryOccurrence(
     configuration: LockConfiguration,
-    occurrence: number,
+    occurrence: Date,
     maxAttempts: number,
     backoff: number,
   ): Promise<RecoveryClaim>;

@@ -9,8 +9,8 @@ interface LockEventBase {
   readonly jobName?: string;
   /** Who takes or holds the lock (this node). */
   readonly node: string;
-  /** When the event happened (epoch ms, this node's clock). */
-  readonly at: number;
+  /** When the event happened, by this node's clock. */
+  readonly at: Date;
   /** From `acquired` on: the acquisition's fencing token, which tells one run's events from another's. */
   readonly fencingToken?: number;
 }
@@ -28,12 +28,12 @@ export type LockEvent =
       readonly actor: string;
       readonly reason?: string;
     })
-  | (LockEventBase & { readonly type: 'acquired'; readonly lockedUntil: number })
+  | (LockEventBase & { readonly type: 'acquired'; readonly lockedUntil: Date })
   | (LockEventBase & { readonly type: 'skipped'; readonly reason: SkipReason; readonly error?: unknown })
   | (LockEventBase & { readonly type: 'started' })
   | (LockEventBase & { readonly type: 'finished'; readonly durationMs: number; readonly error?: unknown })
   | (LockEventBase & { readonly type: 'released'; readonly heldForMs: number })
-  | (LockEventBase & { readonly type: 'extended'; readonly lockedUntil: number })
+  | (LockEventBase & { readonly type: 'extended'; readonly lockedUntil: Date })
   | (LockEventBase & { readonly type: 'lost'; readonly reason: LockLostReason })
   | (LockEventBase & {
       /**

@@ -5,8 +5,6 @@ import { SchedulerLock } from '../../nest/scheduler-lock.decorator.js';
 import type { SchedulerLockOptions } from '../../nest/scheduler-lock-options.interface.js';
 import { LockEventRecorder } from './contract-jobs.js';
 
-export { LockedJobStatus } from '../../nest/locked-job.status.js';
-
 /** What a run of an occurrence job saw of its lock. */
 export interface OccurrenceRun {
   readonly node: string | undefined;

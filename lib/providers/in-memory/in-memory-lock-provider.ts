@@ -124,20 +124,20 @@ export class InMemoryLockProvider
     return { lock: this.locks.take(configuration, this.node, true) };
   }
 
-  async lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+  async lockOccurrence(configuration: LockConfiguration, occurrence: Date): Promise<OccurrenceClaim> {
     const { name } = configuration;
     const record = this.records.get(name);
-    if (record && record.occurrence.getTime() >= occurrence) {
+    if (record && record.occurrence >= occurrence) {
       return {
         refused: 'already-ran',
-        running: record.occurrence.getTime() === occurrence && record.state === 'running',
+        running: record.occurrence.getTime() === occurrence.getTime() && record.state === 'running',
       };
     }
     if (this.locks.holder(name)) return { refused: 'locked' };
     if (this.operators.isPaused(name)) return { refused: 'paused' };
     const lock = this.locks.take(configuration, this.node, true);
     this.records.set(name, {
-      occurrence: new Date(occurrence),
+      occurrence: new Date(occurrence.getTime()),
       state: 'running',
       token: lock.token,
       node: this.node,
@@ -149,13 +149,13 @@ export class InMemoryLockProvider
 
   async recoverOccurrence(
     configuration: LockConfiguration,
-    occurrence: number,
+    occurrence: Date,
     maxAttempts: number,
     grace: number,
   ): Promise<RecoveryClaim> {
     const { name } = configuration;
     const record = this.records.get(name);
-    if (!record || record.occurrence.getTime() !== occurrence) return { refused: 'settled', state: '' };
+    if (!record || record.occurrence.getTime() !== occurrence.getTime()) return { refused: 'settled', state: '' };
     if (record.state !== 'running') return { refused: 'settled', state: record.state };
     if (this.locks.holder(name)) return { refused: 'running' };
     if (this.operators.isPaused(name)) return { refused: 'paused' };
@@ -164,9 +164,9 @@ export class InMemoryLockProvider
     const { node, startedAt, attempt } = record;
     this.operators.record(name, {
       type: 'run',
-      occurrence,
-      node: node,
-      startedAt: +startedAt,
+      occurrence: record.occurrence,
+      node,
+      startedAt,
       outcome: 'crashed',
       attempt,
     });
@@ -179,13 +179,13 @@ export class InMemoryLockProvider
 
   async retryOccurrence(
     configuration: LockConfiguration,
-    occurrence: number,
+    occurrence: Date,
     maxAttempts: number,
     backoff: number,
   ): Promise<RecoveryClaim> {
     const { name } = configuration;
     const record = this.records.get(name);
-    if (!record || record.occurrence.getTime() !== occurrence) return { refused: 'settled', state: '' };
+    if (!record || record.occurrence.getTime() !== occurrence.getTime()) return { refused: 'settled', state: '' };
     if (record.state === 'running') return { refused: 'running' };
     if (record.state !== 'failed' || record.attempt + 1 > maxAttempts)
       return { refused: 'settled', state: record.state };

@@ -68,7 +68,7 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     this.triggerResults.set(id, { result, at: now });
   }
 
-  async forgetNodes(cutoff: number): Promise<number> {
+  async forgetNodes(cutoff: Date): Promise<number> {
     const gone = [...this.nodesByName.values()].filter((node) => node.lastSeen < cutoff);
     for (const node of gone) this.nodesByName.delete(node.node);
     return gone.length;
@@ -105,7 +105,7 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     const now = performance.now();
     const held = this.locks.holder(lockName, now);
     return {
-      holder: held && { node: held.node, since: held.since, ttl: Math.ceil(held.expiresAt - now) },
+      holder: held && { node: held.node, since: new Date(held.since), ttl: Math.ceil(held.expiresAt - now) },
       fencingToken: held && this.locks.fence(lockName),
       paused: this.pauses.get(lockName),
     };

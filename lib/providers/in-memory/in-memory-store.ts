@@ -1,5 +1,6 @@
 import type { JobRecord } from '../../core/provider/lock-provider.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { runEntry } from '../../operators/stored-records.js';
 import { InMemoryLocks, type RunEnd } from './in-memory-locks.js';
 import { InMemoryOperatorProvider } from './in-memory-operator-store.js';
 
@@ -44,9 +45,7 @@ export class InMemoryStore {
     const record = this.records.get(name);
     if (record?.token === lock.token) this.records.set(name, { ...record, state: outcome, finishedAt: new Date() });
     if (!lock.ofJob || !report) return;
-    const finishedAt = Math.round(report.startedAt + report.durationMs);
-    const { fencingToken, node: node } = lock;
-    const entry = { type: 'run', ...report, finishedAt, node, fencingToken } as const;
-    this.operators.record(name, { ...entry, outcome: held ? outcome : 'lost' });
+    const { fencingToken, node } = lock;
+    this.operators.record(name, { ...runEntry(report, node, fencingToken), outcome: held ? outcome : 'lost' });
   }
 }

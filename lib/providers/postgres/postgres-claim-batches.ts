@@ -3,19 +3,20 @@ import type { JobRunState } from '../../core/provider/lock-provider.js';
 import type { AbandonedLocks } from './postgres-abandoned-locks.js';
 import { statementBatch } from './postgres-batches.js';
 import type { PostgresSession } from './postgres-session.js';
-import type { PostgresStatements, Refusal } from './postgres-statements.js';
+import type { ClaimRefusalCode } from '../claim-refusals.js';
+import type { PostgresStatements } from './postgres-statements.js';
 
 /** A job lock's row: its `fencing_token` when taken, else why it was refused. */
 export interface JobLockRow {
   readonly name: string;
   readonly fencing_token: string | null;
-  readonly refusal: 'locked' | 'paused' | null;
+  readonly refusal: ClaimRefusalCode<'locked' | 'paused'> | null;
 }
 /** An occurrence claim's row: its `fencing_token` when taken, else why, and the job record as it stands. */
 export interface ClaimRow {
   readonly name: string;
   readonly fencing_token: string | null;
-  readonly refusal: Refusal | null;
+  readonly refusal: ClaimRefusalCode | null;
   readonly occurrence: string | null;
   readonly run_state: JobRunState | null;
 }

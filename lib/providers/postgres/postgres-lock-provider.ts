@@ -162,25 +162,25 @@ export class PostgresLockProvider
     const request = { ...this.newHolder(configuration), manual };
     return this.jobLocks.call(request).then((row): JobLockClaim => {
       if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, JOB_LOCK) };
-      return { refused: claimRefusal(row) };
+      return { refused: claimRefusal<'locked' | 'paused'>(row) };
     });
   }
 
-  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
-    const request = { ...this.newHolder(configuration), occurrence };
+  lockOccurrence(configuration: LockConfiguration, occurrence: Date): Promise<OccurrenceClaim> {
+    const request = { ...this.newHolder(configuration), occurrence: occurrence.getTime() };
     return this.claims.call(request).then((row): OccurrenceClaim => {
       if (row?.fencing_token != null) return { lock: this.lockOf(configuration, request.owner, row, OCCURRENCE_LOCK) };
       const refused = claimRefusal(row);
       if (refused !== 'already-ran') return { refused };
-      return { refused, running: Number(row?.occurrence) === occurrence && row?.run_state === 'running' };
+      return { refused, running: Number(row?.occurrence) === request.occurrence && row?.run_state === 'running' };
     });
   }
 
-  recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number) {
+  recoverOccurrence(configuration: LockConfiguration, occurrence: Date, maxAttempts: number, grace: number) {
     return this.takeOver('recover', configuration, occurrence, maxAttempts, grace);
   }
 
-  retryOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, backoff: number) {
+  retryOccurrence(configuration: LockConfiguration, occurrence: Date, maxAttempts: number, backoff: number) {
     return this.takeOver('retry', configuration, occurrence, maxAttempts, backoff);
   }
 
@@ -188,12 +188,12 @@ export class PostgresLockProvider
   private async takeOver(
     kind: 'recover' | 'retry',
     configuration: LockConfiguration,
-    occurrence: number,
+    occurrence: Date,
     maxAttempts: number,
     wait: number,
   ): Promise<RecoveryClaim> {
     const { owner, ttl, name } = this.newHolder(configuration);
-    const values: unknown[] = [name, owner, this.node, ttl, occurrence, maxAttempts, Math.ceil(wait)];
+    const values: unknown[] = [name, owner, this.node, ttl, occurrence.getTime(), maxAttempts, Math.ceil(wait)];
     if (kind === 'recover') values.push(this.context.historyLimit); // for the crashed attempt's history entry
     const unused = (backend: number) => this.context.abandoned.add(backend, [unusedLock({ name, owner })]);
     const [row] = await this.context.session.run<RecoveryRow>(this.takeOvers[kind], values, unused);

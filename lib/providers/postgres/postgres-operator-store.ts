@@ -12,6 +12,7 @@ import type {
   TriggerResult,
 } from '../../operators/cluster-records.js';
 import type { HealthReportKind, LockState, OperatorProvider } from '../../operators/operator-store.js';
+import { revived, storedJson } from '../../operators/stored-records.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
 import type { PostgresSession } from './postgres-session.js';
@@ -37,7 +38,7 @@ export class PostgresOperatorProvider implements OperatorProvider {
   }
 
   async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
-    const values = [node.node, node.lastSeen, JSON.stringify(node), JSON.stringify(jobs)];
+    const values = [node.node, node.lastSeen.getTime(), storedJson(node), JSON.stringify(jobs)];
     await this.session.run(this.statements.publish, values);
   }
 
@@ -53,15 +54,15 @@ export class PostgresOperatorProvider implements OperatorProvider {
   async takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]> {
     if (jobNames.size === 0) return [];
     const rows = await this.session.run<{ request: TriggerRequest }>(this.statements.takeTriggers, [[...jobNames]]);
-    return rows.map((row) => row.request);
+    return rows.map((row) => revived(row.request));
   }
 
   async reportTrigger(id: string, result: TriggerResult): Promise<void> {
     await this.session.run(this.statements.reportTrigger, [id, JSON.stringify(result)]);
   }
 
-  async forgetNodes(cutoff: number): Promise<number> {
-    return (await this.session.run(this.statements.forgetNodes, [cutoff])).length;
+  async forgetNodes(cutoff: Date): Promise<number> {
+    return (await this.session.run(this.statements.forgetNodes, [cutoff.getTime()])).length;
   }
 
   async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
@@ -72,7 +73,7 @@ export class PostgresOperatorProvider implements OperatorProvider {
   }
 
   async nodes(): Promise<ClusterNode[]> {
-    return (await this.session.run<{ node: ClusterNode }>(this.statements.nodes, [])).map((row) => row.node);
+    return (await this.session.run<{ node: ClusterNode }>(this.statements.nodes, [])).map((row) => revived(row.node));
   }
 
   async jobs(): Promise<CatalogueJob[]> {
@@ -86,7 +87,7 @@ export class PostgresOperatorProvider implements OperatorProvider {
 
   async history(lockName: string, limit: number): Promise<HistoryEntry[]> {
     const rows = await this.session.run<{ entry: HistoryEntry }>(this.statements.history, [lockName, limit]);
-    return rows.map((row) => row.entry);
+    return rows.map((row) => revived(row.entry));
   }
 
   async lockState(lockName: string): Promise<LockState> {
@@ -99,9 +100,9 @@ export class PostgresOperatorProvider implements OperatorProvider {
     if (!row) return {};
     const owner = row.owner === null ? undefined : readOwnerValue(row.owner);
     return {
-      holder: owner && { ...owner, ttl: Number(row.ttl) },
+      holder: owner && { node: owner.node, since: new Date(owner.since), ttl: Number(row.ttl) },
       fencingToken: owner && Number(row.fencing_token),
-      paused: row.paused ?? undefined,
+      paused: row.paused === null ? undefined : revived(row.paused),
     };
   }
 
@@ -123,14 +124,14 @@ export class PostgresOperatorProvider implements OperatorProvider {
   async requestTrigger(jobName: string, lockName: string, note: OperatorNote) {
     const entry = this.entry('trigger', note);
     const request: TriggerRequest = { id: randomUUID(), jobName, actor: note.actor, reason: note.reason, at: entry.at };
-    const [row] = await this.steer(this.statements.requestTrigger, lockName, entry, jobName, JSON.stringify(request));
+    const [row] = await this.steer(this.statements.requestTrigger, lockName, entry, jobName, storedJson(request));
     if (row?.queued) return { request, queued: true };
     // Pending: the trigger queued before this one. One queued by another node during this very statement is
     // not visible to it; a second statement sees it (unless a node took it meanwhile).
     const pending =
       row?.pending ??
       (await this.session.run<{ request: TriggerRequest }>(this.statements.pendingTrigger, [jobName]))[0]?.request;
-    return { request: pending ?? request, queued: false };
+    return { request: pending ? revived(pending) : request, queued: false };
   }
 
   async withdrawTrigger(jobName: string, id: string): Promise<boolean> {
@@ -144,19 +145,24 @@ export class PostgresOperatorProvider implements OperatorProvider {
 
   async unlock(lockName: string, note: OperatorNote): Promise<string | undefined> {
     const entry = this.entry('unlock', note);
-    const [row] = await this.steer(this.statements.unlock, lockName, entry, forceUnlockMarker(note.actor, entry.at));
+    const [row] = await this.steer(
+      this.statements.unlock,
+      lockName,
+      entry,
+      forceUnlockMarker(note.actor, entry.at.getTime()),
+    );
     return row?.former ?? undefined;
   }
 
   private entry(type: OperatorEntry['type'], { actor, reason }: OperatorNote): OperatorEntry {
-    return { type, actor, reason, at: Date.now() };
+    return { type, actor, reason, at: new Date() };
   }
 
   /** Runs a steering statement: `$1` lock name, `$2` its history entry, `$3` the history limit, then `more`. */
   private steer(statement: Statements['pause'], lockName: string, entry: OperatorEntry, ...more: unknown[]) {
     return this.session.run<{ former?: string | null; queued?: TriggerRequest; pending?: TriggerRequest }>(statement, [
       lockName,
-      JSON.stringify(entry),
+      storedJson(entry),
       this.historyLimit,
       ...more,
     ]);

@@ -10,6 +10,7 @@ import {
   type RunReport,
   type SimpleLock,
 } from '../../core/provider/lock-provider.js';
+import { runEntry, storedJson } from '../../operators/stored-records.js';
 import type { AbandonedLocks } from './postgres-abandoned-locks.js';
 import type { ReleasedNames } from './postgres-released-names.js';
 import type { PostgresSession } from './postgres-session.js';
@@ -170,9 +171,7 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
   /** The history entry of a scheduled job's run that `report`s itself, less its outcome (the release adds it). */
   private entry(report: RunReport | undefined): string | null {
     if (!this.use.ofJob || !report) return null;
-    const finishedAt = Math.round(report.startedAt + report.durationMs);
-    const { node: node } = this.context;
-    return JSON.stringify({ type: 'run', ...report, finishedAt, node, fencingToken: this.fencingToken });
+    return storedJson(runEntry(report, this.context.node, this.fencingToken));
   }
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FORCE_UNLOCK_TAG } from '../../core/provider/owner-value.js';
+import { CLAIM_REFUSALS, claimRefusalOf, type ClaimRefusal, type ClaimRefusalCode } from '../claim-refusals.js';
 import type { PostgresTables } from './postgres-schema.js';
 
 /** A statement the provider prepares once per connection, under a name derived from its text. */
@@ -28,18 +29,17 @@ export const held = (at: string) => `(l.lock_until > ${at} AND NOT ${forceUnlock
 /** {@link held} now. */
 export const HELD = held(NOW);
 /**
- * Why a claim statement refused a lock, decoded by {@link claimRefusal} alone: held by a run (or by a row another
- * node created during the statement, which it cannot see), paused by an operator, or an occurrence as late
- * already claimed.
+ * Why a claim statement refused a lock, as the SQL writes it: an integer literal of claim-refusals.ts' table,
+ * decoded by {@link claimRefusal} alone. Held by a run (or by a row another node created during the statement,
+ * which it cannot see), paused by an operator, or an occurrence as late already claimed.
  */
-export type Refusal = typeof LOCKED | typeof PAUSED | typeof ALREADY_RAN;
-const LOCKED = 'locked';
-const PAUSED = 'paused';
-const ALREADY_RAN = 'already-ran';
+const { locked: LOCKED, paused: PAUSED, 'already-ran': ALREADY_RAN } = CLAIM_REFUSALS;
 
-/** A claim statement's refusal of `row`: its named code; no row is one another node created meanwhile: held. */
-export function claimRefusal<R extends Refusal>(row: { readonly refusal: R | null } | undefined): R | typeof LOCKED {
-  return row?.refusal ?? LOCKED;
+/** A claim statement's refusal of `row`, decoded; no row is one another node created meanwhile: held. */
+export function claimRefusal<R extends ClaimRefusal>(
+  row: { readonly refusal: ClaimRefusalCode<R> | null } | undefined,
+): R | 'locked' {
+  return row?.refusal == null ? 'locked' : (claimRefusalOf(row.refusal) as R);
 }
 /**
  * The fencing token of a new lock row, drawn at instant `at`: the database's clock in µs. A taken-over row counts
@@ -93,7 +93,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
 
     /**
      * Job locks (arrays: name, owner, node, ms, manual): per name `fencing_token` when taken, else the
-     * `refusal` ({@link Refusal}). As in `claimOccurrences`: a new name's row is inserted, an existing one taken
+     * `refusal` ({@link claimRefusal}). As in `claimOccurrences`: a new name's row is inserted, an existing one taken
      * by an `UPDATE`, so a refused lock holds no row lock; the refusal is judged on the statement's snapshot at
      * `input.at` (a lock expiring during the statement reads `locked`, not `paused`).
      */
@@ -114,7 +114,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
         RETURNING l.name, l.fencing_token
       ), refused AS (
         SELECT l.name, CASE WHEN NOT ${held('input.at')} AND l.paused IS NOT NULL AND NOT input.manual
-          THEN '${PAUSED}' ELSE '${LOCKED}' END AS refusal
+          THEN ${PAUSED} ELSE ${LOCKED} END AS refusal
         FROM ${locks} l JOIN input USING (name)
         WHERE l.name NOT IN (SELECT name FROM taken)
       )
@@ -124,7 +124,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
     /**
      * Occurrence claims (arrays: name, owner, node, ms, occurrence) with the job record, graphile-worker's
      * `known_crontabs` rule: taken only if no occurrence as late was claimed. Per name `fencing_token`, or the
-     * `refusal` ({@link Refusal}) with the refused row's `occurrence` and `run_state`. A new name's row is
+     * `refusal` ({@link claimRefusal}) with the refused row's `occurrence` and `run_state`. A new name's row is
      * inserted; an existing one is taken by an `UPDATE`, which locks only the rows it changes (in name order, as
      * planned). So a refused claim holds no row lock, and no release or other claim queues behind it. The
      * refusal is judged on the statement's snapshot at `input.at`; a row another node took meanwhile reads `locked`.
@@ -152,9 +152,9 @@ export function postgresStatements({ locks, history }: PostgresTables) {
         RETURNING l.name, l.fencing_token
       ), refused AS (
         SELECT l.name, l.occurrence, l.run_state, CASE
-          WHEN l.occurrence >= input.occurrence THEN '${ALREADY_RAN}'
-          WHEN NOT ${held('input.at')} AND l.paused IS NOT NULL THEN '${PAUSED}'
-          ELSE '${LOCKED}' END AS refusal
+          WHEN l.occurrence >= input.occurrence THEN ${ALREADY_RAN}
+          WHEN NOT ${held('input.at')} AND l.paused IS NOT NULL THEN ${PAUSED}
+          ELSE ${LOCKED} END AS refusal
         FROM ${locks} l JOIN input USING (name)
         WHERE l.name NOT IN (SELECT name FROM taken)
       )

@@ -1,11 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { LUA_CLAIM_REFUSALS } from '../claim-refusals.js';
 import { LUA_SCRIPTS } from './lua-scripts.generated.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.js';
 
 /** A key or an argument of a script call. */
 export type ScriptArgument = string | number;
+
+/** Where a script's source wants the claim refusal codes defined (claim-refusals.ts). */
+const CLAIM_REFUSALS_LINE = /^-- @claim-refusals$/m;
+
+/** Script `file` as it is sent: its includes in place, and the claim refusal codes where it asks for them. */
+export function luaSource(file: keyof typeof LUA_SCRIPTS): string {
+  return LUA_SCRIPTS[file].replace(CLAIM_REFUSALS_LINE, LUA_CLAIM_REFUSALS);
+}
 
 /**
  * One of the `lua/` scripts, called as `EVALSHA` with its SHA1 computed here once. When the server answers
@@ -25,7 +34,7 @@ export class LuaScript {
   constructor(file: keyof typeof LUA_SCRIPTS) {
     // The script as `lua/<file>` reads, its includes in place: embedded at build time (scripts/embed-assets.mjs),
     // so loading the provider reads no file, from the CommonJS build, the ESM entries or a bundle alike.
-    this.source = LUA_SCRIPTS[file];
+    this.source = luaSource(file);
     this.sha = createHash('sha1').update(this.source).digest('hex');
     const called = [...this.source.matchAll(/redis\.call\('(\w+)'/g)].map(([, command]) => command.toUpperCase());
     this.commands = { file, commands: [...new Set(called)] };

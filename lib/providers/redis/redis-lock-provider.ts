@@ -132,11 +132,11 @@ export class RedisLockProvider
 
   // Not `async`, like lock(): a tick's claim waits for Redis with the node's whole burst of ticks, and each
   // promise layer it holds meanwhile is memory per job.
-  lockOccurrence(configuration: LockConfiguration, occurrence: number): Promise<OccurrenceClaim> {
+  lockOccurrence(configuration: LockConfiguration, occurrence: Date): Promise<OccurrenceClaim> {
     const keys = this.keys.job(configuration.name);
     const owner = this.newOwner(configuration);
     return this.scripts
-      .claimOccurrence(keys, owner, occurrence)
+      .claimOccurrence(keys, owner, occurrence.getTime())
       .then(([fence, state]): OccurrenceClaim | Promise<OccurrenceClaim> => {
         const refused = claimRefusal(fence);
         if (refused === 'already-ran') return { refused, running: state === 'running' };
@@ -146,26 +146,26 @@ export class RedisLockProvider
       });
   }
 
-  recoverOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, grace: number) {
+  recoverOccurrence(configuration: LockConfiguration, occurrence: Date, maxAttempts: number, grace: number) {
     return this.takeOver(configuration, occurrence, maxAttempts, grace, 'recover');
   }
 
-  retryOccurrence(configuration: LockConfiguration, occurrence: number, maxAttempts: number, backoff: number) {
+  retryOccurrence(configuration: LockConfiguration, occurrence: Date, maxAttempts: number, backoff: number) {
     return this.takeOver(configuration, occurrence, maxAttempts, backoff, 'retry');
   }
 
   /** recover.lua for a recovery or a retry; `wait` is the recovery's grace or the retry's first backoff (ms). */
   private async takeOver(
     configuration: LockConfiguration,
-    occurrence: number,
+    occurrence: Date,
     maxAttempts: number,
     wait: number,
     kind: 'recover' | 'retry',
   ): Promise<RecoveryClaim> {
     const keys = this.keys.job(configuration.name);
     const owner = this.newOwner(configuration);
-    const limit = this.historyLimit;
-    const takingOver = this.scripts.recover(keys, owner, occurrence, maxAttempts, Math.ceil(wait), limit, kind);
+    const at = occurrence.getTime();
+    const takingOver = this.scripts.recover(keys, owner, at, maxAttempts, Math.ceil(wait), this.historyLimit, kind);
     const [fence, attemptOrState, previousNode] = await takingOver;
     const refused = claimRefusal(fence);
     if (refused === 'locked') return { refused: 'running' };

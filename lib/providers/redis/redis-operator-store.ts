@@ -18,6 +18,7 @@ import {
   type TriggerQueueing,
 } from '../../operators/operator-store.js';
 import { pauseState, operatorEntry, triggerRequest } from '../../operators/steering-records.js';
+import { parseStored, storedJson } from '../../operators/stored-records.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -45,7 +46,7 @@ export class RedisOperatorProvider implements OperatorProvider {
   /** Publishes this node and the jobs it runs (only those changed since the last call are written). */
   async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
     // Two commands, not a MULTI: the two keys may live on different Cluster nodes.
-    const writes: Promise<unknown>[] = [this.client.hset(this.keys.nodes, node.node, JSON.stringify(node))];
+    const writes: Promise<unknown>[] = [this.client.hset(this.keys.nodes, node.node, storedJson(node))];
     const fields = jobs.flatMap((job) => [job.jobName, JSON.stringify(job)]);
     if (fields.length > 0) writes.push(this.client.hset(this.keys.catalogue, ...fields));
     await this.send(Promise.all(writes));
@@ -67,7 +68,7 @@ export class RedisOperatorProvider implements OperatorProvider {
     const mine = Object.entries(pending).filter(([jobName]) => jobNames.has(jobName));
     const taken: TriggerRequest[] = [];
     for (const [jobName, json] of mine) {
-      const request = JSON.parse(json) as TriggerRequest;
+      const request = parseStored<TriggerRequest>(json);
       // Removed by id: one node has it, and none if its operator withdrew it since it was read.
       if (await this.scripts.removeTrigger(this.keys.triggers, jobName, request.id)) taken.push(request);
     }
@@ -93,17 +94,17 @@ export class RedisOperatorProvider implements OperatorProvider {
   // Operators: reading.
 
   /**
-   * Forgets the nodes last seen before `cutoff` (epoch ms), so the list stays bounded however many pods come
-   * and go; resolves to how many.
+   * Forgets the nodes last seen before `cutoff`, so the list stays bounded however many pods come and go;
+   * resolves to how many.
    */
-  async forgetNodes(cutoff: number): Promise<number> {
+  async forgetNodes(cutoff: Date): Promise<number> {
     const gone = (await this.nodes()).filter((node) => node.lastSeen < cutoff).map((node) => node.node);
     return gone.length === 0 ? 0 : this.send(this.client.hdel(this.keys.nodes, ...gone));
   }
 
   async nodes(): Promise<ClusterNode[]> {
     const nodes = await this.send(this.client.hgetall(this.keys.nodes));
-    return Object.values(nodes).map((node) => JSON.parse(node) as ClusterNode);
+    return Object.values(nodes).map((node) => parseStored<ClusterNode>(node));
   }
 
   async jobs(): Promise<CatalogueJob[]> {
@@ -119,7 +120,7 @@ export class RedisOperatorProvider implements OperatorProvider {
   /** The last `limit` entries of a lock's history, newest first. */
   async history(lockName: string, limit: number): Promise<HistoryEntry[]> {
     const entries = await this.send(this.client.lrange(this.keys.job(lockName).history, 0, limit - 1));
-    return entries.map((entry) => JSON.parse(entry) as HistoryEntry);
+    return entries.map((entry) => parseStored<HistoryEntry>(entry));
   }
 
   async lockState(lockName: string): Promise<LockState> {
@@ -132,10 +133,10 @@ export class RedisOperatorProvider implements OperatorProvider {
     // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
     const held = typeof owner === 'string' ? readOwnerValue(owner) : undefined;
     return {
-      holder: held && { ...held, ttl: ttl as number },
+      holder: held && { node: held.node, since: new Date(held.since), ttl: ttl as number },
       // Only taking the lock draws a token: the holder's is the counter's value.
       fencingToken: held && fence !== null ? Number(fence) : undefined,
-      paused: typeof paused === 'string' ? (JSON.parse(paused) as PauseState) : undefined,
+      paused: typeof paused === 'string' ? parseStored<PauseState>(paused) : undefined,
     };
   }
 
@@ -157,7 +158,7 @@ export class RedisOperatorProvider implements OperatorProvider {
   async pause(lockName: string, note: OperatorNote): Promise<boolean> {
     const keys = this.keys.job(lockName);
     const state = pauseState(note);
-    const set = await this.send(this.client.set(keys.paused, JSON.stringify(state), 'NX'));
+    const set = await this.send(this.client.set(keys.paused, storedJson(state), 'NX'));
     if (set === null) return false;
     await this.record(lockName, operatorEntry('pause', note, state.at));
     return true;
@@ -177,8 +178,8 @@ export class RedisOperatorProvider implements OperatorProvider {
    */
   async requestTrigger(jobName: string, lockName: string, note: OperatorNote): Promise<TriggerQueueing> {
     const request = triggerRequest(jobName, note);
-    const pending = await this.scripts.queueTrigger(this.keys.triggers, jobName, JSON.stringify(request));
-    if (pending !== null) return { request: JSON.parse(pending) as TriggerRequest, queued: false };
+    const pending = await this.scripts.queueTrigger(this.keys.triggers, jobName, storedJson(request));
+    if (pending !== null) return { request: parseStored<TriggerRequest>(pending), queued: false };
     await this.record(lockName, operatorEntry('trigger', note, request.at));
     return { request, queued: true };
   }
@@ -200,9 +201,9 @@ export class RedisOperatorProvider implements OperatorProvider {
    */
   async unlock(lockName: string, note: OperatorNote): Promise<string | undefined> {
     const keys = this.keys.job(lockName);
-    const at = Date.now();
-    const entry = JSON.stringify(operatorEntry('unlock', note, at));
-    const marker = forceUnlockMarker(note.actor, at);
+    const at = new Date();
+    const entry = storedJson(operatorEntry('unlock', note, at));
+    const marker = forceUnlockMarker(note.actor, at.getTime());
     const holder = await this.scripts.forceUnlock(keys, entry, this.historyLimit, marker);
     return holder === null ? undefined : (readOwnerValue(holder)?.node ?? holder);
   }
@@ -211,7 +212,7 @@ export class RedisOperatorProvider implements OperatorProvider {
     const { history } = this.keys.job(lockName);
     const writing = this.client
       .multi()
-      .lpush(history, JSON.stringify(entry))
+      .lpush(history, storedJson(entry))
       .ltrim(history, 0, this.historyLimit - 1);
     await this.send(writing.exec());
   }

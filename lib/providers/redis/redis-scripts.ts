@@ -1,3 +1,4 @@
+import { claimRefusalOf, type ClaimRefusal } from '../claim-refusals.js';
 import type { RedisClient } from './redis-client.js';
 import type { JobKeys } from './redis-keys.js';
 import { LuaScript } from './lua-script.js';
@@ -10,18 +11,9 @@ export const enum OwnerCheck {
   NotOwner = -1,
 }
 
-/** The scripts' named replies for a refused claim (job-lock.include.lua); a fence taken is positive. */
-const enum Refused {
-  Held = 0,
-  AlreadyRan = -1,
-  Paused = -2,
-}
-
-/** What a claim script's reply `code` says, decoded here alone: a fence (positive) is `taken`. */
-export function claimRefusal(code: number): 'taken' | 'locked' | 'already-ran' | 'paused' {
-  if (code > 0) return 'taken';
-  if (code === Refused.Paused) return 'paused';
-  return code === Refused.AlreadyRan ? 'already-ran' : 'locked';
+/** What a claim script's reply `code` says, decoded here alone: a fence (positive) is `taken`, else a refusal. */
+export function claimRefusal(code: number): 'taken' | ClaimRefusal {
+  return code > 0 ? 'taken' : claimRefusalOf(code);
 }
 
 /** A new owner of a job's lock: its owner value, TTL (ms) and node. */

@@ -9,6 +9,7 @@ import {
   type RunReport,
   type SimpleLock,
 } from '../../core/provider/lock-provider.js';
+import { runEntry, storedJson } from '../../operators/stored-records.js';
 import type { JobKeys } from './redis-keys.js';
 import { OwnerCheck, type RedisScripts } from './redis-scripts.js';
 
@@ -100,10 +101,8 @@ export class RedisJobLock extends RedisSimpleLock {
       // a crash, so that onCrash 'rerun' runs it.
       return this.releaseRecording(keepFor, outcome, inRecord && outcome !== undefined ? keys.record : undefined);
     }
-    const finishedAt = Math.round(report.startedAt + report.durationMs);
-    const run = { type: 'run', ...report, finishedAt, node: node, fencingToken: this.fencingToken };
     // finish.lua adds the outcome and the closing brace.
-    const entry = JSON.stringify(run).slice(0, -1);
+    const entry = storedJson(runEntry(report, node, this.fencingToken)).slice(0, -1);
     const failed = () => this.releaseFailed();
     const finishing = this.scripts.finishRun(keys, this.token, keepFor, outcome, entry, historyLimit, inRecord, failed);
     return finishing.then(this.ownerChecked);

@@ -5,7 +5,7 @@
 -- Per job i (0-based), KEYS[3i+1..3i+3] and ARGV[3i+1..3i+3]:
 --   lock, fencing counter, pause marker;
 --   owner value, TTL in ms, manual ('1': an operator's "run now", which runs even while paused).
--- Returns, per job: the fencing token, HELD (0) when the lock is held, PAUSED (-2) when the job is paused.
+-- Returns, per job: the fencing token, LOCKED when the lock is held, PAUSED when the job is paused.
 -- @include owner-value.include.lua
 -- @include job-lock.include.lua
 -- @include fence.include.lua

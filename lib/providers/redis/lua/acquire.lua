@@ -3,11 +3,12 @@ local lockKey = KEYS[1]   -- a string: its owner's value
 local fenceKey = KEYS[2]  -- the name's last token, kept only while the clock is behind it (fence.include.lua)
 local owner = ARGV[1]     -- its owner value (owner-value.include.lua)
 local ttl = ARGV[2]       -- ms
--- Returns the fencing token, or 0 when the lock is held.
+-- Returns the fencing token, or LOCKED when the lock is held (claim-refusals.ts, put in by lua-script.ts).
 -- Inline, not fence.include.lua: a skip would pay for defining its functions, and a taken lock writes no fence key.
+-- @claim-refusals
 
 if not redis.call('SET', lockKey, owner, 'NX', 'PX', ttl) then
-  return 0
+  return LOCKED
 end
 -- The server's clock in µs: a name is free again only after another script or an expiry, a later µs.
 local time = redis.call('TIME')

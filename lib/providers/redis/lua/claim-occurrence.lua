@@ -5,7 +5,7 @@
 -- Per job i (0-based), KEYS[4i+1..4i+4] and ARGV[4i+1..4i+4]:
 --   lock, fencing counter, job record hash (no TTL), pause marker;
 --   owner value, TTL in ms, node, occurrence (epoch ms).
--- Returns, per job: {fence}, {HELD} when the lock is held, {ALREADY_RAN, state} when the occurrence was already
+-- Returns, per job: {fence}, {LOCKED} when the lock is held, {ALREADY_RAN, state} when the occurrence was already
 -- claimed (state: the record's state if it is that very occurrence, else ''), or {PAUSED} while paused.
 -- A lock an operator force-released counts as free.
 -- @include owner-value.include.lua

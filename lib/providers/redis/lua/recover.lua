@@ -16,7 +16,7 @@ local maxAttempts = tonumber(ARGV[5])
 local grace = tonumber(ARGV[6])  -- ms: a recovery's grace, a retry's first backoff
 local historyLimit = tonumber(ARGV[7])
 local retry = ARGV[8] == 'retry'
--- Returns {fence, attempt, previousNode} when taken over; {HELD} while an attempt still holds its lock, runs,
+-- Returns {fence, attempt, previousNode} when taken over; {LOCKED} while an attempt still holds its lock, runs,
 -- or within the grace (backoff); {ALREADY_RAN, state} when there is nothing to take over (finished, moved on,
 -- or out of attempts: 'crashed' for a recovery); {PAUSED} while the job is paused. A recovery puts the
 -- crashed attempt into the run history.
@@ -30,7 +30,7 @@ if tonumber(redis.call('HGET', recordKey, 'occurrence')) ~= occurrence then
 end
 local state = redis.call('HGET', recordKey, 'state')
 if retry and state == 'running' then
-  return {HELD}
+  return {LOCKED}
 end
 if state ~= (retry and 'failed' or 'running') then
   return {ALREADY_RAN, state or ''}
@@ -48,7 +48,7 @@ local time = redis.call('TIME')
 local now = time[1] * 1000 + math.floor(time[2] / 1000)
 if retry then
   if now - tonumber(ended[4]) < grace * 2 ^ (attempt - 2) then
-    return {HELD}
+    return {LOCKED}
   end
 else
   local orphanedAt = tonumber(redis.call('HGET', recordKey, 'orphanedAt'))
@@ -57,7 +57,7 @@ else
     redis.call('HSET', recordKey, 'orphanedAt', now)
   end
   if now - orphanedAt < grace then
-    return {HELD}
+    return {LOCKED}
   end
   redis.call('LPUSH', historyKey, cjson.encode({type = 'run', occurrence = occurrence, node = ended[1],
     startedAt = tonumber(ended[2]), outcome = 'crashed', attempt = tonumber(ended[3]), foundAt = now}))

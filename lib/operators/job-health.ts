@@ -82,7 +82,7 @@ export function jobHealth(facts: HealthFacts, policy: HealthPolicy, now: number)
   const streakEnd = recent.findIndex((entry) => entry.type === 'resume' || entry === success);
   const streak = (streakEnd < 0 ? recent : recent.slice(0, streakEnd)).filter(isRun);
   // An occurrence's attempts (its retries, its re-runs) are one failure.
-  const failuresInARow = new Set(streak.map((run) => run.occurrence ?? `run at ${run.startedAt}`)).size;
+  const failuresInARow = new Set(streak.map((run) => (run.occurrence ?? run.startedAt).getTime())).size;
   // Misses are looked for after the oldest run the history keeps, or, for a job with none, since the watch began.
   const from = runs.length > 0 ? runStart(runs[runs.length - 1]) : facts.watchedSince.getTime();
   const started = [...runs.map(runStart), ...(lock.holder ? [lock.holder.since.getTime()] : [])];

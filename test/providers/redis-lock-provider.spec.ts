@@ -27,7 +27,7 @@ describe('RedisLockProvider on the shared Redis', () => {
     provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, node: 'node-a' });
   });
 
-  it('stores a lock as the string <prefix>:{<name>} naming its owner (owner:epoch ms:unique id:node), with a TTL of lockAtMostFor and no other key, gone on release', async () => {
+  it('stores a lock as the string <prefix>:{<name>} naming its owner (owner:epoch ms:unique id:node), with a TTL of lockAtMostFor and its fence key beside it, both gone on release', async () => {
     const name = uniqueLockName();
     const lockAtMostFor = 5_000;
     const before = Date.now();
@@ -49,9 +49,10 @@ describe('RedisLockProvider on the shared Redis', () => {
     expect(ttl).toBeGreaterThan(lockAtMostFor - 1_000);
     expect(ttl).toBeLessThanOrEqual(lockAtMostFor);
 
-    // The token is the server's clock in µs (acquire.lua): a fence key is written only for a token ahead of it.
+    // The token is the server's clock in µs (fence.include.lua), kept beside the lock for as long as it was taken.
+    expect(Number(await shared.client.get(fenceKey))).toBe(lock.fencingToken);
     expect(lock.fencingToken).toBeGreaterThanOrEqual(before * 1000);
-    expect(await shared.client.exists(fenceKey)).toBe(0);
+    expect(await shared.client.pttl(fenceKey)).toBeGreaterThan(lockAtMostFor - 1_000);
     await lock.unlock();
     expect(await shared.client.exists(key)).toBe(0);
     expect(await shared.client.exists(fenceKey)).toBe(0);

@@ -35,11 +35,11 @@ export { DEFAULT_KEY_PREFIX, type RedisLockProviderOptions } from './redis-optio
 
 /**
  * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the string key
- * `<keyPrefix>:{<name>}` whose value names its owner (an owner value, `owner-value.ts`), with a TTL of
- * `lockAtMostFor`; a job's fence key (its last fencing token: the server's clock in µs, `fence.include.lua`) and a
- * once-per-occurrence job's record sit beside it, in its Cluster slot (the layout: `redis-keys.ts`). A plain lock
- * is its key alone, and a released one leaves no key behind. One round trip to acquire (`SET NX PX`, then the
- * token), one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once when a server lacks the
+ * `<keyPrefix>:{<name>}` whose value names its owner (an owner value, `owner-value.ts`), with a
+ * TTL of `lockAtMostFor`; its fence key (the last fencing token: the server's clock in µs, see `fence.include.lua`)
+ * and a once-per-occurrence job's record sit beside it, in its Cluster slot (the layout: `redis-keys.ts`). A released
+ * plain lock leaves no key behind. One round trip to acquire (`SET NX PX`, then the token),
+ * one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once when a server lacks the
  * script; see `lua-script.ts`). The client is used as it is: nothing is defined on it.
  *
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a

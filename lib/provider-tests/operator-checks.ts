@@ -69,6 +69,19 @@ export const operatorChecks: Check[] = [
     },
   },
   {
+    name: "reads a held plain lock's holder and token, as an election's term",
+    async run({ connect, other }) {
+      const node = await connect('leading-node');
+      const name = uniqueLockName('plain-state');
+      const lock = await node.lock(lockConfig(name, 60_000));
+      assert.ok(lock, 'a free plain lock');
+      const { holder, fencingToken } = await other.operatorProvider().lockState(name);
+      assert.equal(holder?.node, 'leading-node');
+      assert.equal(fencingToken, lock.fencingToken, "the holder's fencing token");
+      await lock.unlock();
+    },
+  },
+  {
     name: "reads a held job lock's holder, since, time left and token; force-unlock of a free lock records nothing",
     async run({ connect, other }) {
       const node = await connect('holding-node');

@@ -61,6 +61,11 @@ export interface OperatorProvider {
   history(lockName: string, limit: number): Promise<HistoryEntry[]>;
   /** Who holds the lock now, its fencing token, and the job's pause. */
   lockState(lockName: string): Promise<LockState>;
+  /**
+   * {@link lockState} and the last `limit` history entries of each of `lockNames`, in one round trip (on a Redis
+   * Cluster, one per lock): what the health watch reads every interval.
+   */
+  lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>>;
   /** Skip counts of every lock: lock name → reason → count. */
   skips(): Promise<Map<string, Record<string, number>>>;
 
@@ -94,6 +99,14 @@ export interface OperatorProvider {
 export interface TriggerQueueing {
   readonly request: TriggerRequest;
   readonly queued: boolean;
+}
+
+/** A lock's state and its newest history entries, as {@link OperatorProvider.lockReadings} reads them. */
+export interface LockReading {
+  /** As {@link OperatorProvider.lockState} reads it. */
+  readonly lock: LockState;
+  /** Newest first. */
+  readonly recent: HistoryEntry[];
 }
 
 /** A lock as {@link OperatorProvider.lockState} reads it. */

@@ -82,6 +82,41 @@ export const operatorChecks: Check[] = [
     },
   },
   {
+    name: "reads many locks' states and newest history at once, as lockState() and history() read each",
+    async run({ connect, other }) {
+      const node = await connect('reading-node');
+      const operators = other.operatorProvider();
+      const [held, ran, untouched] = ['held', 'ran', 'untouched'].map((prefix) => uniqueLockName(prefix));
+      const lock = won(await node.lockJob(lockConfig(held, 60_000), false), 'a free job lock');
+      const run = won(await node.lockJob(lockConfig(ran), false), 'another free job lock');
+      await run.finish!('succeeded', { startedAt: Date.now(), durationMs: 1, attempt: 1 });
+      await operators.pause(ran, { actor: 'dave', reason: 'reading' });
+
+      const readings = await operators.lockReadings([held, ran, untouched], 1);
+      assert.deepEqual([...readings.keys()].sort(), [held, ran, untouched].sort(), 'one reading per lock name');
+      const heldReading = readings.get(held)!;
+      assert.equal(heldReading.lock.holder?.node, 'reading-node');
+      assert.ok(heldReading.lock.holder.ttl > 50_000 && heldReading.lock.holder.ttl <= 60_000, 'the time left');
+      assert.equal(heldReading.lock.fencingToken, lock.fencingToken, "the holder's fencing token");
+      assert.equal(heldReading.lock.holder.since, (await operators.lockState(held)).holder?.since, 'since');
+      assert.deepEqual(heldReading.recent, [], 'a lock held, its run not ended yet');
+      const ranReading = readings.get(ran)!;
+      assert.deepEqual(ranReading.lock, await operators.lockState(ran), 'a paused free lock');
+      assert.equal(ranReading.lock.paused?.actor, 'dave');
+      assert.deepEqual(ranReading.recent, await operators.history(ran, 1), 'the newest entry alone (limit 1)');
+      assert.deepEqual(entryTypes(ranReading.recent), ['pause']);
+      const { lock: free, recent } = readings.get(untouched)!;
+      assert.deepEqual([free.holder, free.fencingToken, free.paused, recent], [undefined, undefined, undefined, []]);
+      assert.deepEqual(
+        entryTypes((await operators.lockReadings([ran], 10)).get(ran)!.recent),
+        ['pause', 'run'],
+        'limit 10',
+      );
+      assert.equal((await operators.lockReadings([], 10)).size, 0, 'no lock name');
+      await lock.unlock();
+    },
+  },
+  {
     name: 'queues one trigger per job however many operators ask at once; exactly one node takes it',
     async run({ provider, other }) {
       const [job, lockName] = [uniqueLockName('trigger'), uniqueLockName('trigger-lock')];

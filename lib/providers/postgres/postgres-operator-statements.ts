@@ -56,6 +56,14 @@ export function operatorStatements(tables: PostgresTables) {
       SELECT CASE WHEN ${HELD} THEN l.owner END AS owner, l.fencing_token, l.paused,
         CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END AS ttl
       FROM ${locks} l WHERE name = $1`),
+    /** `lockState` and the newest `$2` history entries (a JSON array) of each lock name of `$1`, in one statement. */
+    lockReadings: statement(`
+      SELECT n.name, CASE WHEN ${HELD} THEN l.owner END AS owner, l.fencing_token, l.paused,
+        CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END AS ttl,
+        (SELECT coalesce(jsonb_agg(h.entry ORDER BY h.seq DESC), '[]'::jsonb) FROM (
+          SELECT entry, seq FROM ${history} WHERE name = n.name ORDER BY seq DESC LIMIT $2
+        ) h) AS recent
+      FROM unnest($1::text[]) AS n(name) LEFT JOIN ${locks} l ON l.name = n.name`),
     skips: statement(`SELECT name, reason, count FROM ${skips}`),
     /** `$1` lock name, `$2` the pause entry (JSON, also the pause itself), `$3` history limit: a row if paused now. */
     pause: statement(`

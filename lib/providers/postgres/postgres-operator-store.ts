@@ -11,7 +11,7 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { HealthReportKind, LockState, OperatorProvider } from '../../operators/operator-store.js';
+import type { HealthReportKind, LockReading, LockState, OperatorProvider } from '../../operators/operator-store.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
 import type { PostgresSession } from './postgres-session.js';
@@ -90,19 +90,17 @@ export class PostgresOperatorProvider implements OperatorProvider {
   }
 
   async lockState(lockName: string): Promise<LockState> {
-    const [row] = await this.session.run<{
-      owner: string | null;
-      fencing_token: string;
-      paused: PauseState | null;
-      ttl: string;
-    }>(this.statements.lockState, [lockName]);
-    if (!row) return {};
-    const owner = row.owner === null ? undefined : readOwnerValue(row.owner);
-    return {
-      holder: owner && { ...owner, ttl: Number(row.ttl) },
-      fencingToken: owner && Number(row.fencing_token),
-      paused: row.paused ?? undefined,
-    };
+    const [row] = await this.session.run<LockRow>(this.statements.lockState, [lockName]);
+    return row ? lockStateOf(row) : {};
+  }
+
+  async lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>> {
+    if (lockNames.length === 0) return new Map();
+    const rows = await this.session.run<LockRow & { name: string; recent: HistoryEntry[] }>(
+      this.statements.lockReadings,
+      [lockNames, limit],
+    );
+    return new Map(rows.map((row) => [row.name, { lock: lockStateOf(row), recent: row.recent }]));
   }
 
   async skips(): Promise<Map<string, Record<string, number>>> {
@@ -161,4 +159,21 @@ export class PostgresOperatorProvider implements OperatorProvider {
       ...more,
     ]);
   }
+}
+
+/** A lock row as the `lockState` statements read it; all null for a lock never taken nor paused. */
+interface LockRow {
+  readonly owner: string | null;
+  readonly fencing_token: string | null;
+  readonly paused: PauseState | null;
+  readonly ttl: string | null;
+}
+
+function lockStateOf(row: LockRow): LockState {
+  const owner = row.owner === null ? undefined : readOwnerValue(row.owner);
+  return {
+    holder: owner && { ...owner, ttl: Number(row.ttl) },
+    fencingToken: owner && Number(row.fencing_token),
+    paused: row.paused ?? undefined,
+  };
 }

@@ -13,6 +13,7 @@ import {
   HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
   type HealthReportKind,
+  type LockReading,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -21,7 +22,7 @@ import { pauseState, operatorEntry, triggerRequest } from '../../operators/steer
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisKeys } from './redis-keys.js';
-import type { RedisScripts } from './redis-scripts.js';
+import type { LockRead, RedisScripts } from './redis-scripts.js';
 
 /**
  * The operator store in Redis (the {@link OperatorProvider} port), beside the locks under the provider's
@@ -123,20 +124,23 @@ export class RedisOperatorProvider implements OperatorProvider {
   }
 
   async lockState(lockName: string): Promise<LockState> {
-    const keys = this.keys.job(lockName);
-    const reading = this.client.multi().get(keys.lock).pttl(keys.lock).get(keys.fence).get(keys.paused).exec();
-    const [[, owner], [, ttl], [, fence], [, paused]] = (await this.send(reading)) as [
-      unknown,
-      string | number | null,
-    ][];
-    // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
-    const held = typeof owner === 'string' ? readOwnerValue(owner) : undefined;
-    return {
-      holder: held && { ...held, ttl: ttl as number },
-      // Only taking the lock draws a token: the holder's is the counter's value.
-      fencingToken: held && fence !== null ? Number(fence) : undefined,
-      paused: typeof paused === 'string' ? (JSON.parse(paused) as PauseState) : undefined,
-    };
+    const [read] = await this.scripts.readLocks([this.keys.job(lockName)], 0);
+    return lockStateOf(read);
+  }
+
+  /** One script call on a single node; on a Cluster one per lock, sent together: each lock has its own slot. */
+  async lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>> {
+    if (lockNames.length === 0) return new Map();
+    const jobs = lockNames.map((name) => this.keys.job(name));
+    const reads = this.client.isCluster
+      ? await Promise.all(jobs.map(async (job) => (await this.scripts.readLocks([job], limit))[0]))
+      : await this.scripts.readLocks(jobs, limit);
+    return new Map(
+      reads.map((read, index) => {
+        const recent = read[4].map((entry) => JSON.parse(entry) as HistoryEntry);
+        return [lockNames[index], { lock: lockStateOf(read), recent }];
+      }),
+    );
   }
 
   /** Skip counts of every lock: lock name → reason → count. */
@@ -220,4 +224,16 @@ export class RedisOperatorProvider implements OperatorProvider {
   private send<T>(reply: Promise<T>): Promise<T> {
     return reply.catch((error: unknown) => Promise.reject(redisFailure(this.client, error)));
   }
+}
+
+/** A lock's state from what read-locks.lua read of it. */
+function lockStateOf([owner, ttl, fence, paused]: LockRead): LockState {
+  // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
+  const held = owner === null ? undefined : readOwnerValue(owner);
+  return {
+    holder: held && { ...held, ttl },
+    // Only taking the lock draws a token: the holder's is the counter's value.
+    fencingToken: held && fence !== null ? Number(fence) : undefined,
+    paused: paused === null ? undefined : (JSON.parse(paused) as PauseState),
+  };
 }

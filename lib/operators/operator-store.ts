@@ -24,6 +24,13 @@ export const HEALTH_REPORT_TTL = 2_592_000_000;
  */
 export type HealthReportKind = 'missed' | 'failing';
 
+/** The `kind` report at `at` of the job that locks `lockName`, for {@link OperatorProvider.claimHealthReports}. */
+export interface HealthReportClaim {
+  readonly lockName: string;
+  readonly kind: HealthReportKind;
+  readonly at: Date;
+}
+
 /**
  * The operator console's port (nestjs/throttler's storage idea): what a store keeps so that operators see the
  * cluster's locked jobs and steer them from any process. A provider offers one through
@@ -45,10 +52,10 @@ export interface OperatorProvider {
   /** Forgets the nodes last seen before `cutoff` (epoch ms), so the list stays bounded; resolves to how many. */
   forgetNodes(cutoff: number): Promise<number>;
   /**
-   * Claims the `kind` reports at `times` of the job that locks `lockName`, in one round trip: resolves to those
-   * this caller claimed. Each is claimed once cluster-wide, for {@link HEALTH_REPORT_TTL}.
+   * Claims health reports of any jobs in one round trip (on a Redis Cluster, one per job): resolves to those
+   * this caller claimed, in order. Each is claimed once cluster-wide, for {@link HEALTH_REPORT_TTL}.
    */
-  claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]>;
+  claimHealthReports(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]>;
 
   // Read by operators.
 

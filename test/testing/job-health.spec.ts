@@ -64,6 +64,20 @@ function healthEvents(nodes: TestNode[]): string[] {
   return seen;
 }
 
+/** The in-memory operator store's method calls while `check` runs (spies that call through), sorted; its result. */
+async function storeCalls<T>(check: () => Promise<T>): Promise<[string[], T]> {
+  const methods = Object.getOwnPropertyNames(InMemoryOperatorProvider.prototype).filter(
+    (name) => name !== 'constructor',
+  ) as (keyof InMemoryOperatorProvider)[];
+  const spies = methods.map((method) => [method, jest.spyOn(InMemoryOperatorProvider.prototype, method)] as const);
+  try {
+    const result = await check();
+    return [spies.flatMap(([method, spy]) => Array<string>(spy.mock.calls.length).fill(method)).sort(), result];
+  } finally {
+    for (const [, spy] of spies) spy.mockRestore();
+  }
+}
+
 const seconds = (date: Date) => `${(date.getTime() - T0) / 1_000}s`;
 
 /** Each node ticks the occurrence of `second`, on the fake clock at that second plus 10 ms. */
@@ -189,18 +203,26 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     async (jobs) => {
       const node = await startNode('node-1', undefined, jobs > 1 ? [moreJobs(jobs - 1)] : []);
       await tickAll([node], 0);
-      const methods = Object.getOwnPropertyNames(InMemoryOperatorProvider.prototype).filter(
-        (name) => name !== 'constructor',
-      ) as (keyof InMemoryOperatorProvider)[];
-      // Spies call through: each counts the calls of one store method.
-      const spies = methods.map((method) => [method, jest.spyOn(InMemoryOperatorProvider.prototype, method)] as const);
-      const healths = await node.checkHealth();
+      const [calls, healths] = await storeCalls(() => node.checkHealth());
       expect(healths.map((health) => health.state)).toEqual(['on-time', ...Array(jobs - 1).fill('never-run')]);
-      const calls = spies.flatMap(([method, spy]) => Array<string>(spy.mock.calls.length).fill(method));
-      for (const [, spy] of spies) spy.mockRestore();
-      expect(calls.sort()).toEqual(['jobs', 'lockReadings', 'nodes']);
+      expect(calls).toEqual(['jobs', 'lockReadings', 'nodes']);
     },
   );
+
+  it('claims the missed reports of every job in one call per check', async () => {
+    const first = await startNode('node-1', undefined, [moreJobs(2)]);
+    jest.setSystemTime(T0 + 10);
+    for (const job of ['every-2s', 'job-0', 'job-1']) await first.tick(job);
+    await stopNodes();
+    jest.setSystemTime(T0 + 6_100);
+    const node = await startNode('node-2', undefined, [moreJobs(2)]);
+    const seen: string[] = [];
+    node.events.events$.subscribe((event) => event.type === 'missed' && seen.push(`${event.jobName}`));
+    const [calls, healths] = await storeCalls(() => node.checkHealth());
+    expect(healths.map((health) => health.missed)).toEqual(Array(3).fill([at(2), at(4)]));
+    expect(calls).toEqual(['claimHealthReports', 'jobs', 'lockReadings', 'nodes']);
+    expect(seen).toEqual(['every-2s', 'job-0', 'job-1']);
+  });
 
   it('is late when an occurrence is not started within the grace, and never-run before the first', async () => {
     const [node] = await Promise.all(['node-1'].map((name) => startNode(name)));

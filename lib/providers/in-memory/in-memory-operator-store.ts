@@ -11,7 +11,7 @@ import type {
 import {
   HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
-  type HealthReportKind,
+  type HealthReportClaim,
   type LockReading,
   type LockState,
   type OperatorProvider,
@@ -75,11 +75,11 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     return gone.length;
   }
 
-  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
+  async claimHealthReports(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]> {
     const now = Date.now();
     for (const [key, at] of this.healthReports) if (now - at > HEALTH_REPORT_TTL) this.healthReports.delete(key);
-    return times.filter((time) => {
-      const key = `${lockName}|${kind}|${time.getTime()}`;
+    return claims.filter(({ lockName, kind, at }) => {
+      const key = `${lockName}|${kind}|${at.getTime()}`;
       if (this.healthReports.has(key)) return false;
       this.healthReports.set(key, now);
       return true;

@@ -29,14 +29,15 @@ export function operatorStatements(tables: PostgresTables) {
       INSERT INTO ${skips} AS s (name, reason, count)
       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ORDER BY 1, 2
       ON CONFLICT (name, reason) DO UPDATE SET count = s.count + excluded.count`),
-    /** `$1` lock name, `$2` kind, `$3` times (epoch ms): returns those claimed here; the job's old claims go. */
+    /** Arrays: lock name, kind, time (epoch ms). Returns those claimed here; the jobs' old claims go. */
     claimHealthReports: statement(`
       WITH expired AS (
-        DELETE FROM ${healthReports} WHERE name = $1 AND reported_at < ${NOW} - ${ms(String(HEALTH_REPORT_TTL))}
+        DELETE FROM ${healthReports}
+        WHERE name = ANY($1::text[]) AND reported_at < ${NOW} - ${ms(String(HEALTH_REPORT_TTL))}
       )
       INSERT INTO ${healthReports} (name, kind, at, reported_at)
-      SELECT $1, $2::text, t, ${NOW} FROM unnest($3::bigint[]) AS t ORDER BY t
-      ON CONFLICT (name, kind, at) DO NOTHING RETURNING at`),
+      SELECT n, k, t, ${NOW} FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c(n, k, t) ORDER BY n, k, t
+      ON CONFLICT (name, kind, at) DO NOTHING RETURNING name, kind, at`),
     /** Each waiting trigger of the job names `$1` is taken by the one statement that deletes it. */
     takeTriggers: statement(`DELETE FROM ${triggers} WHERE job_name = ANY($1::text[]) RETURNING request`),
     /** `$1` id, `$2` result (JSON); results older than the TTL go. */

@@ -11,7 +11,7 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { HealthReportKind, LockReading, LockState, OperatorProvider } from '../../operators/operator-store.js';
+import type { HealthReportClaim, LockReading, LockState, OperatorProvider } from '../../operators/operator-store.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
 import type { PostgresSession } from './postgres-session.js';
@@ -64,11 +64,15 @@ export class PostgresOperatorProvider implements OperatorProvider {
     return (await this.session.run(this.statements.forgetNodes, [cutoff])).length;
   }
 
-  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
-    if (times.length === 0) return [];
-    const values = [lockName, kind, times.map((time) => time.getTime())];
-    const rows = await this.session.run<{ at: string }>(this.statements.claimHealthReports, values);
-    return rows.map((row) => new Date(Number(row.at))).sort((a, b) => a.getTime() - b.getTime());
+  async claimHealthReports(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]> {
+    if (claims.length === 0) return [];
+    const values = [claims.map((c) => c.lockName), claims.map((c) => c.kind), claims.map((c) => c.at.getTime())];
+    const rows = await this.session.run<{ name: string; kind: string; at: string }>(
+      this.statements.claimHealthReports,
+      values,
+    );
+    const claimed = new Set(rows.map((row) => `${row.name}|${row.kind}|${row.at}`));
+    return claims.filter((claim) => claimed.has(`${claim.lockName}|${claim.kind}|${claim.at.getTime()}`));
   }
 
   async nodes(): Promise<ClusterNode[]> {

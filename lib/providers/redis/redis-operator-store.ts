@@ -12,7 +12,7 @@ import type {
 import {
   HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
-  type HealthReportKind,
+  type HealthReportClaim,
   type LockReading,
   type LockState,
   type OperatorProvider,
@@ -80,15 +80,24 @@ export class RedisOperatorProvider implements OperatorProvider {
     await this.send(this.client.set(this.keys.triggerResult(id), JSON.stringify(result), 'PX', TRIGGER_RESULT_TTL));
   }
 
-  /** One `SET NX` per report, in one MULTI: the job's keys share a Cluster slot. */
-  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
-    if (times.length === 0) return [];
+  /** One `SET NX` per report, in one MULTI; on a Cluster one MULTI per job, whose keys share a slot. */
+  async claimHealthReports(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]> {
+    const byJob = new Map<string, HealthReportClaim[]>();
+    for (const claim of claims) byJob.set(claim.lockName, [...(byJob.get(claim.lockName) ?? []), claim]);
+    const groups = this.client.isCluster ? [...byJob.values()] : [claims];
+    const claimed = new Set((await Promise.all(groups.map((group) => this.claimTogether(group)))).flat());
+    return claims.filter((claim) => claimed.has(claim));
+  }
+
+  /** Claims `claims` in one MULTI: resolves to those claimed. */
+  private async claimTogether(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]> {
+    if (claims.length === 0) return [];
     const claiming = this.client.multi();
-    for (const time of times) {
-      claiming.set(this.keys.healthReport(lockName, kind, time.getTime()), '1', 'PX', HEALTH_REPORT_TTL, 'NX');
+    for (const { lockName, kind, at } of claims) {
+      claiming.set(this.keys.healthReport(lockName, kind, at.getTime()), '1', 'PX', HEALTH_REPORT_TTL, 'NX');
     }
     const replies = (await this.send(claiming.exec())) ?? [];
-    return times.filter((_, index) => replies[index]?.[1] === 'OK');
+    return claims.filter((_, index) => replies[index]?.[1] === 'OK');
   }
 
   // Operators: reading.

@@ -3,7 +3,7 @@ import { FaultLog } from '../core/executor/fault-log.js';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterAdmin } from '../operators/cluster-admin.js';
 import { UNHEALTHY_STATES, type ClusterJobHealth, type JobHealthState } from '../operators/job-health.js';
-import type { OperatorProvider } from '../operators/operator-store.js';
+import type { HealthReportClaim, HealthReportKind, OperatorProvider } from '../operators/operator-store.js';
 import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
@@ -60,26 +60,60 @@ export class JobHealthWatch {
     try {
       const healths = await this.admin.listHealth();
       this.settings.instrumentation?.healthChecked?.(healths);
-      for (const health of healths) await this.report(health);
+      const claimed = await this.claimReports(healths);
+      // A pause that fails stops no other job's report: the reports claimed are not asked again.
+      let failure: { error: unknown } | undefined;
+      for (const health of healths) await this.report(health, claimed).catch((error) => (failure ??= { error }));
+      if (failure) throw failure.error;
       this.faults.storeAnswered('health');
       return healths;
     } catch (error) {
-      // The next check sees the same misses: their reports are claimed only once emitted.
+      // The next check sees the same misses: their reports are claimed only when the check emits them.
       this.faults.storeFailed('health', `Job health not checked: ${(error as Error).message}`, error, sentAt);
       return [];
     }
   }
 
-  private async report(health: ClusterJobHealth): Promise<void> {
+  /**
+   * Claims every report `healths` call for, in one store call: the misses newer than this node's last claim, and
+   * each streak of failures this node has not seen yet. Resolves to the claims this node won.
+   */
+  private async claimReports(healths: readonly ClusterJobHealth[]): Promise<HealthReportClaim[]> {
+    const claims: HealthReportClaim[] = [];
+    const claimedUpTo = new Map<string, number>();
+    for (const { jobName, lockName, state, missed, failingSince } of healths) {
+      // The misses stay listed while the history keeps them: only those newer than this node's last claim are asked.
+      const fresh = missed.filter((at) => at.getTime() > (this.claimedUpTo.get(jobName) ?? -Infinity));
+      claims.push(...fresh.map((at) => ({ lockName, kind: 'missed' as const, at })));
+      if (fresh.length > 0) claimedUpTo.set(jobName, fresh[fresh.length - 1].getTime());
+      if (state === 'failing' && this.states.get(jobName) !== state) {
+        claims.push({ lockName, kind: 'failing', at: failingSince! });
+      }
+    }
+    if (claims.length === 0) return [];
+    const claimed = await this.store!.claimHealthReports(claims);
+    for (const [jobName, upTo] of claimedUpTo) this.claimedUpTo.set(jobName, upTo);
+    return claimed;
+  }
+
+  private async report(health: ClusterJobHealth, claimed: readonly HealthReportClaim[]): Promise<void> {
     const { jobName, lockName, state } = health;
     const base = { lockName, jobName, node: this.settings.node };
-    // The misses stay listed while the history keeps them: only those newer than this node's last claim are asked.
-    const fresh = health.missed.filter((at) => at.getTime() > (this.claimedUpTo.get(jobName) ?? -Infinity));
-    if (fresh.length > 0) {
-      const occurrences = await this.store!.claimHealthReports(lockName, 'missed', fresh);
-      this.claimedUpTo.set(jobName, fresh[fresh.length - 1].getTime());
-      if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: new Date() });
+    const won = (kind: HealthReportKind) =>
+      claimed.filter((claim) => claim.lockName === lockName && claim.kind === kind);
+    const occurrences = won('missed').map((claim) => claim.at);
+    if (occurrences.length > 0) this.events.emit({ type: 'missed', ...base, occurrences, at: new Date() });
+    const before = this.states.get(jobName);
+    if (state !== before) {
+      // The first node to claim the streak's report emits it. A claim that fails is tried again at the next check.
+      if (state === 'failing' && won('failing').length > 0) {
+        this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: new Date() });
+      } else if (state === 'on-time' && before !== undefined && UNHEALTHY_STATES.has(before)) {
+        this.events.emit({ type: 'healthy', ...base, at: new Date() });
+      }
+      this.states.set(jobName, state);
     }
+    // Last, as the only store call here: a pause that fails is asked again at the next check.
     const { pauseAfter } = this.settings.health;
     if (pauseAfter !== null && state !== 'paused' && health.failuresInARow >= pauseAfter) {
       // One node's pause is recorded; the others find the job paused already.
@@ -95,16 +129,5 @@ export class JobHealthWatch {
         });
       }
     }
-    const before = this.states.get(jobName);
-    if (state === before) return;
-    if (state === 'failing') {
-      // The first node to claim the streak's report emits it. A claim that fails is tried again at the next check.
-      const [claimed] = await this.store!.claimHealthReports(lockName, 'failing', [health.failingSince!]);
-      if (claimed)
-        this.events.emit({ type: 'failing', ...base, failuresInARow: health.failuresInARow, at: new Date() });
-    } else if (state === 'on-time' && before !== undefined && UNHEALTHY_STATES.has(before)) {
-      this.events.emit({ type: 'healthy', ...base, at: new Date() });
-    }
-    this.states.set(jobName, state);
   }
 }

@@ -2,7 +2,7 @@ import { cronFireTimes, nextCronFireTime } from './next-fire-time.js';
 import { jobHealth, type HealthPolicy, type ClusterJobHealth } from './job-health.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, OperatorNote, TriggerResult } from './cluster-records.js';
 import { jobOverview, type JobOverview } from './job-overview.js';
-import type { OperatorProvider } from './operator-store.js';
+import type { LockReading, OperatorProvider } from './operator-store.js';
 import { checkedOperatorNote } from './steering-note.js';
 
 /** A node counts as gone once it has missed this many heartbeats. */
@@ -53,20 +53,22 @@ export class ClusterAdmin {
 
   /**
    * The health of every job a known node runs, by name: also of a job whose nodes are all gone, until they are
-   * forgotten (an hour after their last heartbeat). Two reads per job (its history, its lock).
+   * forgotten (an hour after their last heartbeat). Three reads, however many jobs: the catalogue, the nodes,
+   * then every job's lock and history at once.
    */
   async listHealth(): Promise<ClusterJobHealth[]> {
     const [jobs, known] = await Promise.all([this.store.jobs(), this.store.nodes()]);
     const watched = jobs.filter((job) => known.some((node) => node.jobs.includes(job.jobName)));
     const sorted = watched.sort((a, b) => a.jobName.localeCompare(b.jobName));
     const nodes = this.live(known);
-    return Promise.all(sorted.map((job) => this.health(job, nodes)));
+    const readings = await this.readings(sorted);
+    return Promise.all(sorted.map((job) => this.health(job, nodes, readings.get(job.lockName)!)));
   }
 
   /** One job's health; {@link UnknownJobError} when no node ever published it. */
   async getHealth(jobName: string): Promise<ClusterJobHealth> {
     const [job, nodes] = await Promise.all([this.catalogued(jobName), this.listNodes()]);
-    return this.health(job, nodes);
+    return this.health(job, nodes, (await this.readings([job])).get(job.lockName)!);
   }
 
   /** The nodes whose heartbeat is recent, by name. */
@@ -170,12 +172,20 @@ export class ClusterAdmin {
     return { job, nodes };
   }
 
-  private async health(job: CatalogueJob, nodes: readonly ClusterNode[]): Promise<ClusterJobHealth> {
-    const [lock, recent, fireTimes] = await Promise.all([
-      this.store.lockState(job.lockName),
-      this.store.history(job.lockName, LAST_RUN_LOOKBACK),
-      job.kind === 'cron' ? cronFireTimes(job.schedule, job.timeZone) : null,
-    ]);
+  /** The lock and recent history of each of `jobs`, by lock name, in one read. */
+  private readings(jobs: readonly CatalogueJob[]): Promise<Map<string, LockReading>> {
+    return this.store.lockReadings(
+      jobs.map((job) => job.lockName),
+      LAST_RUN_LOOKBACK,
+    );
+  }
+
+  private async health(
+    job: CatalogueJob,
+    nodes: readonly ClusterNode[],
+    { lock, recent }: LockReading,
+  ): Promise<ClusterJobHealth> {
+    const fireTimes = job.kind === 'cron' ? await cronFireTimes(job.schedule, job.timeZone) : null;
     // A job no live node runs is watched since now: only its history tells what it missed.
     const starts = nodes.filter((node) => node.jobs.includes(job.jobName)).map((node) => node.startedAt.getTime());
     const watchedSince = new Date(Math.min(Date.now(), ...starts));

@@ -24,6 +24,13 @@ export const HEALTH_REPORT_TTL = 2_592_000_000;
  */
 export type HealthReportKind = 'missed' | 'failing';
 
+/** The `kind` report at `at` of the job that locks `lockName`, for {@link OperatorProvider.claimHealthReports}. */
+export interface HealthReportClaim {
+  readonly lockName: string;
+  readonly kind: HealthReportKind;
+  readonly at: Date;
+}
+
 /**
  * The operator console's port (nestjs/throttler's storage idea): what a store keeps so that operators see the
  * cluster's locked jobs and steer them from any process. A provider offers one through
@@ -45,10 +52,10 @@ export interface OperatorProvider {
   /** Forgets the nodes last seen before `cutoff`, so the list stays bounded; resolves to how many. */
   forgetNodes(cutoff: Date): Promise<number>;
   /**
-   * Claims the `kind` reports at `times` of the job that locks `lockName`, in one round trip: resolves to those
-   * this caller claimed. Each is claimed once cluster-wide, for {@link HEALTH_REPORT_TTL}.
+   * Claims health reports of any jobs in one round trip (on a Redis Cluster, one per job): resolves to those
+   * this caller claimed, in order. Each is claimed once cluster-wide, for {@link HEALTH_REPORT_TTL}.
    */
-  claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]>;
+  claimHealthReports(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]>;
 
   // Read by operators.
 
@@ -61,6 +68,11 @@ export interface OperatorProvider {
   history(lockName: string, limit: number): Promise<HistoryEntry[]>;
   /** Who holds the lock now, its fencing token, and the job's pause. */
   lockState(lockName: string): Promise<LockState>;
+  /**
+   * {@link lockState} and the last `limit` history entries of each of `lockNames`, in one round trip (on a Redis
+   * Cluster, one per lock): what the health watch reads every interval.
+   */
+  lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>>;
   /** Skip counts of every lock: lock name → reason → count. */
   skips(): Promise<Map<string, Record<string, number>>>;
 
@@ -94,6 +106,14 @@ export interface OperatorProvider {
 export interface TriggerQueueing {
   readonly request: TriggerRequest;
   readonly queued: boolean;
+}
+
+/** A lock's state and its newest history entries, as {@link OperatorProvider.lockReadings} reads them. */
+export interface LockReading {
+  /** As {@link OperatorProvider.lockState} reads it. */
+  readonly lock: LockState;
+  /** Newest first. */
+  readonly recent: HistoryEntry[];
 }
 
 /** A lock as {@link OperatorProvider.lockState} reads it. */

@@ -69,39 +69,6 @@ export const operatorChecks: Check[] = [
     },
   },
   {
-    name: "reads a held plain lock's holder and token, as an election's term",
-    async run({ connect, other }) {
-      const node = await connect('leading-node');
-      const name = uniqueLockName('plain-state');
-      const lock = await node.lock(lockConfig(name, 60_000));
-      assert.ok(lock, 'a free plain lock');
-      const { holder, fencingToken } = await other.operatorProvider().lockState(name);
-      assert.equal(holder?.node, 'leading-node');
-      assert.equal(fencingToken, lock.fencingToken, "the holder's fencing token");
-      await lock.unlock();
-    },
-  },
-  {
-    name: "reads a held job lock's holder, since, time left and token; force-unlock of a free lock records nothing",
-    async run({ connect, other }) {
-      const node = await connect('holding-node');
-      const operators = other.operatorProvider();
-      const name = uniqueLockName('state');
-      const before = Date.now();
-      const lock = won(await node.lockJob(lockConfig(name, 60_000), false), 'a free job lock');
-      const { holder, fencingToken } = await operators.lockState(name);
-      assert.equal(holder?.node, 'holding-node');
-      const since = holder.since.getTime();
-      assert.ok(since >= before - 1_000 && since <= Date.now() + 1_000, `since ${holder.since.toISOString()}`);
-      assert.ok(holder.ttl > 50_000 && holder.ttl <= 60_000, `ttl ${holder.ttl} of a 60 s lock`);
-      assert.equal(fencingToken, lock.fencingToken, "the holder's fencing token");
-      await lock.unlock();
-      assert.equal((await operators.lockState(name)).holder, undefined, 'the holder after unlock()');
-      assert.equal(await operators.unlock(name, { actor: 'carol', reason: 'just in case' }), undefined);
-      assert.deepEqual(await operators.history(name, 10), [], 'the history after force-unlock of a free lock');
-    },
-  },
-  {
     name: 'queues one trigger per job however many operators ask at once; exactly one node takes it',
     async run({ provider, other }) {
       const [job, lockName] = [uniqueLockName('trigger'), uniqueLockName('trigger-lock')];

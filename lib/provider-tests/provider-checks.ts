@@ -24,6 +24,7 @@ import { lockChecks } from './lock-checks.js';
 import { moduleChecks } from './module-checks.js';
 import { jobRecordChecks, occurrenceChecks } from './occurrence-checks.js';
 import { catchUpChecks, occurrenceModuleChecks, rerunChecks } from './occurrence-module-checks.js';
+import { lockStateChecks } from './lock-state-checks.js';
 import { operatorChecks } from './operator-checks.js';
 import { ownershipChecks } from './ownership-checks.js';
 import { ownerChecks } from './owner-checks.js';
@@ -78,7 +79,12 @@ export function lockProviderChecks<P extends LockProvider>(subject: LockProvider
     section('renewByOwner', canAddressOwners, ownerChecks),
     section('lockStore', canAddressOwners, lockStoreChecks),
     section('lockJob', canLockJobs, jobLockChecks),
-    section('operatorProvider', pausesJobs, [...pauseChecks, ...operatorIdentityChecks, ...operatorChecks]),
+    section('operatorProvider', pausesJobs, [
+      ...pauseChecks,
+      ...operatorIdentityChecks,
+      ...operatorChecks,
+      ...lockStateChecks,
+    ]),
     section('claimHealthReports', hasOperatorProvider, healthReportChecks),
   ];
   return sections

@@ -42,6 +42,9 @@ export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../ope
 // The operator console's port, and the framework-free admin on top of it.
 export {
   DEFAULT_HISTORY_LIMIT,
+  type HealthReportClaim,
+  type HealthReportKind,
+  type LockReading,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { compileKitNode } from '../support/kit-node.js';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type Type } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
 import type { TestingModule } from '@nestjs/testing';
 import { SchedulerLock, type LockEvent } from '../../lib/index.js';
@@ -25,8 +25,22 @@ class Jobs {
   }
 }
 
-async function startNode(node: string, pauseAfter?: number): Promise<TestNode> {
-  const moduleRef = await compileKitNode(store, node, [Jobs], {
+/** `count` more locked jobs every 2 s, `job-0`…, decorated as the compiler decorates `Jobs`. */
+function moreJobs(count: number): Type {
+  @Injectable()
+  class MoreJobs {}
+  for (let index = 0; index < count; index++) {
+    const name = `job-${index}`;
+    const descriptor = { value: () => undefined, writable: true, configurable: true };
+    const decorators = [SchedulerLock({ lockAtMostFor: '1m' }), Cron('*/2 * * * * *', { name })];
+    const decorated = Reflect.decorate(decorators, MoreJobs.prototype, name, descriptor) as PropertyDescriptor;
+    Object.defineProperty(MoreJobs.prototype, name, decorated);
+  }
+  return MoreJobs;
+}
+
+async function startNode(node: string, pauseAfter?: number, jobs: Type[] = []): Promise<TestNode> {
+  const moduleRef = await compileKitNode(store, node, [Jobs, ...jobs], {
     health: { grace: '500ms', failingAfter: 2, pauseAfter },
   });
   open.push(moduleRef);
@@ -48,6 +62,20 @@ function healthEvents(nodes: TestNode[]): string[] {
     });
   }
   return seen;
+}
+
+/** The in-memory operator store's method calls while `check` runs (spies that call through), sorted; its result. */
+async function storeCalls<T>(check: () => Promise<T>): Promise<[string[], T]> {
+  const methods = Object.getOwnPropertyNames(InMemoryOperatorProvider.prototype).filter(
+    (name) => name !== 'constructor',
+  ) as (keyof InMemoryOperatorProvider)[];
+  const spies = methods.map((method) => [method, jest.spyOn(InMemoryOperatorProvider.prototype, method)] as const);
+  try {
+    const result = await check();
+    return [spies.flatMap(([method, spy]) => Array<string>(spy.mock.calls.length).fill(method)).sort(), result];
+  } finally {
+    for (const [, spy] of spies) spy.mockRestore();
+  }
 }
 
 const seconds = (date: Date) => `${(date.getTime() - T0) / 1_000}s`;
@@ -170,18 +198,30 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     expect(await nodes[0].admin.getHealth('every-2s')).toMatchObject({ state: 'on-time', failuresInARow: 1 });
   });
 
-  it('reads the store 2 + 2 × jobs times per check, and claims nothing while nothing is to report', async () => {
-    const [node] = await Promise.all(['node-1'].map((name) => startNode(name)));
-    await tickAll([node], 0);
-    const methods = Object.getOwnPropertyNames(InMemoryOperatorProvider.prototype).filter(
-      (name) => name !== 'constructor',
-    ) as (keyof InMemoryOperatorProvider)[];
-    // Spies call through: each counts the calls of one store method.
-    const spies = methods.map((method) => [method, jest.spyOn(InMemoryOperatorProvider.prototype, method)] as const);
-    expect((await node.checkHealth())[0].state).toBe('on-time');
-    const calls = spies.flatMap(([method, spy]) => Array<string>(spy.mock.calls.length).fill(method));
-    for (const [, spy] of spies) spy.mockRestore();
-    expect(calls.sort()).toEqual(['history', 'jobs', 'lockState', 'nodes']);
+  it.each([1, 50])(
+    'reads the store 3 times per check of %i jobs, and claims nothing with nothing to report',
+    async (jobs) => {
+      const node = await startNode('node-1', undefined, jobs > 1 ? [moreJobs(jobs - 1)] : []);
+      await tickAll([node], 0);
+      const [calls, healths] = await storeCalls(() => node.checkHealth());
+      expect(healths.map((health) => health.state)).toEqual(['on-time', ...Array(jobs - 1).fill('never-run')]);
+      expect(calls).toEqual(['jobs', 'lockReadings', 'nodes']);
+    },
+  );
+
+  it('claims the missed reports of every job in one call per check', async () => {
+    const first = await startNode('node-1', undefined, [moreJobs(2)]);
+    jest.setSystemTime(T0 + 10);
+    for (const job of ['every-2s', 'job-0', 'job-1']) await first.tick(job);
+    await stopNodes();
+    jest.setSystemTime(T0 + 6_100);
+    const node = await startNode('node-2', undefined, [moreJobs(2)]);
+    const seen: string[] = [];
+    node.events.events$.subscribe((event) => event.type === 'missed' && seen.push(`${event.jobName}`));
+    const [calls, healths] = await storeCalls(() => node.checkHealth());
+    expect(healths.map((health) => health.missed)).toEqual(Array(3).fill([at(2), at(4)]));
+    expect(calls).toEqual(['claimHealthReports', 'jobs', 'lockReadings', 'nodes']);
+    expect(seen).toEqual(['every-2s', 'job-0', 'job-1']);
   });
 
   it('is late when an occurrence is not started within the grace, and never-run before the first', async () => {

@@ -11,7 +11,8 @@ import type {
 import {
   HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
-  type HealthReportKind,
+  type HealthReportClaim,
+  type LockReading,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -74,11 +75,11 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     return gone.length;
   }
 
-  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
+  async claimHealthReports(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]> {
     const now = Date.now();
     for (const [key, at] of this.healthReports) if (now - at > HEALTH_REPORT_TTL) this.healthReports.delete(key);
-    return times.filter((time) => {
-      const key = `${lockName}|${kind}|${time.getTime()}`;
+    return claims.filter(({ lockName, kind, at }) => {
+      const key = `${lockName}|${kind}|${at.getTime()}`;
       if (this.healthReports.has(key)) return false;
       this.healthReports.set(key, now);
       return true;
@@ -102,13 +103,16 @@ export class InMemoryOperatorProvider implements OperatorProvider {
   }
 
   async lockState(lockName: string): Promise<LockState> {
-    const now = performance.now();
-    const held = this.locks.holder(lockName, now);
-    return {
-      holder: held && { node: held.node, since: new Date(held.since), ttl: Math.ceil(held.expiresAt - now) },
-      fencingToken: held && this.locks.fence(lockName),
-      paused: this.pauses.get(lockName),
-    };
+    return lockStateIn(this.locks, this.pauses, lockName);
+  }
+
+  async lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>> {
+    return new Map(
+      lockNames.map((name) => {
+        const recent = (this.histories.get(name) ?? []).slice(0, limit);
+        return [name, { lock: lockStateIn(this.locks, this.pauses, name), recent }];
+      }),
+    );
   }
 
   async skips(): Promise<Map<string, Record<string, number>>> {
@@ -175,4 +179,15 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     const history = [entry, ...(this.histories.get(lockName) ?? [])];
     this.histories.set(lockName, history.slice(0, this.historyLimit));
   }
+}
+
+/** A lock's state in `locks`, with its job's pause (not a method: tests count the store's method calls). */
+function lockStateIn(locks: InMemoryLocks, pauses: ReadonlyMap<string, PauseState>, lockName: string): LockState {
+  const now = performance.now();
+  const held = locks.holder(lockName, now);
+  return {
+    holder: held && { node: held.node, since: new Date(held.since), ttl: Math.ceil(held.expiresAt - now) },
+    fencingToken: held && locks.fence(lockName),
+    paused: pauses.get(lockName),
+  };
 }

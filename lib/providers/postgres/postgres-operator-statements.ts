@@ -29,14 +29,15 @@ export function operatorStatements(tables: PostgresTables) {
       INSERT INTO ${skips} AS s (name, reason, count)
       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ORDER BY 1, 2
       ON CONFLICT (name, reason) DO UPDATE SET count = s.count + excluded.count`),
-    /** `$1` lock name, `$2` kind, `$3` times (epoch ms): returns those claimed here; the job's old claims go. */
+    /** Arrays: lock name, kind, time (epoch ms). Returns those claimed here; the jobs' old claims go. */
     claimHealthReports: statement(`
       WITH expired AS (
-        DELETE FROM ${healthReports} WHERE name = $1 AND reported_at < ${NOW} - ${ms(String(HEALTH_REPORT_TTL))}
+        DELETE FROM ${healthReports}
+        WHERE name = ANY($1::text[]) AND reported_at < ${NOW} - ${ms(String(HEALTH_REPORT_TTL))}
       )
       INSERT INTO ${healthReports} (name, kind, at, reported_at)
-      SELECT $1, $2::text, t, ${NOW} FROM unnest($3::bigint[]) AS t ORDER BY t
-      ON CONFLICT (name, kind, at) DO NOTHING RETURNING at`),
+      SELECT n, k, t, ${NOW} FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c(n, k, t) ORDER BY n, k, t
+      ON CONFLICT (name, kind, at) DO NOTHING RETURNING name, kind, at`),
     /** Each waiting trigger of the job names `$1` is taken by the one statement that deletes it. */
     takeTriggers: statement(`DELETE FROM ${triggers} WHERE job_name = ANY($1::text[]) RETURNING request`),
     /** `$1` id, `$2` result (JSON); results older than the TTL go. */
@@ -56,6 +57,14 @@ export function operatorStatements(tables: PostgresTables) {
       SELECT CASE WHEN ${HELD} THEN l.owner END AS owner, l.fencing_token, l.paused,
         CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END AS ttl
       FROM ${locks} l WHERE name = $1`),
+    /** `lockState` and the newest `$2` history entries (a JSON array) of each lock name of `$1`, in one statement. */
+    lockReadings: statement(`
+      SELECT n.name, CASE WHEN ${HELD} THEN l.owner END AS owner, l.fencing_token, l.paused,
+        CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END AS ttl,
+        (SELECT coalesce(jsonb_agg(h.entry ORDER BY h.seq DESC), '[]'::jsonb) FROM (
+          SELECT entry, seq FROM ${history} WHERE name = n.name ORDER BY seq DESC LIMIT $2
+        ) h) AS recent
+      FROM unnest($1::text[]) AS n(name) LEFT JOIN ${locks} l ON l.name = n.name`),
     skips: statement(`SELECT name, reason, count FROM ${skips}`),
     /** `$1` lock name, `$2` the pause entry (JSON, also the pause itself), `$3` history limit: a row if paused now. */
     pause: statement(`

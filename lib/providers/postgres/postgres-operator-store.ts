@@ -11,7 +11,7 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { HealthReportKind, LockState, OperatorProvider } from '../../operators/operator-store.js';
+import type { HealthReportClaim, LockReading, LockState, OperatorProvider } from '../../operators/operator-store.js';
 import { revived, storedJson } from '../../operators/stored-records.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
@@ -65,11 +65,15 @@ export class PostgresOperatorProvider implements OperatorProvider {
     return (await this.session.run(this.statements.forgetNodes, [cutoff.getTime()])).length;
   }
 
-  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
-    if (times.length === 0) return [];
-    const values = [lockName, kind, times.map((time) => time.getTime())];
-    const rows = await this.session.run<{ at: string }>(this.statements.claimHealthReports, values);
-    return rows.map((row) => new Date(Number(row.at))).sort((a, b) => a.getTime() - b.getTime());
+  async claimHealthReports(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]> {
+    if (claims.length === 0) return [];
+    const values = [claims.map((c) => c.lockName), claims.map((c) => c.kind), claims.map((c) => c.at.getTime())];
+    const rows = await this.session.run<{ name: string; kind: string; at: string }>(
+      this.statements.claimHealthReports,
+      values,
+    );
+    const claimed = new Set(rows.map((row) => `${row.name}|${row.kind}|${row.at}`));
+    return claims.filter((claim) => claimed.has(`${claim.lockName}|${claim.kind}|${claim.at.getTime()}`));
   }
 
   async nodes(): Promise<ClusterNode[]> {
@@ -91,19 +95,19 @@ export class PostgresOperatorProvider implements OperatorProvider {
   }
 
   async lockState(lockName: string): Promise<LockState> {
-    const [row] = await this.session.run<{
-      owner: string | null;
-      fencing_token: string;
-      paused: PauseState | null;
-      ttl: string;
-    }>(this.statements.lockState, [lockName]);
-    if (!row) return {};
-    const owner = row.owner === null ? undefined : readOwnerValue(row.owner);
-    return {
-      holder: owner && { node: owner.node, since: new Date(owner.since), ttl: Number(row.ttl) },
-      fencingToken: owner && Number(row.fencing_token),
-      paused: row.paused === null ? undefined : revived(row.paused),
-    };
+    const [row] = await this.session.run<LockRow>(this.statements.lockState, [lockName]);
+    return row ? lockStateOf(row) : {};
+  }
+
+  async lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>> {
+    if (lockNames.length === 0) return new Map();
+    const rows = await this.session.run<LockRow & { name: string; recent: HistoryEntry[] }>(
+      this.statements.lockReadings,
+      [lockNames, limit],
+    );
+    return new Map(
+      rows.map((row) => [row.name, { lock: lockStateOf(row), recent: row.recent.map((entry) => revived(entry)) }]),
+    );
   }
 
   async skips(): Promise<Map<string, Record<string, number>>> {
@@ -167,4 +171,21 @@ export class PostgresOperatorProvider implements OperatorProvider {
       ...more,
     ]);
   }
+}
+
+/** A lock row as the `lockState` statements read it; all null for a lock never taken nor paused. */
+interface LockRow {
+  readonly owner: string | null;
+  readonly fencing_token: string | null;
+  readonly paused: PauseState | null;
+  readonly ttl: string | null;
+}
+
+function lockStateOf(row: LockRow): LockState {
+  const owner = row.owner === null ? undefined : readOwnerValue(row.owner);
+  return {
+    holder: owner && { node: owner.node, since: new Date(owner.since), ttl: Number(row.ttl) },
+    fencingToken: owner && Number(row.fencing_token),
+    paused: row.paused === null ? undefined : revived(row.paused),
+  };
 }

@@ -12,7 +12,8 @@ import type {
 import {
   HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
-  type HealthReportKind,
+  type HealthReportClaim,
+  type LockReading,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -22,7 +23,7 @@ import { parseStored, storedJson } from '../../operators/stored-records.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisKeys } from './redis-keys.js';
-import type { RedisScripts } from './redis-scripts.js';
+import type { LockRead, RedisScripts } from './redis-scripts.js';
 
 /**
  * The operator store in Redis (the {@link OperatorProvider} port), beside the locks under the provider's
@@ -80,15 +81,24 @@ export class RedisOperatorProvider implements OperatorProvider {
     await this.send(this.client.set(this.keys.triggerResult(id), JSON.stringify(result), 'PX', TRIGGER_RESULT_TTL));
   }
 
-  /** One `SET NX` per report, in one MULTI: the job's keys share a Cluster slot. */
-  async claimHealthReports(lockName: string, kind: HealthReportKind, times: readonly Date[]): Promise<Date[]> {
-    if (times.length === 0) return [];
+  /** One `SET NX` per report, in one MULTI; on a Cluster one MULTI per job, whose keys share a slot. */
+  async claimHealthReports(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]> {
+    const byJob = new Map<string, HealthReportClaim[]>();
+    for (const claim of claims) byJob.set(claim.lockName, [...(byJob.get(claim.lockName) ?? []), claim]);
+    const groups = this.client.isCluster ? [...byJob.values()] : [claims];
+    const claimed = new Set((await Promise.all(groups.map((group) => this.claimTogether(group)))).flat());
+    return claims.filter((claim) => claimed.has(claim));
+  }
+
+  /** Claims `claims` in one MULTI: resolves to those claimed. */
+  private async claimTogether(claims: readonly HealthReportClaim[]): Promise<HealthReportClaim[]> {
+    if (claims.length === 0) return [];
     const claiming = this.client.multi();
-    for (const time of times) {
-      claiming.set(this.keys.healthReport(lockName, kind, time.getTime()), '1', 'PX', HEALTH_REPORT_TTL, 'NX');
+    for (const { lockName, kind, at } of claims) {
+      claiming.set(this.keys.healthReport(lockName, kind, at.getTime()), '1', 'PX', HEALTH_REPORT_TTL, 'NX');
     }
     const replies = (await this.send(claiming.exec())) ?? [];
-    return times.filter((_, index) => replies[index]?.[1] === 'OK');
+    return claims.filter((_, index) => replies[index]?.[1] === 'OK');
   }
 
   // Operators: reading.
@@ -124,20 +134,23 @@ export class RedisOperatorProvider implements OperatorProvider {
   }
 
   async lockState(lockName: string): Promise<LockState> {
-    const keys = this.keys.job(lockName);
-    const reading = this.client.multi().get(keys.lock).pttl(keys.lock).get(keys.fence).get(keys.paused).exec();
-    const [[, owner], [, ttl], [, fence], [, paused]] = (await this.send(reading)) as [
-      unknown,
-      string | number | null,
-    ][];
-    // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
-    const held = typeof owner === 'string' ? readOwnerValue(owner) : undefined;
-    return {
-      holder: held && { node: held.node, since: new Date(held.since), ttl: ttl as number },
-      // Only taking the lock draws a token: the holder's is the counter's value.
-      fencingToken: held && fence !== null ? Number(fence) : undefined,
-      paused: typeof paused === 'string' ? parseStored<PauseState>(paused) : undefined,
-    };
+    const [read] = await this.scripts.readLocks([this.keys.job(lockName)], 0);
+    return lockStateOf(read);
+  }
+
+  /** One script call on a single node; on a Cluster one per lock, sent together: each lock has its own slot. */
+  async lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>> {
+    if (lockNames.length === 0) return new Map();
+    const jobs = lockNames.map((name) => this.keys.job(name));
+    const reads = this.client.isCluster
+      ? await Promise.all(jobs.map(async (job) => (await this.scripts.readLocks([job], limit))[0]))
+      : await this.scripts.readLocks(jobs, limit);
+    return new Map(
+      reads.map((read, index) => {
+        const recent = read[4].map((entry) => parseStored<HistoryEntry>(entry));
+        return [lockNames[index], { lock: lockStateOf(read), recent }];
+      }),
+    );
   }
 
   /** Skip counts of every lock: lock name → reason → count. */
@@ -221,4 +234,16 @@ export class RedisOperatorProvider implements OperatorProvider {
   private send<T>(reply: Promise<T>): Promise<T> {
     return reply.catch((error: unknown) => Promise.reject(redisFailure(this.client, error)));
   }
+}
+
+/** A lock's state from what read-locks.lua read of it. */
+function lockStateOf([owner, ttl, fence, paused]: LockRead): LockState {
+  // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
+  const held = owner === null ? undefined : readOwnerValue(owner);
+  return {
+    holder: held && { node: held.node, since: new Date(held.since), ttl },
+    // Only taking the lock draws a token: the holder's is the counter's value.
+    fencingToken: held && fence !== null ? Number(fence) : undefined,
+    paused: paused === null ? undefined : parseStored<PauseState>(paused),
+  };
 }

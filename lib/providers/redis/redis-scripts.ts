@@ -16,6 +16,9 @@ export function claimRefusal(code: number): 'taken' | ClaimRefusal {
   return code > 0 ? 'taken' : claimRefusalOf(code);
 }
 
+/** What read-locks.lua reads of one job: lock value, its PTTL, fence, pause, newest history entries. */
+export type LockRead = [string | null, number, string | null, string | null, string[]];
+
 /** A new owner of a job's lock: its owner value, TTL (ms) and node. */
 export interface LockOwner {
   readonly owner: string;
@@ -36,6 +39,7 @@ const FINISH = new LuaScript('finish.lua');
 const CHECK_ACL = new LuaScript('check-acl.lua');
 const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
 const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
+const READ_LOCKS = new LuaScript('read-locks.lua');
 
 /**
  * The `lua/` scripts of one client, each called one way: a typed method here. The scripts of scheduled jobs'
@@ -140,6 +144,15 @@ export class RedisScripts {
    */
   removeTrigger(triggersKey: string, jobName: string, id: string): Promise<boolean> {
     return REMOVE_TRIGGER.run(this.client, 1, [triggersKey, jobName, id], (removed: number) => removed === 1);
+  }
+
+  /**
+   * read-locks.lua: per job of `jobs`, its lock's value and PTTL, its fence, its pause and its newest `limit`
+   * history entries, in one call (the jobs' keys must share a Cluster slot).
+   */
+  readLocks(jobs: readonly JobKeys[], limit: number): Promise<LockRead[]> {
+    const keys = jobs.flatMap((job) => [job.lock, job.fence, job.paused, job.history]);
+    return READ_LOCKS.call<LockRead[]>(this.client, keys.length, [...keys, limit]);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
-import { Cron, ScheduleModule } from '@nestjs/schedule';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { Cron } from '@nestjs/schedule';
+import type { TestingModule } from '@nestjs/testing';
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -9,10 +9,10 @@ import {
   PeriodicExportingMetricReader,
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
-import { SchedulerLock, SchedulerLockModule } from '../../lib/index.js';
+import { SchedulerLock } from '../../lib/index.js';
 import { SchedulerLockTelemetry } from '../../lib/opentelemetry/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
-import { CapturedLogger } from '../support/captured-logger.js';
+import { compileKitNode } from '../support/kit-node.js';
 import { runClockUntil } from '../support/fake-clock.js';
 
 /** The 10 s occurrences start here; the node starts 100 ms before the first. */
@@ -35,20 +35,7 @@ async function telemetryNode(): Promise<{ node: TestNode; metric(name: string): 
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
   const instrumentation = new SchedulerLockTelemetry({ meterProvider: new MeterProvider({ readers: [reader] }) });
-  moduleRef = await SchedulerLockTest.override(
-    Test.createTestingModule({
-      imports: [
-        ScheduleModule.forRoot(),
-        SchedulerLockModule.forRoot({
-          redis: 'redis://no-such-host.invalid:6379',
-          defaultLockAtMostFor: '1m',
-          instrumentation,
-        }),
-      ],
-      providers: [Jobs],
-    }).setLogger(new CapturedLogger()),
-    { store, node: 'node-1' },
-  ).compile();
+  moduleRef = await compileKitNode(store, 'node-1', [Jobs], { instrumentation });
   return {
     node: await SchedulerLockTest.node(moduleRef),
     async metric(name) {

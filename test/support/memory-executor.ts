@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, jest } from '@jest/globals';
+import type { SchedulerLockLogger } from '../../lib/core/executor/logger.js';
 import { LockEvents, LockingTaskExecutor } from '../../lib/index.js';
 import { type LockProvider } from '../../lib/provider/index.js';
 import type { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
@@ -14,12 +15,18 @@ export interface MemoryExecutor {
   readonly executor: LockingTaskExecutor;
 }
 
-/** The executor of node `node-a` on a fresh in-memory store; `wrap` may put a test double around its provider. */
-export function memoryExecutor(wrap: (provider: InMemoryLockProvider) => LockProvider = (p) => p): MemoryExecutor {
+/**
+ * The executor of node `node-a` on a fresh in-memory store; `wrap` may put a test double around its provider.
+ * Its log goes to `logger`, else to the console.
+ */
+export function memoryExecutor(
+  wrap: (provider: InMemoryLockProvider) => LockProvider = (p) => p,
+  logger?: SchedulerLockLogger,
+): MemoryExecutor {
   const store = new TestLockProvider();
   const provider = store.provider('node-a');
   const events = new LockEvents();
-  const executor = new LockingTaskExecutor(wrap(provider), { node: 'node-a', events });
+  const executor = new LockingTaskExecutor(wrap(provider), { node: 'node-a', events, logger });
   return { store, provider, events, executor };
 }
 

@@ -255,6 +255,20 @@ describe('jobs that run on the leader', () => {
     expect(await b.tick('anywhere')).toMatchObject({ status: 'ran', node: 'node-2' });
   });
 
+  it("counts no follower's skip in the store, so the store's work does not grow with the nodes", async () => {
+    const a = await start('node-1', [LeaderJobs], onLeader);
+    await settle();
+    const b = await start('node-2', [LeaderJobs], onLeader);
+    await settle();
+    const held = await store.hold('anywhere', { as: 'node-9' });
+    expect(await b.tick('poll')).toMatchObject({ status: 'skipped', reason: 'follower' });
+    expect(await b.tick('anywhere')).toMatchObject({ status: 'skipped', reason: 'locked' });
+    await held.release();
+    await b.publish(); // a heartbeat: the node sends the skips it counted
+    expect((await b.admin.getJob('poll')).skips).toEqual({});
+    expect((await b.admin.getJob('anywhere')).skips).toEqual({ locked: 1 });
+  });
+
   it('an occurrence the old leader ran is not run again by the new leader after the handover', async () => {
     const a = await start('node-1', [LeaderJobs], onLeader);
     await settle();

@@ -17,7 +17,10 @@ type RunEvent = LockEvent extends infer E
  * of a node nobody watches allocates none.
  */
 export class RunEvents {
-  /** Skips since the last {@link drainSkips}, by lock name and reason: counted always, and cheap. */
+  /**
+   * Skips since the last {@link drainSkips}, by lock name and reason: counted always, and cheap. A follower's skip
+   * is left out: the store's skip counts would then grow with the number of nodes, for ticks nobody had to run.
+   */
   private skips = new Map<string, Map<SkipReason, number>>();
 
   constructor(
@@ -30,14 +33,18 @@ export class RunEvents {
   }
 
   skipped(result: SkippedRun, lockName: string, jobName: string | undefined): SkippedRun {
-    let reasons = this.skips.get(lockName);
-    if (!reasons) this.skips.set(lockName, (reasons = new Map()));
-    reasons.set(result.reason, (reasons.get(result.reason) ?? 0) + 1);
+    if (result.reason !== 'follower') this.count(result.reason, lockName);
     if (this.events.observed) {
       const error = 'error' in result ? result.error : undefined;
       this.events.emit({ type: 'skipped', reason: result.reason, error, ...this.base(lockName, jobName) });
     }
     return result;
+  }
+
+  private count(reason: SkipReason, lockName: string): void {
+    let reasons = this.skips.get(lockName);
+    if (!reasons) this.skips.set(lockName, (reasons = new Map()));
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
 
   /** The skips counted since the last call, by lock name and reason. */

@@ -256,7 +256,7 @@ describe('jobs that run on the leader', () => {
   });
 
   it("counts no follower's skip in the store, so the store's work does not grow with the nodes", async () => {
-    const a = await start('node-1', [LeaderJobs], onLeader);
+    await start('node-1', [LeaderJobs], onLeader);
     await settle();
     const b = await start('node-2', [LeaderJobs], onLeader);
     await settle();

@@ -1,7 +1,7 @@
 /**
  * What each contender's lock operations cost Redis itself: instructions executed by a private
- * redis-server running under valgrind's callgrind, per uncontended cycle (take + release) and per
- * failed attempt. Unlike time on shared cores, an instruction count repeats from run to run, so it
+ * redis-server running under valgrind's callgrind, less its timer's, per uncontended cycle (take +
+ * release) and per failed attempt. Unlike time on shared cores, an instruction count repeats from run to run, so it
  * pins down a difference of a few percent that the timed benchmarks can only bracket. It tells how
  * much of our gap to the raw floor is the fence (raw → fenced floor) and how much is ours (fenced
  * floor → ours).
@@ -28,7 +28,7 @@ async function instructionsPerOp(server: CallgrindRedis, op: () => Promise<unkno
   for (let i = 0; i < WARMUP_OPS; i++) await op();
   await server.zero();
   for (let i = 0; i < OPS; i++) await op();
-  return (await server.read()) / OPS;
+  return (await server.readCommands()) / OPS;
 }
 
 /**

@@ -17,6 +17,11 @@ export interface CallgrindRedis {
   zero(): Promise<void>;
   /** Instructions the server executed since the last {@link zero} (or read), which zeroes the count again. */
   read(): Promise<number>;
+  /**
+   * The same less the server's timer (serverCron), which runs per wall-clock second: what commands cost, whatever
+   * the machine's load.
+   */
+  readCommands(): Promise<number>;
   /** Kills the server and removes its temp dir, profiles included. */
   kill(): Promise<void>;
 }
@@ -35,17 +40,25 @@ export async function startCallgrindRedis(): Promise<CallgrindRedis> {
   );
   const control = (option: string) => run('callgrind_control', [option, String(server.pid)]);
   let dumps = 0;
+  /** Dumps the count: the dump's path and its total. */
+  const dump = async () => {
+    await control('--dump');
+    dumps += 1;
+    // callgrind numbers the dumps of a run (<out>.1, <out>.2, ...), each holding the cost since the last.
+    const file = join(server.dir, `${PROFILE}.${dumps}`);
+    const summary = /^summary: (\d+)$/m.exec(await readFile(file, 'utf8'));
+    if (!summary) throw new Error(`no summary line in callgrind dump ${file}`);
+    return { file, total: Number(summary[1]) };
+  };
   return {
     port,
     zero: () => control('--zero').then(() => undefined),
-    async read() {
-      await control('--dump');
-      dumps += 1;
-      // callgrind numbers the dumps of a run (<out>.1, <out>.2, ...), each holding the cost since the last.
-      const dump = join(server.dir, `${PROFILE}.${dumps}`);
-      const summary = /^summary: (\d+)$/m.exec(await readFile(dump, 'utf8'));
-      if (!summary) throw new Error(`no summary line in callgrind dump ${dump}`);
-      return Number(summary[1]);
+    read: async () => (await dump()).total,
+    async readCommands() {
+      const { file, total } = await dump();
+      const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', file], { maxBuffer: 1 << 26 });
+      const timer = /^\s*([\d,]+) \([^)]*\)\s+\S*:serverCron /m.exec(stdout);
+      return total - (timer ? Number(timer[1].replaceAll(',', '')) : 0);
     },
     kill: () => server.kill(),
   };

@@ -1,4 +1,5 @@
 import { readOwnerValue } from '../../lib/core/provider/owner-value.js';
+import { readLockValue } from '../../lib/providers/redis/fenced-value.js';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -27,7 +28,7 @@ describe('RedisLockProvider on the shared Redis', () => {
     provider = new RedisLockProvider(shared.client, { keyPrefix: shared.prefix, node: 'node-a' });
   });
 
-  it('stores a lock as the string <prefix>:{<name>} naming its owner (owner:epoch ms:unique id:node), with a TTL of lockAtMostFor and its fence key beside it, both gone on release', async () => {
+  it('stores a lock as the string <prefix>:{<name>} naming its token and owner (fenced:s:µs:owner:epoch ms:unique id:node), with a TTL of lockAtMostFor and no other key, gone on release', async () => {
     const name = uniqueLockName();
     const lockAtMostFor = 5_000;
     const before = Date.now();
@@ -38,10 +39,12 @@ describe('RedisLockProvider on the shared Redis', () => {
 
     expect(provider.lockKey(name)).toBe(key);
     expect(await shared.client.type(key)).toBe('string');
-    // The value names the owner for an operator: when it was taken, a random part, and node, last.
+    // The value names the token and the owner for an operator: when it was taken, a random part, and node, last.
     const value = (await shared.client.get(key))!;
-    expect(value).toMatch(/^owner:\d+:[0-9a-f-]{13}-\d+:node-a$/);
-    const { node, since } = readOwnerValue(value)!;
+    expect(value).toMatch(/^fenced:\d+:\d+:owner:\d+:[0-9a-f-]{13}-\d+:node-a$/);
+    const { owner, fencingToken } = readLockValue(value);
+    expect(fencingToken).toBe(lock.fencingToken);
+    const { node, since } = readOwnerValue(owner)!;
     expect(node).toBe('node-a');
     expect(since).toBeGreaterThanOrEqual(before);
     expect(since).toBeLessThanOrEqual(after);
@@ -49,10 +52,9 @@ describe('RedisLockProvider on the shared Redis', () => {
     expect(ttl).toBeGreaterThan(lockAtMostFor - 1_000);
     expect(ttl).toBeLessThanOrEqual(lockAtMostFor);
 
-    // The token is the server's clock in µs (fence.include.lua), kept beside the lock for as long as it was taken.
-    expect(Number(await shared.client.get(fenceKey))).toBe(lock.fencingToken);
+    // The token is the server's clock in µs (acquire.lua): a fence key is written only for a token ahead of it.
     expect(lock.fencingToken).toBeGreaterThanOrEqual(before * 1000);
-    expect(await shared.client.pttl(fenceKey)).toBeGreaterThan(lockAtMostFor - 1_000);
+    expect(await shared.client.exists(fenceKey)).toBe(0);
     await lock.unlock();
     expect(await shared.client.exists(key)).toBe(0);
     expect(await shared.client.exists(fenceKey)).toBe(0);
@@ -86,6 +88,13 @@ describe('RedisLockProvider on the shared Redis', () => {
     const replied = { name: 'ReplyError', message: expect.stringContaining('WRONGTYPE') };
     await expect(provider.lock(lockConfig(name))).rejects.toMatchObject(replied);
   });
+
+  it('reads a key of another type at the lock name as a lock held, and leaves it alone', async () => {
+    const name = uniqueLockName();
+    await shared.client.hset(provider.lockKey(name), 'not', 'a lock');
+    expect(await provider.lock(lockConfig(name))).toBeUndefined();
+    expect(await shared.client.hget(provider.lockKey(name), 'not')).toBe('a lock');
+  });
 });
 
 describe('RedisLockProvider on a private Redis', () => {
@@ -107,7 +116,7 @@ describe('RedisLockProvider on a private Redis', () => {
     expect(DEFAULT_KEY_PREFIX).toBe('job-lock');
     const lock = await mustLock(provider, lockConfig(name));
     const value = (await redis.admin.get(`job-lock:{${name}}`))!;
-    expect(readOwnerValue(value)?.node).toBe(`${hostname()}:${process.pid}`);
+    expect(readOwnerValue(readLockValue(value).owner)?.node).toBe(`${hostname()}:${process.pid}`);
     await lock.unlock();
     expect(await redis.admin.exists(`job-lock:{${name}}`)).toBe(0);
   });

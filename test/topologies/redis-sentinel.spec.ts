@@ -1,4 +1,5 @@
 import { readOwnerValue } from '../../lib/core/provider/owner-value.js';
+import { readLockValue } from '../../lib/providers/redis/fenced-value.js';
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { Redis } from 'ioredis';
@@ -50,7 +51,8 @@ describe('RedisLockProvider through Redis Sentinel', () => {
     try {
       const name = uniqueLockName();
       const lock = await mustLock(provider, lockConfig(name));
-      expect(readOwnerValue((await master.admin.get(provider.lockKey(name)))!)?.node).toBe('via-sentinel');
+      const { owner } = readLockValue((await master.admin.get(provider.lockKey(name)))!);
+      expect(readOwnerValue(owner)?.node).toBe('via-sentinel');
       await lock.unlock();
       expect(await master.admin.exists(provider.lockKey(name))).toBe(0);
     } finally {

@@ -9,14 +9,6 @@ export interface JobKeys {
 }
 
 /**
- * The fence key beside a lock key (same Cluster slot): the lock's last fencing token, kept while the lock is (for a
- * job, always) and, after a release, only while that token is ahead of the server's clock (`fence.include.lua`).
- */
-export function fenceKeyOf(lockKey: string): string {
-  return `${lockKey}:fence`;
-}
-
-/**
  * Where the Redis store keeps everything, under one `keyPrefix` (BullMQ's queue-keys idea: one module builds
  * every key). Per lock name, in one Cluster slot (the braces): `<prefix>:{<name>}` (the lock, its value the
  * owner value of `owner-value.ts`), `…:fence` (the last fencing token), `…:record` (an
@@ -46,9 +38,12 @@ export class RedisKeys {
     return `${this.prefix}:{${name}}`;
   }
 
-  /** The fence key beside a lock key: {@link fenceKeyOf}. */
+  /**
+   * The fence key beside a lock key (same Cluster slot): a job's last fencing token, kept; a plain lock writes one
+   * only while its token is ahead of the server's clock (`acquire.lua`).
+   */
   fence(lockKey: string): string {
-    return fenceKeyOf(lockKey);
+    return `${lockKey}:fence`;
   }
 
   /** The keys of the job that locks `name`, built once per name: every tick of the job asks for them. */

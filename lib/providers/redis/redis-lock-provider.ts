@@ -22,6 +22,7 @@ import type {
 } from '../../core/provider/provider-abilities.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis-client.js';
+import { fencedValue } from './fenced-value.js';
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
 import { RedisOperatorProvider } from './redis-operator-store.js';
@@ -35,12 +36,13 @@ export { DEFAULT_KEY_PREFIX, type RedisLockProviderOptions } from './redis-optio
 
 /**
  * Locks in Redis (single node, Sentinel or Cluster through ioredis). A lock is the string key
- * `<keyPrefix>:{<name>}` whose value names its owner (an owner value, `owner-value.ts`), with a
- * TTL of `lockAtMostFor`; its fence key (the last fencing token: the server's clock in µs, see `fence.include.lua`)
- * and a once-per-occurrence job's record sit beside it, in its Cluster slot (the layout: `redis-keys.ts`). A released
- * plain lock leaves no key behind. One round trip to acquire (`SET NX PX`, then the token),
- * one to release (compare-and-delete), both Lua scripts sent as `EVALSHA` (`EVAL` once when a server lacks the
- * script; see `lua-script.ts`). The client is used as it is: nothing is defined on it.
+ * `<keyPrefix>:{<name>}` whose value names its owner (an owner value, `owner-value.ts`), with a TTL of
+ * `lockAtMostFor`; a job's fence key (its last fencing token: the server's clock in µs, `fence.include.lua`) and a
+ * once-per-occurrence job's record sit beside it, in its Cluster slot (the layout: `redis-keys.ts`). A plain lock
+ * is its key alone, its token in its value (`fenced-value.ts`), and a released one leaves no key behind. One round
+ * trip to acquire (the token drawn with the lock), one to release (compare-and-delete), both Lua scripts sent as
+ * `EVALSHA` (`EVAL` once when a server lacks the script; see `lua-script.ts`). The client is used as it is: nothing
+ * is defined on it.
  *
  * Leases of `keepAlive` runs are renewed in one script call per renewal round on a single node; on a
  * Cluster, where keys live in different slots, one call per lock, sent together.
@@ -121,7 +123,7 @@ export class RedisLockProvider
           : new RedisSimpleLock({
               scripts,
               key,
-              token,
+              token: fencedValue(fence, token),
               configuration,
               fencingToken: fence,
               acquiredAt: acquiredAt(configuration),

@@ -1,4 +1,5 @@
 import { forceUnlockMarker, readOwnerValue } from '../../core/provider/owner-value.js';
+import { readLockValue } from './fenced-value.js';
 import type { SkipReason } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
@@ -218,7 +219,7 @@ export class RedisOperatorProvider implements OperatorProvider {
     const entry = storedJson(operatorEntry('unlock', note, at));
     const marker = forceUnlockMarker(note.actor, at.getTime());
     const holder = await this.scripts.forceUnlock(keys, entry, this.historyLimit, marker);
-    return holder === null ? undefined : (readOwnerValue(holder)?.node ?? holder);
+    return holder === null ? undefined : (readOwnerValue(readLockValue(holder).owner)?.node ?? holder);
   }
 
   private async record(lockName: string, entry: HistoryEntry): Promise<void> {
@@ -237,13 +238,13 @@ export class RedisOperatorProvider implements OperatorProvider {
 }
 
 /** A lock's state from what read-locks.lua read of it. */
-function lockStateOf([owner, ttl, fence, paused]: LockRead): LockState {
+function lockStateOf([value, ttl, fence, paused]: LockRead): LockState {
+  const { owner, fencingToken = fence === null ? undefined : Number(fence) } = readLockValue(value ?? '');
   // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
-  const held = owner === null ? undefined : readOwnerValue(owner);
+  const held = readOwnerValue(owner);
   return {
     holder: held && { node: held.node, since: new Date(held.since), ttl },
-    // Only taking the lock draws a token: the holder's is the counter's value.
-    fencingToken: held && fence !== null ? Number(fence) : undefined,
+    fencingToken: held && fencingToken,
     paused: paused === null ? undefined : parseStored<PauseState>(paused),
   };
 }

@@ -1,6 +1,6 @@
 import { claimRefusalOf, type ClaimRefusal } from '../claim-refusals.js';
 import type { RedisClient } from './redis-client.js';
-import { fenceKeyOf, type JobKeys } from './redis-keys.js';
+import type { JobKeys } from './redis-keys.js';
 import { LuaScript } from './lua-script.js';
 import { ScriptBatch } from './script-batch.js';
 
@@ -59,16 +59,16 @@ export class RedisScripts {
 
   /**
    * acquire.lua: takes `lockKey` for `owner` for `ttl` ms if it is free, and draws the next fencing token (the
-   * server's clock in µs, past the last token at `fenceKey`). `onFence` gets the token, or 0 when the lock is
-   * held, in the same promise step.
+   * server's clock in µs, past the last token at `fenceKey` if one is on record), written before the owner value
+   * (`fencedValue`). `onFence` gets the token, or 0 when the lock is held, in the same promise step.
    */
   acquire<T>(lockKey: string, fenceKey: string, owner: string, ttl: number, onFence: (fence: number) => T): Promise<T> {
     return ACQUIRE.run(this.client, 2, [lockKey, fenceKey, owner, ttl], onFence);
   }
 
   /**
-   * release.lua: deletes `lockKey` (and its fence key) if `owner` holds it, or keeps both `keepFor` ms more; with
-   * a `recordKey`, also records the run's `outcome` there. `onCheck` gets the owner check, and `onFailure` a store
+   * release.lua: deletes `lockKey` if `owner` holds it, or keeps it `keepFor` ms more; with a `recordKey`, also
+   * records the run's `outcome` there. `onCheck` gets the owner check, and `onFailure` a store
    * failure, in the same promise step.
    */
   release<T>(
@@ -80,14 +80,13 @@ export class RedisScripts {
     onCheck: (check: OwnerCheck) => T,
     onFailure: (failure: unknown) => void,
   ): Promise<T> {
-    const fenceKey = fenceKeyOf(lockKey);
     if (recordKey !== undefined) {
-      return RELEASE.run(this.client, 3, [lockKey, fenceKey, recordKey, owner, keepFor, outcome], onCheck, onFailure);
+      return RELEASE.run(this.client, 2, [lockKey, recordKey, owner, keepFor, outcome], onCheck, onFailure);
     }
     // Without lockAtLeastFor (the common release) keepFor is left out: Redis spends about as much on building one
     // more script argument as on the rest of the release's logic (see bench/README.md, Redis instructions).
-    const args = keepFor === 0 ? [lockKey, fenceKey, owner] : [lockKey, fenceKey, owner, keepFor];
-    return RELEASE.run(this.client, 2, args, onCheck, onFailure);
+    const args = keepFor === 0 ? [lockKey, owner] : [lockKey, owner, keepFor];
+    return RELEASE.run(this.client, 1, args, onCheck, onFailure);
   }
 
   /**
@@ -104,9 +103,9 @@ export class RedisScripts {
     return RENEW_OWNER.call(this.client, 1, [lockKey, owner, ttl]);
   }
 
-  /** release-owner.lua: deletes `lockKey` (and its fence key) if the caller's `owner` holds it. */
+  /** release-owner.lua: deletes `lockKey` if the caller's `owner` holds it. */
   releaseByOwner(lockKey: string, owner: string): Promise<OwnerCheck> {
-    return RELEASE_OWNER.call(this.client, 2, [lockKey, fenceKeyOf(lockKey), owner]);
+    return RELEASE_OWNER.call(this.client, 1, [lockKey, owner]);
   }
 
   /**

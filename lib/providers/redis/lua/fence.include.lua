@@ -8,31 +8,10 @@ local function clockMicros()
   return tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 
--- Draws the next token of `fenceKey`'s name and records it there, for `ttl` ms (nil: no TTL, a job's).
-local function drawFence(fenceKey, ttl)
+-- Draws the next token of a job's name and records it at `fenceKey`, kept (a plain lock's: acquire.lua).
+local function drawFence(fenceKey)
   local fence = math.max(clockMicros(), (tonumber(redis.call('GET', fenceKey)) or 0) + 1)
   -- %.0f: tostring() would write 1.7e+15 and lose the digits.
-  local value = string.format('%.0f', fence)
-  if ttl then
-    redis.call('SET', fenceKey, value, 'PX', ttl)
-  else
-    redis.call('SET', fenceKey, value)
-  end
+  redis.call('SET', fenceKey, string.format('%.0f', fence))
   return fence
-end
-
--- Forgets `fenceKey` once its lock is released (or kept `keepFor` ms more, lockAtLeastFor), keeping it no longer
--- than its token is ahead of the clock (a name taken twice within one µs), so the next token still exceeds it.
-local function dropFence(fenceKey, keepFor)
-  local fence = tonumber(redis.call('GET', fenceKey))
-  if not fence then
-    return
-  end
-  local ahead = fence - clockMicros()
-  local keep = math.max(tonumber(keepFor) or 0, ahead >= 0 and math.floor(ahead / 1000) + 1 or 0)
-  if keep > 0 then
-    redis.call('PEXPIRE', fenceKey, keep)
-  else
-    redis.call('DEL', fenceKey)
-  end
 end

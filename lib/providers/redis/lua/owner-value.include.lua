@@ -1,6 +1,7 @@
 -- A lock's value, as lib/core/provider/owner-value.ts writes it: a held lock's owner value,
--- 'owner:<epoch ms>:<unique id>:<node>', or an operator's force-release marker, 'force-unlocked:…'. The
--- loader (lua-script.ts) puts this where a script says `-- @include owner-value.include.lua`.
+-- 'owner:<epoch ms>:<unique id>:<node>', or an operator's force-release marker, 'force-unlocked:…'. A plain
+-- lock's value puts its token first, 'fenced:<s>:<µs>:<owner value>' (acquire.lua). The loader (lua-script.ts)
+-- puts this where a script says `-- @include owner-value.include.lua`.
 
 -- Whether a lock's value is a force-release marker (the lock is free): told by its tag, never by node.
 local function forceUnlocked(value)
@@ -10,12 +11,14 @@ end
 -- The node an owner value names, as given: all after its three fixed fields (the caller's owner, for an
 -- 'owned:<epoch ms>:<owner>' value).
 local function ownerLockedBy(value)
+  value = string.match(value, '^fenced:%d+:%d+:(.*)$') or value
   return string.match(value, '^owner:%d+:[^:]*:(.*)$') or string.match(value, '^owned:%d+:(.*)$')
 end
 
--- Whether a lock's value was written for the caller's `owner` ('owned:<epoch ms>:<owner>', the owner as given).
+-- Whether a lock's value was written for the caller's `owner` ('owned:<epoch ms>:<owner>', the owner as given,
+-- which only a plain lock has: behind its token).
 local function heldFor(value, owner)
-  return string.match(value, '^owned:%d+:(.*)$') == owner
+  return string.match(value, '^fenced:%d+:%d+:owned:%d+:(.*)$') == owner
 end
 
 -- What a call by the caller's `owner` answers when `holder` (the lock's value, or false) is not its lock: 0 the

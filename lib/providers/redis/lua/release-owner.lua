@@ -1,15 +1,12 @@
 -- Releases a lock by the owner its caller chose, with no lock object: one compare-and-set on owner and expiry.
 local lockKey = KEYS[1]
-local fenceKey = KEYS[2]
 local owner = ARGV[1]  -- the caller's owner, as lock() was given it
 -- Returns 1 released, 0 the lock had expired (or was released), -1 another owner holds it.
 -- @include owner-value.include.lua
--- @include fence.include.lua
 
 local refusal = notHeldFor(redis.call('GET', lockKey), owner)
 if refusal then
   return refusal
 end
 redis.call('DEL', lockKey)
-dropFence(fenceKey)
 return 1

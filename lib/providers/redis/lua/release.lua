@@ -1,20 +1,14 @@
--- Releases a lock if the caller still owns it: deletes it, or keeps it `keepFor` ms more (lockAtLeastFor), and
--- its fence key with it. With a job record whose run is the caller's, records how the run ended, in the same step.
+-- Releases a lock if the caller still owns it: deletes it, or keeps it `keepFor` ms more (lockAtLeastFor).
+-- With a job record whose run is the caller's, records how the run ended, in the same step.
 local lockKey = KEYS[1]
-local fenceKey = KEYS[2]
-local recordKey = KEYS[3]  -- optional: the job record hash
+local recordKey = KEYS[2]  -- optional: the job record hash
 local owner = ARGV[1]
 local keepFor = ARGV[2]    -- ms to keep; '0' or absent deletes
 local outcome = ARGV[3]    -- 'succeeded' | 'failed', with recordKey
 -- Returns 1 released, 0 the lock had expired, -1 another owner holds it.
 -- @include run-end.include.lua
--- @include fence.include.lua
 
 if recordKey then
   recordOutcome(recordKey, owner, outcome)
 end
-local released = releaseOwned(lockKey, owner, keepFor)
-if released == 1 then
-  dropFence(fenceKey, keepFor)
-end
-return released
+return releaseOwned(lockKey, owner, keepFor)

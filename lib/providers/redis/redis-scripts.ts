@@ -1,6 +1,6 @@
 import { claimRefusalOf, type ClaimRefusal } from '../claim-refusals.js';
 import type { RedisClient } from './redis-client.js';
-import { fenceKeyOf, type JobKeys } from './redis-keys.js';
+import { fenceKeyOf, type JobKeys, type RedisKeys } from './redis-keys.js';
 import { LuaScript } from './lua-script.js';
 import { ScriptBatch } from './script-batch.js';
 
@@ -16,8 +16,11 @@ export function claimRefusal(code: number): 'taken' | ClaimRefusal {
   return code > 0 ? 'taken' : claimRefusalOf(code);
 }
 
-/** What read-locks.lua reads of one job: lock value, its PTTL, fence, pause, newest history entries. */
+/** What read-lock.lua reads of one job: lock value, its PTTL, fence, pause, newest history entries. */
 export type LockRead = [string | null, number, string | null, string | null, string[]];
+
+/** What read-cluster.lua reads: the nodes' and the catalogue's hashes (field, value, …), and each job's lock. */
+export type ClusterRead = [string[], string[], LockRead[]];
 
 /** A new owner of a job's lock: its owner value, TTL (ms) and node. */
 export interface LockOwner {
@@ -39,7 +42,8 @@ const FINISH = new LuaScript('finish.lua');
 const CHECK_ACL = new LuaScript('check-acl.lua');
 const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
 const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
-const READ_LOCKS = new LuaScript('read-locks.lua');
+const READ_LOCK = new LuaScript('read-lock.lua');
+const READ_CLUSTER = new LuaScript('read-cluster.lua');
 
 /**
  * The `lua/` scripts of one client, each called one way: a typed method here. The scripts of scheduled jobs'
@@ -146,13 +150,19 @@ export class RedisScripts {
     return REMOVE_TRIGGER.run(this.client, 1, [triggersKey, jobName, id], (removed: number) => removed === 1);
   }
 
+  /** read-lock.lua: the job's lock's value and PTTL, its fence, its pause and its newest `limit` history entries. */
+  readLock(job: JobKeys, limit: number): Promise<LockRead> {
+    return READ_LOCK.call<LockRead>(this.client, 4, [job.lock, job.fence, job.paused, job.history, limit]);
+  }
+
   /**
-   * read-locks.lua: per job of `jobs`, its lock's value and PTTL, its fence, its pause and its newest `limit`
-   * history entries, in one call (the jobs' keys must share a Cluster slot).
+   * read-cluster.lua (not on a Cluster: the keys have several slots): the nodes' and the catalogue's hashes, and
+   * per job of `jobs` what {@link readLock} reads, in one call.
    */
-  readLocks(jobs: readonly JobKeys[], limit: number): Promise<LockRead[]> {
-    const keys = jobs.flatMap((job) => [job.lock, job.fence, job.paused, job.history]);
-    return READ_LOCKS.call<LockRead[]>(this.client, keys.length, [...keys, limit]);
+  readCluster(keys: RedisKeys, jobs: readonly JobKeys[], limit: number): Promise<ClusterRead> {
+    const jobKeys = jobs.flatMap((job) => [job.lock, job.fence, job.paused, job.history]);
+    const allKeys = [keys.nodes, keys.catalogue, ...jobKeys];
+    return READ_CLUSTER.call<ClusterRead>(this.client, allKeys.length, [...allKeys, limit]);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { CatalogueJob, ClusterNode } from '../../lib/provider/index.js';
+import type { CatalogueJob, ClusterNode } from '../../lib/operators/cluster-records.js';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 import { usePrivateRedisServer } from '../support/private-redis.js';
 import { openRedis } from '../support/redis-client-choice.js';

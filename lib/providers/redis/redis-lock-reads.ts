@@ -2,7 +2,7 @@ import { readOwnerValue } from '../../core/provider/owner-value.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, PauseState } from '../../operators/cluster-records.js';
 import { watchedJobs, type ClusterReading, type LockState } from '../../operators/operator-store.js';
 import { parseStored } from '../../operators/stored-records.js';
-import type { RedisKeys } from './redis-keys.js';
+import type { JobKeys, RedisKeys } from './redis-keys.js';
 import type { LockRead, RedisScripts } from './redis-scripts.js';
 
 /** A lock's state from what read-lock.include.lua read of it. */
@@ -37,11 +37,11 @@ export class RedisClusterReader {
     if (this.scripts.client.isCluster) {
       const [nodes, catalogue] = await this.readApart();
       const jobs = watchedJobs(nodes, catalogue);
-      return readingOf(nodes, jobs, await Promise.all(jobs.map((job) => this.readLock(job.lockName, limit))));
+      const reading = (job: CatalogueJob) => this.scripts.readLocks(this.jobKeys([job.lockName]), limit);
+      return readingOf(nodes, jobs, (await Promise.all(jobs.map(reading))).flat());
     }
     const expected = this.watchedLocks;
-    const jobKeys = expected.map((name) => this.keys.job(name));
-    const [nodesHash, catalogueHash, reads] = await this.scripts.readCluster(this.keys, jobKeys, limit);
+    const [nodesHash, catalogueHash, reads] = await this.scripts.readCluster(this.keys, this.jobKeys(expected), limit);
     const nodes = hashValues(nodesHash).map((node) => parseStored<ClusterNode>(node));
     const jobs = watchedJobs(
       nodes,
@@ -50,8 +50,10 @@ export class RedisClusterReader {
     const byLock = new Map(expected.map((name, index) => [name, reads[index]]));
     this.watchedLocks = [...new Set(jobs.map((job) => job.lockName))];
     const unexpected = this.watchedLocks.filter((name) => !byLock.has(name));
-    const more = await Promise.all(unexpected.map((name) => this.readLock(name, limit)));
-    unexpected.forEach((name, index) => byLock.set(name, more[index]));
+    if (unexpected.length > 0) {
+      const more = await this.scripts.readLocks(this.jobKeys(unexpected), limit);
+      unexpected.forEach((name, index) => byLock.set(name, more[index]));
+    }
     return readingOf(
       nodes,
       jobs,
@@ -59,8 +61,8 @@ export class RedisClusterReader {
     );
   }
 
-  private readLock(lockName: string, limit: number): Promise<LockRead> {
-    return this.scripts.readLock(this.keys.job(lockName), limit);
+  private jobKeys(lockNames: readonly string[]): JobKeys[] {
+    return lockNames.map((name) => this.keys.job(name));
   }
 }
 

@@ -136,7 +136,8 @@ export class RedisOperatorProvider implements OperatorProvider {
   }
 
   async lockState(lockName: string): Promise<LockState> {
-    return lockStateOf(await this.scripts.readLock(this.keys.job(lockName), 0));
+    const [read] = await this.scripts.readLocks([this.keys.job(lockName)], 0);
+    return lockStateOf(read);
   }
 
   /** See {@link RedisClusterReader}. */

@@ -16,7 +16,7 @@ export function claimRefusal(code: number): 'taken' | ClaimRefusal {
   return code > 0 ? 'taken' : claimRefusalOf(code);
 }
 
-/** What read-lock.lua reads of one job: lock value, its PTTL, fence, pause, newest history entries. */
+/** What read-locks.lua reads of one job: lock value, its PTTL, fence, pause, newest history entries. */
 export type LockRead = [string | null, number, string | null, string | null, string[]];
 
 /** What read-cluster.lua reads: the nodes' and the catalogue's hashes (field, value, …), and each job's lock. */
@@ -42,7 +42,7 @@ const FINISH = new LuaScript('finish.lua');
 const CHECK_ACL = new LuaScript('check-acl.lua');
 const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
 const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
-const READ_LOCK = new LuaScript('read-lock.lua');
+const READ_LOCKS = new LuaScript('read-locks.lua');
 const READ_CLUSTER = new LuaScript('read-cluster.lua');
 
 /**
@@ -150,18 +150,21 @@ export class RedisScripts {
     return REMOVE_TRIGGER.run(this.client, 1, [triggersKey, jobName, id], (removed: number) => removed === 1);
   }
 
-  /** read-lock.lua: the job's lock's value and PTTL, its fence, its pause and its newest `limit` history entries. */
-  readLock(job: JobKeys, limit: number): Promise<LockRead> {
-    return READ_LOCK.call<LockRead>(this.client, 4, [job.lock, job.fence, job.paused, job.history, limit]);
+  /**
+   * read-locks.lua: per job of `jobs`, its lock's value and PTTL, its fence, its pause and its newest `limit`
+   * history entries, in one call (the jobs' keys must share a Cluster slot).
+   */
+  readLocks(jobs: readonly JobKeys[], limit: number): Promise<LockRead[]> {
+    const keys = jobKeysOf(jobs);
+    return READ_LOCKS.call<LockRead[]>(this.client, keys.length, [...keys, limit]);
   }
 
   /**
    * read-cluster.lua (not on a Cluster: the keys have several slots): the nodes' and the catalogue's hashes, and
-   * per job of `jobs` what {@link readLock} reads, in one call.
+   * per job of `jobs` what {@link readLocks} reads, in one call.
    */
   readCluster(keys: RedisKeys, jobs: readonly JobKeys[], limit: number): Promise<ClusterRead> {
-    const jobKeys = jobs.flatMap((job) => [job.lock, job.fence, job.paused, job.history]);
-    const allKeys = [keys.nodes, keys.catalogue, ...jobKeys];
+    const allKeys = [keys.nodes, keys.catalogue, ...jobKeysOf(jobs)];
     return READ_CLUSTER.call<ClusterRead>(this.client, allKeys.length, [...allKeys, limit]);
   }
 
@@ -214,4 +217,9 @@ export function queueTrigger(client: RedisClient, triggersKey: string, jobName: 
  */
 export async function removeTrigger(client: RedisClient, triggersKey: string, jobName: string, id: string) {
   return (await REMOVE_TRIGGER.call<number>(client, 1, [triggersKey, jobName, id])) === 1;
+}
+
+/** The keys read-locks.lua and read-cluster.lua read of each of `jobs`, four per job. */
+function jobKeysOf(jobs: readonly JobKeys[]): string[] {
+  return jobs.flatMap((job) => [job.lock, job.fence, job.paused, job.history]);
 }

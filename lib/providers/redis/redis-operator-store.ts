@@ -140,7 +140,7 @@ export class RedisOperatorProvider implements OperatorProvider {
     return lockStateOf(read);
   }
 
-  /** See {@link RedisClusterReader}. */
+  /** One script call on one server, two reads and one per job on a Cluster: see `RedisClusterReader`. */
   clusterReading(limit: number): Promise<ClusterReading> {
     return this.reader.read(limit);
   }

@@ -65,6 +65,7 @@ const FILE_TIERS = {
   'providers/claim-refusals.spec.ts': 'unit',
   'providers/provider-options.spec.ts': 'unit',
   'providers/redis-endpoint.spec.ts': 'unit',
+  'providers/redis-health-reading.spec.ts': 'system',
   'providers/redis-lock-provider.spec.ts': 'system',
   'providers/startup-check.spec.ts': 'system',
   'terminus/health-indicator.spec.ts': 'unit',

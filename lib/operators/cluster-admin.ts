@@ -53,22 +53,25 @@ export class ClusterAdmin {
 
   /**
    * The health of every job a known node runs, by name: also of a job whose nodes are all gone, until they are
-   * forgotten (an hour after their last heartbeat). Three reads, however many jobs: the catalogue, the nodes,
-   * then every job's lock and history at once.
+   * forgotten (an hour after their last heartbeat). One read, however many jobs:
+   * {@link OperatorProvider.clusterReading}.
    */
   async listHealth(): Promise<ClusterJobHealth[]> {
-    const [jobs, known] = await Promise.all([this.store.jobs(), this.store.nodes()]);
-    const watched = jobs.filter((job) => known.some((node) => node.jobs.includes(job.jobName)));
-    const sorted = watched.sort((a, b) => a.jobName.localeCompare(b.jobName));
-    const nodes = this.live(known);
-    const readings = await this.readings(sorted);
-    return Promise.all(sorted.map((job) => this.health(job, nodes, readings.get(job.lockName)!)));
+    const { nodes, jobs, readings } = await this.store.clusterReading(LAST_RUN_LOOKBACK);
+    const live = this.live(nodes);
+    const sorted = [...jobs].sort((a, b) => a.jobName.localeCompare(b.jobName));
+    return Promise.all(sorted.map((job) => this.health(job, live, readings.get(job.lockName)!)));
   }
 
   /** One job's health; {@link UnknownJobError} when no node ever published it. */
   async getHealth(jobName: string): Promise<ClusterJobHealth> {
-    const [job, nodes] = await Promise.all([this.catalogued(jobName), this.listNodes()]);
-    return this.health(job, nodes, (await this.readings([job])).get(job.lockName)!);
+    const job = await this.catalogued(jobName);
+    const [nodes, lock, recent] = await Promise.all([
+      this.listNodes(),
+      this.store.lockState(job.lockName),
+      this.store.history(job.lockName, LAST_RUN_LOOKBACK),
+    ]);
+    return this.health(job, nodes, { lock, recent });
   }
 
   /** The nodes whose heartbeat is recent, by name. */
@@ -170,14 +173,6 @@ export class ClusterAdmin {
     const [job, nodes] = await Promise.all([this.store.job(jobName), this.listNodes()]);
     if (!job || !nodes.some((node) => node.jobs.includes(jobName))) throw new UnknownJobError(jobName);
     return { job, nodes };
-  }
-
-  /** The lock and recent history of each of `jobs`, by lock name, in one read. */
-  private readings(jobs: readonly CatalogueJob[]): Promise<Map<string, LockReading>> {
-    return this.store.lockReadings(
-      jobs.map((job) => job.lockName),
-      LAST_RUN_LOOKBACK,
-    );
   }
 
   private async health(

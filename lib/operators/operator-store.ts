@@ -69,10 +69,10 @@ export interface OperatorProvider {
   /** Who holds the lock now, its fencing token, and the job's pause. */
   lockState(lockName: string): Promise<LockState>;
   /**
-   * {@link lockState} and the last `limit` history entries of each of `lockNames`, in one round trip (on a Redis
-   * Cluster, one per lock): what the health watch reads every interval.
+   * What the health watch reads every interval, in one round trip (on a Redis Cluster, two, then one per job):
+   * the nodes, and the jobs they run, each with its lock and last `limit` history entries.
    */
-  lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>>;
+  clusterReading(limit: number): Promise<ClusterReading>;
   /** Skip counts of every lock: lock name → reason → count. */
   skips(): Promise<Map<string, Record<string, number>>>;
 
@@ -108,7 +108,22 @@ export interface TriggerQueueing {
   readonly queued: boolean;
 }
 
-/** A lock's state and its newest history entries, as {@link OperatorProvider.lockReadings} reads them. */
+/** What {@link OperatorProvider.clusterReading} reads. */
+export interface ClusterReading {
+  /** Every node not forgotten yet, as {@link OperatorProvider.nodes} reads them. */
+  readonly nodes: ClusterNode[];
+  /** The catalogue entries of the jobs some of these nodes run. */
+  readonly jobs: CatalogueJob[];
+  /** The lock and newest history entries of each of these jobs, by lock name. */
+  readonly readings: Map<string, LockReading>;
+}
+
+/** The jobs of `catalogue` some of `nodes` run: those {@link OperatorProvider.clusterReading} reads. */
+export function watchedJobs(nodes: readonly ClusterNode[], catalogue: readonly CatalogueJob[]): CatalogueJob[] {
+  return catalogue.filter((job) => nodes.some((node) => node.jobs.includes(job.jobName)));
+}
+
+/** A lock's state and its newest history entries, as {@link OperatorProvider.clusterReading} reads them. */
 export interface LockReading {
   /** As {@link OperatorProvider.lockState} reads it. */
   readonly lock: LockState;

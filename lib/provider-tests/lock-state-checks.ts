@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { HistoryEntry } from '../operators/cluster-records.js';
+import type { CatalogueJob, ClusterNode, HistoryEntry } from '../operators/cluster-records.js';
 import type { JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 import { won } from './job-lock-checks.js';
 import { lockConfig, uniqueLockName } from './lock-probes.js';
@@ -9,7 +9,28 @@ type Check = CheckDefinition<JobLockProvider & OperatorLockProvider>;
 
 const entryTypes = (history: readonly HistoryEntry[]) => history.map((entry) => entry.type);
 
-/** What operators read of a lock: its holder, since when, time left, token and pause; one lock or many at once. */
+/** A node that runs no job yet. */
+const NODE: ClusterNode = {
+  node: '',
+  version: '1',
+  startedAt: new Date(0),
+  lastSeen: new Date(0),
+  jobs: [],
+  elections: [],
+};
+
+/** The catalogue entry of a job that locks `lockName` (never due: on February 29 alone). */
+const catalogueEntry = (lockName: string): CatalogueJob => ({
+  jobName: `${lockName}-job`,
+  lockName,
+  kind: 'cron',
+  schedule: '0 0 0 29 2 *',
+  lockAtMostFor: 60_000,
+  lockAtLeastFor: 0,
+  occurrence: true,
+});
+
+/** What operators read of a lock: its holder, since when, time left, token and pause; one lock, or the cluster's. */
 export const lockStateChecks: Check[] = [
   {
     name: "reads a held plain lock's holder and token, as an election's term",
@@ -45,18 +66,34 @@ export const lockStateChecks: Check[] = [
     },
   },
   {
-    name: "reads many locks' states and newest history at once, as lockState() and history() read each",
+    name: 'reads the nodes, the jobs they run and their locks and newest history at once, as each is read alone',
     async run({ connect, other }) {
       const node = await connect('reading-node');
       const operators = other.operatorProvider();
-      const [held, ran, untouched] = ['held', 'ran', 'untouched'].map((prefix) => uniqueLockName(prefix));
+      const [held, ran, untouched, unrun] = ['held', 'ran', 'untouched', 'unrun'].map((prefix) =>
+        uniqueLockName(prefix),
+      );
       const lock = won(await node.lockJob(lockConfig(held, 60_000), false), 'a free job lock');
       const run = won(await node.lockJob(lockConfig(ran), false), 'another free job lock');
       await run.finish!('succeeded', { startedAt: new Date(), durationMs: 1, attempt: 1 });
       await operators.pause(ran, { actor: 'dave', reason: 'reading' });
+      const entries = [held, ran, untouched, unrun].map(catalogueEntry);
+      // Seen two hours ago: gone for the console, and forgotten by the next forgetNodes().
+      const watcher = { ...NODE, node: uniqueLockName('watcher'), lastSeen: new Date(Date.now() - 7_200_000) };
+      await operators.publish({ ...watcher, jobs: entries.slice(0, 3).map((entry) => entry.jobName) }, entries);
 
-      const readings = await operators.lockReadings([held, ran, untouched], 1);
-      assert.deepEqual([...readings.keys()].sort(), [held, ran, untouched].sort(), 'one reading per lock name');
+      const { nodes, jobs, readings } = await operators.clusterReading(1);
+      const read = nodes.find((found) => found.node === watcher.node);
+      assert.deepEqual(read, { ...watcher, jobs: entries.slice(0, 3).map((entry) => entry.jobName) }, 'the node');
+      const names = new Set(entries.map((entry) => entry.jobName));
+      const mine = jobs.filter((job) => names.has(job.jobName));
+      const byName = (a: CatalogueJob, b: CatalogueJob) => a.jobName.localeCompare(b.jobName);
+      assert.deepEqual(mine.sort(byName), entries.slice(0, 3).sort(byName), 'the jobs a node runs, and no other');
+      assert.ok(
+        jobs.every((job) => readings.has(job.lockName)),
+        'a reading per job',
+      );
+      assert.ok(!readings.has(unrun), 'the reading of a job no node runs');
       const heldReading = readings.get(held)!;
       assert.equal(heldReading.lock.holder?.node, 'reading-node');
       assert.ok(heldReading.lock.holder.ttl > 50_000 && heldReading.lock.holder.ttl <= 60_000, 'the time left');
@@ -70,12 +107,8 @@ export const lockStateChecks: Check[] = [
       assert.deepEqual(entryTypes(ranReading.recent), ['pause']);
       const { lock: free, recent } = readings.get(untouched)!;
       assert.deepEqual([free.holder, free.fencingToken, free.paused, recent], [undefined, undefined, undefined, []]);
-      assert.deepEqual(
-        entryTypes((await operators.lockReadings([ran], 10)).get(ran)!.recent),
-        ['pause', 'run'],
-        'limit 10',
-      );
-      assert.equal((await operators.lockReadings([], 10)).size, 0, 'no lock name');
+      const { readings: more } = await operators.clusterReading(10);
+      assert.deepEqual(entryTypes(more.get(ran)!.recent), ['pause', 'run'], 'limit 10');
       await lock.unlock();
     },
   },

@@ -42,6 +42,7 @@ export type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../ope
 // The operator console's port, and the framework-free admin on top of it.
 export {
   DEFAULT_HISTORY_LIMIT,
+  type ClusterReading,
   type HealthReportClaim,
   type HealthReportKind,
   type LockReading,

@@ -26,8 +26,8 @@ afterEach(async () => {
 
 it('lets a health check under way end before the app has closed, so it logs no error', async () => {
   jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
-  // A health check's first call is jobs().
-  const provider = new SlowFirstCall('jobs', { node: 'node-a' });
+  // A health check's only read is clusterReading().
+  const provider = new SlowFirstCall('clusterReading', { node: 'node-a' });
   const app = await startSchedulerApp({
     lock: { provider, defaultLockAtMostFor: '1m', heartbeatInterval: '1h' },
     providers: [YearlyJob],

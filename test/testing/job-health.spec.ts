@@ -130,7 +130,7 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     // From 5 s to 15 s the store refuses the claims of the ticks and the reads of the health checks.
     const outage = new Error('connect ECONNREFUSED 127.0.0.1:6379');
     const claims = jest.spyOn(InMemoryLockProvider.prototype, 'lockOccurrence').mockRejectedValue(outage);
-    const reads = jest.spyOn(InMemoryOperatorProvider.prototype, 'jobs').mockRejectedValue(outage);
+    const reads = jest.spyOn(InMemoryOperatorProvider.prototype, 'clusterReading').mockRejectedValue(outage);
     for (const second of [6, 8, 10, 12, 14]) {
       jest.setSystemTime(T0 + second * 1_000 + 10);
       for (const node of nodes) {
@@ -199,13 +199,13 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
   });
 
   it.each([1, 50])(
-    'reads the store 3 times per check of %i jobs, and claims nothing with nothing to report',
+    'reads the store once per check of %i jobs, and claims nothing with nothing to report',
     async (jobs) => {
       const node = await startNode('node-1', undefined, jobs > 1 ? [moreJobs(jobs - 1)] : []);
       await tickAll([node], 0);
       const [calls, healths] = await storeCalls(() => node.checkHealth());
       expect(healths.map((health) => health.state)).toEqual(['on-time', ...Array(jobs - 1).fill('never-run')]);
-      expect(calls).toEqual(['jobs', 'lockReadings', 'nodes']);
+      expect(calls).toEqual(['clusterReading']);
     },
   );
 
@@ -220,7 +220,7 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     node.events.events$.subscribe((event) => event.type === 'missed' && seen.push(`${event.jobName}`));
     const [calls, healths] = await storeCalls(() => node.checkHealth());
     expect(healths.map((health) => health.missed)).toEqual(Array(3).fill([at(2), at(4)]));
-    expect(calls).toEqual(['claimHealthReports', 'jobs', 'lockReadings', 'nodes']);
+    expect(calls).toEqual(['claimHealthReports', 'clusterReading']);
     expect(seen).toEqual(['every-2s', 'job-0', 'job-1']);
   });
 

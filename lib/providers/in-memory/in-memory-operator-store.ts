@@ -11,8 +11,9 @@ import type {
 import {
   HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
+  watchedJobs,
+  type ClusterReading,
   type HealthReportClaim,
-  type LockReading,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -106,13 +107,16 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     return lockStateIn(this.locks, this.pauses, lockName);
   }
 
-  async lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>> {
-    return new Map(
-      lockNames.map((name) => {
-        const recent = (this.histories.get(name) ?? []).slice(0, limit);
-        return [name, { lock: lockStateIn(this.locks, this.pauses, name), recent }];
+  async clusterReading(limit: number): Promise<ClusterReading> {
+    const nodes = [...this.nodesByName.values()];
+    const jobs = watchedJobs(nodes, [...this.catalogue.values()]);
+    const readings = new Map(
+      jobs.map(({ lockName }) => {
+        const recent = (this.histories.get(lockName) ?? []).slice(0, limit);
+        return [lockName, { lock: lockStateIn(this.locks, this.pauses, lockName), recent }];
       }),
     );
+    return { nodes, jobs, readings };
   }
 
   async skips(): Promise<Map<string, Record<string, number>>> {

@@ -57,14 +57,25 @@ export function operatorStatements(tables: PostgresTables) {
       SELECT CASE WHEN ${HELD} THEN l.owner END AS owner, l.fencing_token, l.paused,
         CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END AS ttl
       FROM ${locks} l WHERE name = $1`),
-    /** `lockState` and the newest `$2` history entries (a JSON array) of each lock name of `$1`, in one statement. */
-    lockReadings: statement(`
-      SELECT n.name, CASE WHEN ${HELD} THEN l.owner END AS owner, l.fencing_token, l.paused,
-        CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END AS ttl,
-        (SELECT coalesce(jsonb_agg(h.entry ORDER BY h.seq DESC), '[]'::jsonb) FROM (
-          SELECT entry, seq FROM ${history} WHERE name = n.name ORDER BY seq DESC LIMIT $2
-        ) h) AS recent
-      FROM unnest($1::text[]) AS n(name) LEFT JOIN ${locks} l ON l.name = n.name`),
+    /**
+     * One row: every node, the catalogue entries of the jobs they run, and per job its lock as `lockState` reads
+     * it (`name` its lock name) and its newest `$1` history entries (`recent`); each a JSON array.
+     */
+    clusterReading: statement(`
+      WITH watched AS (
+        SELECT j.job_name, j.job FROM ${jobs} j
+        WHERE EXISTS (SELECT 1 FROM ${nodes} n WHERE n.node->'jobs' @> to_jsonb(j.job_name))
+      )
+      SELECT (SELECT coalesce(jsonb_agg(node ORDER BY locked_by), '[]'::jsonb) FROM ${nodes}) AS nodes,
+        (SELECT coalesce(jsonb_agg(job ORDER BY job_name), '[]'::jsonb) FROM watched) AS jobs,
+        (SELECT coalesce(jsonb_agg(jsonb_build_object(
+          'name', w.job->>'lockName', 'owner', CASE WHEN ${HELD} THEN l.owner END,
+          'fencing_token', l.fencing_token, 'paused', l.paused,
+          'ttl', CASE WHEN ${HELD} THEN ceil(extract(epoch FROM l.lock_until - ${NOW}) * 1000)::bigint END,
+          'recent', (SELECT coalesce(jsonb_agg(h.entry ORDER BY h.seq DESC), '[]'::jsonb) FROM (
+            SELECT entry, seq FROM ${history} WHERE name = w.job->>'lockName' ORDER BY seq DESC LIMIT $1
+          ) h))), '[]'::jsonb)
+        FROM watched w LEFT JOIN ${locks} l ON l.name = w.job->>'lockName') AS readings`),
     skips: statement(`SELECT name, reason, count FROM ${skips}`),
     /** `$1` lock name, `$2` the pause entry (JSON, also the pause itself), `$3` history limit: a row if paused now. */
     pause: statement(`

@@ -11,7 +11,7 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { HealthReportClaim, LockReading, LockState, OperatorProvider } from '../../operators/operator-store.js';
+import type { ClusterReading, HealthReportClaim, LockState, OperatorProvider } from '../../operators/operator-store.js';
 import { revived, storedJson } from '../../operators/stored-records.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
@@ -99,15 +99,22 @@ export class PostgresOperatorProvider implements OperatorProvider {
     return row ? lockStateOf(row) : {};
   }
 
-  async lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>> {
-    if (lockNames.length === 0) return new Map();
-    const rows = await this.session.run<LockRow & { name: string; recent: HistoryEntry[] }>(
-      this.statements.lockReadings,
-      [lockNames, limit],
-    );
-    return new Map(
-      rows.map((row) => [row.name, { lock: lockStateOf(row), recent: row.recent.map((entry) => revived(entry)) }]),
-    );
+  async clusterReading(limit: number): Promise<ClusterReading> {
+    const [{ nodes, jobs, readings }] = await this.session.run<{
+      nodes: ClusterNode[];
+      jobs: CatalogueJob[];
+      readings: (LockRow & { name: string; recent: HistoryEntry[] })[];
+    }>(this.statements.clusterReading, [limit]);
+    return {
+      nodes: nodes.map((node) => revived(node)),
+      jobs,
+      readings: new Map(
+        readings.map((row) => [
+          row.name,
+          { lock: lockStateOf(row), recent: row.recent.map((entry) => revived(entry)) },
+        ]),
+      ),
+    };
   }
 
   async skips(): Promise<Map<string, Record<string, number>>> {
@@ -176,9 +183,10 @@ export class PostgresOperatorProvider implements OperatorProvider {
 /** A lock row as the `lockState` statements read it; all null for a lock never taken nor paused. */
 interface LockRow {
   readonly owner: string | null;
-  readonly fencing_token: string | null;
+  /** A string in a row, a number in a JSON object: `Number()` reads both. */
+  readonly fencing_token: string | number | null;
   readonly paused: PauseState | null;
-  readonly ttl: string | null;
+  readonly ttl: string | number | null;
 }
 
 function lockStateOf(row: LockRow): LockState {

@@ -5,7 +5,6 @@ import type {
   CatalogueJob,
   ClusterNode,
   HistoryEntry,
-  PauseState,
   OperatorNote,
   TriggerRequest,
   TriggerResult,
@@ -13,8 +12,8 @@ import type {
 import {
   HEALTH_REPORT_TTL,
   TRIGGER_RESULT_TTL,
+  type ClusterReading,
   type HealthReportClaim,
-  type LockReading,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -24,7 +23,8 @@ import { parseStored, storedJson } from '../../operators/stored-records.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import type { RedisKeys } from './redis-keys.js';
-import type { LockRead, RedisScripts } from './redis-scripts.js';
+import { lockStateOf, RedisClusterReader } from './redis-lock-reads.js';
+import type { RedisScripts } from './redis-scripts.js';
 
 /**
  * The operator store in Redis (the {@link OperatorProvider} port), beside the locks under the provider's
@@ -33,6 +33,7 @@ import type { LockRead, RedisScripts } from './redis-scripts.js';
  */
 export class RedisOperatorProvider implements OperatorProvider {
   private readonly client: RedisClient;
+  private readonly reader: RedisClusterReader;
 
   constructor(
     private readonly scripts: RedisScripts,
@@ -41,6 +42,7 @@ export class RedisOperatorProvider implements OperatorProvider {
     private readonly historyLimit: number,
   ) {
     this.client = scripts.client;
+    this.reader = new RedisClusterReader(scripts, keys, () => Promise.all([this.nodes(), this.jobs()]));
   }
 
   // Nodes: heartbeat, catalogue, skip counts, triggers.
@@ -139,19 +141,9 @@ export class RedisOperatorProvider implements OperatorProvider {
     return lockStateOf(read);
   }
 
-  /** One script call on a single node; on a Cluster one per lock, sent together: each lock has its own slot. */
-  async lockReadings(lockNames: readonly string[], limit: number): Promise<Map<string, LockReading>> {
-    if (lockNames.length === 0) return new Map();
-    const jobs = lockNames.map((name) => this.keys.job(name));
-    const reads = this.client.isCluster
-      ? await Promise.all(jobs.map(async (job) => (await this.scripts.readLocks([job], limit))[0]))
-      : await this.scripts.readLocks(jobs, limit);
-    return new Map(
-      reads.map((read, index) => {
-        const recent = read[4].map((entry) => parseStored<HistoryEntry>(entry));
-        return [lockNames[index], { lock: lockStateOf(read), recent }];
-      }),
-    );
+  /** One script call on one server, two reads and one per job on a Cluster: see `RedisClusterReader`. */
+  clusterReading(limit: number): Promise<ClusterReading> {
+    return this.reader.read(limit);
   }
 
   /** Skip counts of every lock: lock name → reason → count. */
@@ -235,16 +227,4 @@ export class RedisOperatorProvider implements OperatorProvider {
   private send<T>(reply: Promise<T>): Promise<T> {
     return reply.catch((error: unknown) => Promise.reject(redisFailure(this.client, error)));
   }
-}
-
-/** A lock's state from what read-locks.lua read of it. */
-function lockStateOf([value, ttl, fence, paused]: LockRead): LockState {
-  const { owner, fencingToken = fence === null ? undefined : Number(fence) } = readLockValue(value ?? '');
-  // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
-  const held = readOwnerValue(owner);
-  return {
-    holder: held && { node: held.node, since: new Date(held.since), ttl },
-    fencingToken: held && fencingToken,
-    paused: paused === null ? undefined : parseStored<PauseState>(paused),
-  };
 }

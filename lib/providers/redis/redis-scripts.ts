@@ -1,6 +1,6 @@
 import { claimRefusalOf, type ClaimRefusal } from '../claim-refusals.js';
 import type { RedisClient } from './redis-client.js';
-import type { JobKeys } from './redis-keys.js';
+import type { JobKeys, RedisKeys } from './redis-keys.js';
 import { LuaScript } from './lua-script.js';
 import { ScriptBatch } from './script-batch.js';
 
@@ -18,6 +18,9 @@ export function claimRefusal(code: number): 'taken' | ClaimRefusal {
 
 /** What read-locks.lua reads of one job: lock value, its PTTL, fence, pause, newest history entries. */
 export type LockRead = [string | null, number, string | null, string | null, string[]];
+
+/** What read-cluster.lua reads: the nodes' and the catalogue's hashes (field, value, …), and each job's lock. */
+export type ClusterRead = [string[], string[], LockRead[]];
 
 /** A new owner of a job's lock: its owner value, TTL (ms) and node. */
 export interface LockOwner {
@@ -40,6 +43,7 @@ const CHECK_ACL = new LuaScript('check-acl.lua');
 const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
 const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
 const READ_LOCKS = new LuaScript('read-locks.lua');
+const READ_CLUSTER = new LuaScript('read-cluster.lua');
 
 /**
  * The `lua/` scripts of one client, each called one way: a typed method here. The scripts of scheduled jobs'
@@ -150,8 +154,17 @@ export class RedisScripts {
    * history entries, in one call (the jobs' keys must share a Cluster slot).
    */
   readLocks(jobs: readonly JobKeys[], limit: number): Promise<LockRead[]> {
-    const keys = jobs.flatMap((job) => [job.lock, job.fence, job.paused, job.history]);
+    const keys = jobKeysOf(jobs);
     return READ_LOCKS.call<LockRead[]>(this.client, keys.length, [...keys, limit]);
+  }
+
+  /**
+   * read-cluster.lua (not on a Cluster: the keys have several slots): the nodes' and the catalogue's hashes, and
+   * per job of `jobs` what {@link readLocks} reads, in one call.
+   */
+  readCluster(keys: RedisKeys, jobs: readonly JobKeys[], limit: number): Promise<ClusterRead> {
+    const allKeys = [keys.nodes, keys.catalogue, ...jobKeysOf(jobs)];
+    return READ_CLUSTER.call<ClusterRead>(this.client, allKeys.length, [...allKeys, limit]);
   }
 
   /**
@@ -203,4 +216,9 @@ export function queueTrigger(client: RedisClient, triggersKey: string, jobName: 
  */
 export async function removeTrigger(client: RedisClient, triggersKey: string, jobName: string, id: string) {
   return (await REMOVE_TRIGGER.call<number>(client, 1, [triggersKey, jobName, id])) === 1;
+}
+
+/** The keys read-locks.lua and read-cluster.lua read of each of `jobs`, four per job. */
+function jobKeysOf(jobs: readonly JobKeys[]): string[] {
+  return jobs.flatMap((job) => [job.lock, job.fence, job.paused, job.history]);
 }

@@ -1,15 +1,9 @@
--- Reads the locks of many jobs at once, for the health watch: per job four keys (its lock, fence, pause and
--- history, as redis-keys.ts lays them out), and ARGV[1] the number of history entries to read. Writes nothing.
--- Returns per job {lock value or false, its PTTL, fence or false, pause or false, newest history entries}.
+-- Reads the locks of jobs for operators: KEYS four per job (its lock, fence, pause and history; one Cluster slot
+-- for them all), ARGV[1] the number of history entries to read. Returns per job what readLock returns.
+-- @include read-lock.include.lua
 local limit = tonumber(ARGV[1])
-local readings = {}
+local reads = {}
 for first = 1, #KEYS, 4 do
-  readings[#readings + 1] = {
-    redis.call('GET', KEYS[first]),
-    redis.call('PTTL', KEYS[first]),
-    redis.call('GET', KEYS[first + 1]),
-    redis.call('GET', KEYS[first + 2]),
-    limit > 0 and redis.call('LRANGE', KEYS[first + 3], 0, limit - 1) or {},
-  }
+  reads[#reads + 1] = readLock(KEYS[first], KEYS[first + 1], KEYS[first + 2], KEYS[first + 3], limit)
 end
-return readings
+return reads

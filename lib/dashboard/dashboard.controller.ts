@@ -36,7 +36,7 @@ export interface DashboardRun {
   readonly outcome: HistoryOutcome;
   readonly node: string;
   /** Who asked for it, for a run an operator triggered. */
-  readonly manualActor?: string;
+  readonly manualActor: string | null;
 }
 
 /** A job as `GET <path>/api/jobs` sends it: its overview and its recent runs, newest first. */
@@ -154,10 +154,10 @@ export class DashboardController {
         ? [
             {
               startedAt: entry.startedAt,
-              durationMs: entry.durationMs ?? null,
+              durationMs: entry.durationMs,
               outcome: entry.outcome,
               node: entry.node,
-              manualActor: entry.manual?.actor,
+              manualActor: entry.manual?.actor ?? null,
             },
           ]
         : [],

@@ -109,7 +109,7 @@ export class ClusterPresence {
       ...schedule,
       lockAtMostFor: configuration.lockAtMostFor,
       lockAtLeastFor: configuration.lockAtLeastFor,
-      lease: configuration.lease,
+      lease: configuration.lease ?? null,
       occurrence: schedule.kind === 'cron' && job.occurrence !== undefined,
     };
   }

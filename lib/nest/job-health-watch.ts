@@ -98,7 +98,7 @@ export class JobHealthWatch {
 
   private async report(health: ClusterJobHealth, claimed: readonly HealthReportClaim[]): Promise<void> {
     const { jobName, lockName, state } = health;
-    const base = { lockName, jobName, node: this.settings.node };
+    const base = { lockName, jobName, node: this.settings.node, fencingToken: null };
     const won = (kind: HealthReportKind) =>
       claimed.filter((claim) => claim.lockName === lockName && claim.kind === kind);
     const occurrences = won('missed').map((claim) => claim.at);

@@ -67,7 +67,8 @@ export class OperatorTriggers {
       const requests = await store.takeTriggers(new Set([...this.registered.names(), ...led.keys()]));
       this.faults.storeAnswered('triggers');
       for (const { id, jobName, actor } of requests) {
-        const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
+        const started = () =>
+          void store.reportTrigger(id, { node, state: 'started', reason: null }).catch(() => undefined);
         const skipped = (reason: string) =>
           void store.reportTrigger(id, { node, state: 'skipped', reason }).catch(() => undefined);
         const election = led.get(jobName);

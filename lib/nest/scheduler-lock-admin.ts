@@ -124,9 +124,10 @@ export class SchedulerLockAdmin {
       lockName,
       jobName,
       actor,
-      reason,
+      reason: reason ?? null,
       node: this.node,
       at: new Date(),
+      fencingToken: null,
     });
     return result;
   }

@@ -13,11 +13,11 @@ export interface CatalogueJob {
   readonly kind: 'cron' | 'interval' | 'timeout';
   /** The cron expression, or the period / delay in ms of an interval / timeout job. */
   readonly schedule: string;
-  readonly timeZone?: string;
+  readonly timeZone: string | null;
   readonly lockAtMostFor: number;
   readonly lockAtLeastFor: number;
   /** The keepAlive lease (ms), when the job renews its lock. */
-  readonly lease?: number;
+  readonly lease: number | null;
   /** Whether each cron occurrence runs once cluster-wide. */
   readonly occurrence: boolean;
 }
@@ -43,28 +43,28 @@ export type HistoryOutcome = 'succeeded' | 'failed' | 'crashed' | 'lost';
 export interface RunHistoryEntry {
   readonly type: 'run';
   /** The cron occurrence, for once-per-occurrence jobs. */
-  readonly occurrence?: Date;
+  readonly occurrence: Date | null;
   readonly node: string;
   readonly startedAt: Date;
-  readonly finishedAt?: Date;
-  readonly durationMs?: number;
+  readonly finishedAt: Date | null;
+  readonly durationMs: number | null;
   readonly outcome: HistoryOutcome;
   /** The error's message, cut to 500 characters, when the run failed. */
-  readonly error?: string;
-  readonly fencingToken?: number;
+  readonly error: string | null;
+  readonly fencingToken: number | null;
   readonly attempt: number;
   /** For a run an operator asked for (`trigger`): who. */
-  readonly manual?: { readonly actor: string; readonly triggerId: string };
+  readonly manual: { readonly actor: string; readonly triggerId: string } | null;
 }
 
 /** An operator's action on a job, recorded in its history. */
 export interface OperatorEntry {
   readonly type: OperatorAction;
   readonly actor: string;
-  readonly reason?: string;
+  readonly reason: string | null;
   readonly at: Date;
   /** For `unlock`: who held the lock. */
-  readonly formerNode?: string;
+  readonly formerNode: string | null;
 }
 
 export type HistoryEntry = RunHistoryEntry | OperatorEntry;
@@ -80,7 +80,7 @@ export interface OperatorNote {
 /** A job's pause, while it lasts. */
 export interface PauseState {
   readonly actor: string;
-  readonly reason?: string;
+  readonly reason: string | null;
   readonly at: Date;
 }
 
@@ -89,7 +89,7 @@ export interface TriggerRequest {
   readonly id: string;
   readonly jobName: string;
   readonly actor: string;
-  readonly reason?: string;
+  readonly reason: string | null;
   readonly at: Date;
 }
 
@@ -98,5 +98,5 @@ export interface TriggerResult {
   readonly node: string;
   /** `started`: the run began (its outcome goes to the history); `skipped`: it could not take the lock. */
   readonly state: 'started' | 'skipped';
-  readonly reason?: string;
+  readonly reason: string | null;
 }

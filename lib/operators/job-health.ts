@@ -127,7 +127,7 @@ function dueWithoutRun(
   const next = nextOccurrence(job, fireTimes);
   if (!next) return { missed: [], late: null };
   const claimed = new Set(
-    recent.filter(isRun).flatMap((run) => (run.occurrence === undefined ? [] : [run.occurrence.getTime()])),
+    recent.filter(isRun).flatMap((run) => (run.occurrence === null ? [] : [run.occurrence.getTime()])),
   );
   const paused = pausedSpans(recent);
   const missed: number[] = [];

@@ -119,9 +119,9 @@ export interface LockReading {
 /** A lock as {@link OperatorProvider.lockState} reads it. */
 export interface LockState {
   /** While the lock is held: who holds it, since when (the holder's clock), for how long still (ms). */
-  readonly holder?: { readonly node: string; readonly since: Date; readonly ttl: number };
+  readonly holder: { readonly node: string; readonly since: Date; readonly ttl: number } | null;
   /** The holder's fencing token, while held. */
-  readonly fencingToken?: number;
+  readonly fencingToken: number | null;
   /** The job's pause, while it lasts. */
-  readonly paused?: PauseState;
+  readonly paused: PauseState | null;
 }

@@ -39,7 +39,7 @@ export const lockStateChecks: Check[] = [
       assert.ok(holder.ttl > 50_000 && holder.ttl <= 60_000, `ttl ${holder.ttl} of a 60 s lock`);
       assert.equal(fencingToken, lock.fencingToken, "the holder's fencing token");
       await lock.unlock();
-      assert.equal((await operators.lockState(name)).holder, undefined, 'the holder after unlock()');
+      assert.equal((await operators.lockState(name)).holder, null, 'the holder after unlock()');
       assert.equal(await operators.unlock(name, { actor: 'carol', reason: 'just in case' }), undefined);
       assert.deepEqual(await operators.history(name, 10), [], 'the history after force-unlock of a free lock');
     },
@@ -69,7 +69,7 @@ export const lockStateChecks: Check[] = [
       assert.deepEqual(ranReading.recent, await operators.history(ran, 1), 'the newest entry alone (limit 1)');
       assert.deepEqual(entryTypes(ranReading.recent), ['pause']);
       const { lock: free, recent } = readings.get(untouched)!;
-      assert.deepEqual([free.holder, free.fencingToken, free.paused, recent], [undefined, undefined, undefined, []]);
+      assert.deepEqual([free.holder, free.fencingToken, free.paused, recent], [null, null, null, []]);
       assert.deepEqual(
         entryTypes((await operators.lockReadings([ran], 10)).get(ran)!.recent),
         ['pause', 'run'],

@@ -16,6 +16,8 @@ const JOB: CatalogueJob = {
   lockAtMostFor: 60_000,
   lockAtLeastFor: 0,
   occurrence: true,
+  timeZone: null,
+  lease: null,
 };
 
 function ran(second: number, outcome: RunHistoryEntry['outcome'] = 'succeeded'): RunHistoryEntry {
@@ -25,8 +27,13 @@ function ran(second: number, outcome: RunHistoryEntry['outcome'] = 'succeeded'):
     occurrence: new Date(occurrence),
     node: 'node-1',
     startedAt: new Date(occurrence + 5),
+    finishedAt: null,
+    durationMs: null,
     outcome,
+    error: null,
+    fencingToken: null,
     attempt: 1,
+    manual: null,
   };
 }
 

@@ -69,10 +69,12 @@ describe('nest-scheduler-lock pause / resume', () => {
     const steering = (await cluster.operator.json<HistoryEntry[]>('history', 'report', '--limit', '50')).filter(
       (entry) => entry.type !== 'run',
     );
-    expect(steering).toEqual([
-      { type: 'resume', actor: `cli:${userInfo().username}`, at: expect.stringMatching(ISO_TIME) },
-      { type: 'pause', actor: 'ops:alice', reason: 'database migration', at: expect.stringMatching(ISO_TIME) },
-    ]);
+    expect(steering).toEqual(
+      [
+        { type: 'resume', actor: `cli:${userInfo().username}`, reason: null, at: expect.stringMatching(ISO_TIME) },
+        { type: 'pause', actor: 'ops:alice', reason: 'database migration', at: expect.stringMatching(ISO_TIME) },
+      ].map((entry) => ({ ...entry, formerNode: null })),
+    );
   });
 
   it('--json: what the action changed, and who did it', async () => {
@@ -177,6 +179,8 @@ describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () =
         occurrence: false,
         lockAtMostFor: 1,
         lockAtLeastFor: 0,
+        timeZone: null,
+        lease: null,
       },
     ]);
     return store;

@@ -4,7 +4,7 @@ import type { SkippedRun } from './lock-acquisition.js';
 import type { SkipReason } from '../task/task-result.js';
 
 /** The fields every event of a run carries before its lock is taken. */
-type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'node' | 'at'>;
+type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'node' | 'at' | 'fencingToken'>;
 /** An event of a held lock, less the fields {@link RunEvents.ofRun} fills in. */
 type RunEvent = LockEvent extends infer E
   ? E extends LockEvent
@@ -25,16 +25,16 @@ export class RunEvents {
     private readonly node: string,
   ) {}
 
-  attempt(lockName: string, jobName: string | undefined): void {
+  attempt(lockName: string, jobName: string | null): void {
     if (this.events.observed) this.events.emit({ type: 'attempt', ...this.base(lockName, jobName) });
   }
 
-  skipped(result: SkippedRun, lockName: string, jobName: string | undefined): SkippedRun {
+  skipped(result: SkippedRun, lockName: string, jobName: string | null): SkippedRun {
     let reasons = this.skips.get(lockName);
     if (!reasons) this.skips.set(lockName, (reasons = new Map()));
     reasons.set(result.reason, (reasons.get(result.reason) ?? 0) + 1);
     if (this.events.observed) {
-      const error = 'error' in result ? result.error : undefined;
+      const error = result.reason === 'provider-error' ? result.error : null;
       this.events.emit({ type: 'skipped', reason: result.reason, error, ...this.base(lockName, jobName) });
     }
     return result;
@@ -54,7 +54,7 @@ export class RunEvents {
     this.events.emit({ ...build(), ...base } as LockEvent);
   }
 
-  private base(lockName: string, jobName: string | undefined): EventBase {
-    return { lockName, jobName, node: this.node, at: new Date() };
+  private base(lockName: string, jobName: string | null): EventBase {
+    return { lockName, jobName, node: this.node, at: new Date(), fencingToken: null };
   }
 }

@@ -142,7 +142,9 @@ export class InMemoryLockProvider
       token: lock.token,
       node: this.node,
       startedAt: new Date(),
+      finishedAt: null,
       attempt: 1,
+      previousNode: null,
     });
     return { lock };
   }
@@ -167,8 +169,13 @@ export class InMemoryLockProvider
       occurrence: record.occurrence,
       node,
       startedAt,
+      finishedAt: null,
+      durationMs: null,
       outcome: 'crashed',
+      error: null,
+      fencingToken: null,
       attempt,
+      manual: null,
     });
     if (attempt + 1 > maxAttempts) {
       this.records.set(name, { ...record, state: 'crashed' });
@@ -198,7 +205,7 @@ export class InMemoryLockProvider
 
   /** Takes `record`'s occurrence over for its next attempt: a recovery or a retry. */
   private takeOver(configuration: LockConfiguration, record: StoredRecord): RecoveryClaim {
-    const { node, attempt, finishedAt: _finishedAt, ...kept } = record;
+    const { node, attempt, ...kept } = record;
     const lock = this.locks.take(configuration, this.node, true);
     this.records.set(configuration.name, {
       ...kept,
@@ -206,6 +213,7 @@ export class InMemoryLockProvider
       token: lock.token,
       node: this.node,
       startedAt: new Date(),
+      finishedAt: null,
       attempt: attempt + 1,
       previousNode: node,
       orphanedAt: undefined,

@@ -191,9 +191,9 @@ export class RedisLockProvider
       state: record.state as JobRunState,
       node: record.node,
       startedAt: new Date(Number(record.startedAt)),
-      finishedAt: record.finishedAt ? new Date(Number(record.finishedAt)) : undefined,
+      finishedAt: record.finishedAt ? new Date(Number(record.finishedAt)) : null,
       attempt: Number(record.attempt),
-      previousNode: record.previousNode || undefined,
+      previousNode: record.previousNode || null,
       held: held === 1,
     };
   }

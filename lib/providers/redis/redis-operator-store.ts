@@ -215,7 +215,8 @@ export class RedisOperatorProvider implements OperatorProvider {
   async unlock(lockName: string, note: OperatorNote): Promise<string | undefined> {
     const keys = this.keys.job(lockName);
     const at = new Date();
-    const entry = storedJson(operatorEntry('unlock', note, at));
+    // Without its formerNode: force-unlock.lua adds the holder it finds.
+    const entry = storedJson({ ...operatorEntry('unlock', note, at), formerNode: undefined });
     const marker = forceUnlockMarker(note.actor, at.getTime());
     const holder = await this.scripts.forceUnlock(keys, entry, this.historyLimit, marker);
     return holder === null ? undefined : (readOwnerValue(holder)?.node ?? holder);
@@ -241,9 +242,9 @@ function lockStateOf([owner, ttl, fence, paused]: LockRead): LockState {
   // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
   const held = owner === null ? undefined : readOwnerValue(owner);
   return {
-    holder: held && { node: held.node, since: new Date(held.since), ttl },
+    holder: held ? { node: held.node, since: new Date(held.since), ttl } : null,
     // Only taking the lock draws a token: the holder's is the counter's value.
-    fencingToken: held && fence !== null ? Number(fence) : undefined,
-    paused: paused === null ? undefined : parseStored<PauseState>(paused),
+    fencingToken: held && fence !== null ? Number(fence) : null,
+    paused: paused === null ? null : parseStored<PauseState>(paused),
   };
 }

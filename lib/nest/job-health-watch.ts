@@ -3,7 +3,7 @@ import { FaultLog } from '../core/executor/fault-log.js';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterAdmin } from '../operators/cluster-admin.js';
 import { UNHEALTHY_STATES, type ClusterJobHealth, type JobHealthState } from '../operators/job-health.js';
-import type { HealthReportClaim, HealthReportKind, OperatorProvider } from '../operators/operator-store.js';
+import type { HealthReportClaim, HealthReportKind, OperatorProvider } from '../operators/operator-provider.js';
 import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 

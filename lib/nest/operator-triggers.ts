@@ -4,7 +4,7 @@ import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { TaskResult } from '../core/task/task-result.js';
 import { JobLock } from '../operators/job-lock.js';
 import { canLockJobs } from '../operators/operator-abilities.js';
-import type { OperatorProvider } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-provider.js';
 import { leaderLockName } from '../leader/leader-campaign.js';
 import { logHandlerError } from './handler-errors.js';
 import { LeaderElections } from './leader-elections.js';

@@ -2,8 +2,8 @@ import type { OperatorAction } from '../core/task/lock-events.js';
 
 /*
  * What an operator store keeps of a cluster's locked jobs: the catalogue and heartbeats nodes publish, the run
- * history written with each release, pauses, triggers and the steering actions. Stores keep them behind the
- * `OperatorProvider` port (operator-store.ts).
+ * history written with each release, pauses, triggers and the operator actions. Stores keep them behind the
+ * `OperatorProvider` port (operator-provider.ts).
  */
 
 /** A locked job as the nodes that run it publish it. */
@@ -69,9 +69,9 @@ export interface OperatorEntry {
 
 export type HistoryEntry = RunHistoryEntry | OperatorEntry;
 
-/** Who does a steering action, and why. */
+/** Who does an operator action, and why. */
 export interface OperatorNote {
-  /** Who: a user name, a service account, `cli:<user>`; at most 100 characters (steering-note.ts). */
+  /** Who: a user name, a service account, `cli:<user>`; at most 100 characters (operator-note.ts). */
   readonly actor: string;
   /** Why: at most 500 characters. Neither holds a control character. */
   readonly reason?: string;

@@ -1,5 +1,5 @@
 import type { CatalogueJob, HistoryEntry, RunHistoryEntry } from './cluster-records.js';
-import type { LockState } from './operator-store.js';
+import type { LockState } from './operator-provider.js';
 
 /**
  * How a job stands, cluster-wide, from its schedule and the store's records:

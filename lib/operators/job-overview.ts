@@ -1,5 +1,5 @@
 import type { CatalogueJob, HistoryEntry, HistoryOutcome, PauseState, RunHistoryEntry } from './cluster-records.js';
-import type { LockState } from './operator-store.js';
+import type { LockState } from './operator-provider.js';
 
 /** A job as an operator sees it, cluster-wide (`jobs` / `job NAME` of the CLI and the admin service). */
 export interface JobOverview {

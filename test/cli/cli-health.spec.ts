@@ -5,7 +5,7 @@ import { ClusterAdmin } from '../../lib/operators/cluster-admin.js';
 import { ElectionAdmin } from '../../lib/operators/election-admin.js';
 import type { CatalogueJob, RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
-import type { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-store.js';
+import type { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-provider.js';
 
 const T0 = Date.parse('2027-01-01T00:00:00Z');
 const JOB: CatalogueJob = {

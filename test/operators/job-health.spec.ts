@@ -1,7 +1,7 @@
 import type { CatalogueJob, HistoryEntry, RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { jobHealth, type HealthFacts } from '../../lib/operators/job-health.js';
 import { cronFireTimes } from '../../lib/operators/next-fire-time.js';
-import type { LockState } from '../../lib/operators/operator-store.js';
+import type { LockState } from '../../lib/operators/operator-provider.js';
 
 /** A `@Cron('*\/2 * * * * *')` job: due at every even second. */
 const CRON: CatalogueJob = {

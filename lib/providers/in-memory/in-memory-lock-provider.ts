@@ -2,7 +2,7 @@ import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import { SchedulerLockConfigurationError, type LockConfiguration } from '../../core/provider/lock-configuration.js';
 import { quoted } from '../../core/provider/message-text.js';
 import { nonEmptyStringOption, optionsObject, wholeNumberOption } from '../../core/provider/option-values.js';
-import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-provider.js';
 import {
   LockNotHeldError,
   type JobRecord,
@@ -25,7 +25,7 @@ import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import { assertCallerOwner, CALLER_OWNER_TAG } from '../../core/provider/owner-value.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import type { InMemoryLocks, InMemorySimpleLock } from './in-memory-locks.js';
-import type { InMemoryOperatorProvider } from './in-memory-operator-store.js';
+import type { InMemoryOperatorProvider } from './in-memory-operator-provider.js';
 import { InMemoryStore, type StoredRecord } from './in-memory-store.js';
 
 /**

@@ -24,7 +24,7 @@ import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../
 import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
-import { RedisOperatorProvider } from './redis-operator-store.js';
+import { RedisOperatorProvider } from './redis-operator-provider.js';
 import { claimRefusal, OwnerCheck, RedisScripts, type LockOwner } from './redis-scripts.js';
 import { acquiredAt, notHeldReason, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
 import { checkRedisProvider } from './redis-startup-check.js';

@@ -76,7 +76,7 @@ export interface OperatorProvider {
   /** Skip counts of every lock: lock name → reason → count. */
   skips(): Promise<Map<string, Record<string, number>>>;
 
-  // Steering, each action recorded in the job's history.
+  // Operator actions, each recorded in the job's history.
 
   /** Pauses the job that locks `lockName`; `false` if it was paused already. */
   pause(lockName: string, note: OperatorNote): Promise<boolean>;

@@ -10,8 +10,8 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { HealthReportClaim, LockReading, LockState, OperatorProvider } from '../../operators/operator-store.js';
-import { operatorEntry, triggerRequest } from '../../operators/steering-records.js';
+import type { HealthReportClaim, LockReading, LockState, OperatorProvider } from '../../operators/operator-provider.js';
+import { operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import { revived, storedJson } from '../../operators/stored-records.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
@@ -162,7 +162,7 @@ export class PostgresOperatorProvider implements OperatorProvider {
     return operatorEntry(type, note);
   }
 
-  /** Runs a steering statement: `$1` lock name, `$2` its history entry, `$3` the history limit, then `more`. */
+  /** Runs an operator statement: `$1` lock name, `$2` its history entry, `$3` the history limit, then `more`. */
   private steer(statement: Statements['pause'], lockName: string, entry: OperatorEntry, ...more: unknown[]) {
     return this.session.run<{ former?: string | null; queued?: TriggerRequest; pending?: TriggerRequest }>(statement, [
       lockName,

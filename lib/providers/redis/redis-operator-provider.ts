@@ -17,8 +17,8 @@ import {
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
-} from '../../operators/operator-store.js';
-import { pauseState, operatorEntry, triggerRequest } from '../../operators/steering-records.js';
+} from '../../operators/operator-provider.js';
+import { pauseState, operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import { parseStored, storedJson } from '../../operators/stored-records.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
@@ -165,7 +165,7 @@ export class RedisOperatorProvider implements OperatorProvider {
     return byLock;
   }
 
-  // Operators: steering. Each action goes into the job's history.
+  // Operators: actions. Each action goes into the job's history.
 
   /** Pauses the job that locks `lockName`; `false` if it was paused already. */
   async pause(lockName: string, note: OperatorNote): Promise<boolean> {

@@ -16,8 +16,8 @@ import {
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
-} from '../../operators/operator-store.js';
-import { pauseState, operatorEntry, triggerRequest } from '../../operators/steering-records.js';
+} from '../../operators/operator-provider.js';
+import { pauseState, operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import type { InMemoryLocks } from './in-memory-locks.js';
 
 /**

@@ -29,7 +29,7 @@ export { LockEvents, type LockEvent } from './core/task/lock-events.js';
 export { LockedJobRegistry } from './nest/locked-job.registry.js';
 export { SchedulerLockAdmin } from './nest/scheduler-lock-admin.js';
 export { UnknownJobError, type TriggerOutcome } from './operators/cluster-admin.js';
-export { InvalidOperatorNoteError } from './operators/steering-note.js';
+export { InvalidOperatorNoteError } from './operators/operator-note.js';
 export type { JobOverview } from './operators/job-overview.js';
 export type { ClusterJobHealth } from './operators/job-health.js';
 export type { ClusterNode, HistoryEntry, OperatorNote } from './operators/cluster-records.js';

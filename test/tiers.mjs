@@ -34,7 +34,7 @@ const FILE_TIERS = {
   'cli/cli-arguments.spec.ts': 'unit',
   'cli/cli-help-in-docs.spec.ts': 'unit',
   'cli/cli-input-checks.spec.ts': 'integration',
-  'cli/cli-steering.spec.ts': 'integration',
+  'cli/cli-operator-actions.spec.ts': 'integration',
   'cli/cli-views.spec.ts': 'integration',
   'dashboard/dashboard-cross-origin.spec.ts': 'unit',
   'dashboard/dashboard-http.spec.ts': 'integration',

@@ -7,7 +7,7 @@ import {
   checkedOperatorNote,
   InvalidOperatorNoteError,
   REASON_MAX_LENGTH,
-} from '../operators/steering-note.js';
+} from '../operators/operator-note.js';
 import { DEFAULT_TABLE_PREFIX } from '../providers/postgres/postgres-options.js';
 import { DEFAULT_KEY_PREFIX } from '../providers/redis/redis-options.js';
 import { DEFAULT_HEALTH_POLICY } from '../operators/cluster-admin.js';
@@ -60,14 +60,14 @@ unhealthy); 2 usage error.`;
 
 /** The commands that read, and those that steer a job. */
 const READS = ['jobs', 'nodes', 'health', 'job', 'history', 'election', 'elections'] as const;
-const STEERS = ['pause', 'resume', 'trigger', 'unlock', 'step-down'] as const;
-type Steering = (typeof STEERS)[number];
+const OPERATOR_COMMANDS = ['pause', 'resume', 'trigger', 'unlock', 'step-down'] as const;
+type OperatorCommand = (typeof OPERATOR_COMMANDS)[number];
 
-/** What to do: a command and its job, with the steering note of a steering command. */
+/** What to do: a command and its job, with the operator note of a operator command. */
 export type Command =
   | { readonly name: 'jobs' | 'nodes' | 'health' | 'elections' }
   | { readonly name: 'job' | 'history' | 'election'; readonly job: string }
-  | { readonly name: Steering; readonly job: string; readonly note: OperatorNote };
+  | { readonly name: OperatorCommand; readonly job: string; readonly note: OperatorNote };
 
 /** A command line, parsed. */
 export interface Invocation {
@@ -136,17 +136,17 @@ function command(positionals: string[], values: { actor?: string; reason?: strin
     if (job !== undefined) throw new UsageError(`${name} takes no job name (got "${job}")`);
     return { name };
   }
-  const known = [...READS, ...STEERS] as readonly string[];
+  const known = [...READS, ...OPERATOR_COMMANDS] as readonly string[];
   if (!known.includes(name)) throw new UsageError(`unknown command "${name}"; the commands are ${known.join(', ')}`);
   if (job === undefined || job === '') throw new UsageError(`${name} needs a job name: ${name} NAME`);
   if (name === 'job' || name === 'history' || name === 'election') return { name, job };
   const actor = values.actor ?? defaultActor();
   if (actor === undefined) throw new UsageError(`${name} needs --actor: the user name is unknown`);
-  return { name: name as Steering, job, note: steeringNote({ actor, reason: values.reason }) };
+  return { name: name as OperatorCommand, job, note: checkedNote({ actor, reason: values.reason }) };
 }
 
 /** `note` as the admin checks it, before the CLI connects: a note it would refuse is a usage error. */
-function steeringNote(note: OperatorNote): OperatorNote {
+function checkedNote(note: OperatorNote): OperatorNote {
   try {
     return checkedOperatorNote(note);
   } catch (error) {

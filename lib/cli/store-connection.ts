@@ -1,4 +1,4 @@
-import type { OperatorProvider } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-provider.js';
 import type { StoreTarget } from './store-target.js';
 
 /** The CLI's way into the apps' store: the operator port, and how to say where it looked and what failed. */

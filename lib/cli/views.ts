@@ -85,11 +85,11 @@ export function historyView(entries: readonly HistoryEntry[], now: number): stri
       return [moment(entry.at, now), entry.type, entry.actor, detail.filter(Boolean).join(', ')];
     }
     const detail = [
-      entry.durationMs === undefined ? undefined : `took ${elapsed(entry.durationMs)}`,
+      entry.durationMs === null ? undefined : `took ${elapsed(entry.durationMs)}`,
       entry.manual && `triggered by ${entry.manual.actor}`,
-      entry.occurrence === undefined ? undefined : `occurrence ${entry.occurrence.toISOString()}`,
+      entry.occurrence === null ? undefined : `occurrence ${entry.occurrence.toISOString()}`,
       entry.attempt > 1 ? `attempt ${entry.attempt}` : undefined,
-      entry.fencingToken === undefined ? undefined : `fencing token ${entry.fencingToken}`,
+      entry.fencingToken === null ? undefined : `fencing token ${entry.fencingToken}`,
       entry.error && `error: ${entry.error}`,
     ];
     return [moment(entry.startedAt, now), `run ${entry.outcome}`, entry.node, detail.filter(Boolean).join(', ')];
@@ -123,7 +123,7 @@ function lastRun(run: LastRun, now: number): string {
   return `${run.outcome} on ${run.node} ${relative(run.startedAt, now)}${detail}`;
 }
 
-function why(reason: string | undefined): string {
+function why(reason: string | null): string {
   return reason ? `: ${reason}` : '';
 }
 

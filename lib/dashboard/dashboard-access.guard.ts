@@ -11,7 +11,13 @@ import {
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
 import { quoted } from '../core/provider/message-text.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
-import { checkHost, checkSameOrigin, checkSteeringRequest, hostOf, type PlatformRequest } from './dashboard-request.js';
+import {
+  checkHost,
+  checkSameOrigin,
+  checkOperatorActionRequest,
+  hostOf,
+  type PlatformRequest,
+} from './dashboard-request.js';
 import { productionNodeEnv } from './open-page-environment.js';
 
 /** Injection token (not exported from the entry point) of the status page's {@link DashboardSettings}. */
@@ -40,7 +46,7 @@ const CORS_HEADERS = [
  * header; its `Host` must be one the page answers (see `checkHost`); a page of another origin or site is refused
  * (see `checkSameOrigin`); an open page (`dangerouslyAllowEveryone`) refuses everything once `NODE_ENV` counts as
  * production; `authorize` decides who it is (or 403). A request that changes something (any method but GET and
- * HEAD) must also be allowed to steer (not read-only) and look like the page's own (see `checkSteeringRequest`).
+ * HEAD) must also be allowed to steer (not read-only) and look like the page's own (see `checkOperatorActionRequest`).
  */
 @Injectable()
 export class DashboardAccessGuard implements CanActivate {
@@ -73,7 +79,7 @@ export class DashboardAccessGuard implements CanActivate {
     const readOnly = this.settings.readOnly || (access.readOnly !== undefined && access.readOnly !== false);
     if (!['GET', 'HEAD'].includes(request.method.toUpperCase())) {
       if (readOnly) throw new ForbiddenException('The status page is read-only for you: it cannot steer jobs');
-      checkSteeringRequest(request);
+      checkOperatorActionRequest(request);
     }
     accessOf.set(request, { actor: access.actor, readOnly });
     return true;

@@ -66,7 +66,7 @@ export interface SchedulerLockDashboardOptions<TRequest = unknown> {
   readonly readOnly?: boolean;
   /**
    * Origins (`https://ops.example.com`: scheme, host and port) besides the page's own whose pages may POST the
-   * steering actions: for a reverse proxy that rewrites the `Host` header or ends TLS. Written as a browser sends
+   * operator actions: for a reverse proxy that rewrites the `Host` header or ends TLS. Written as a browser sends
    * them: lower case, without a default port or a trailing `/`. Default none.
    */
   readonly trustedOrigins?: readonly string[];

@@ -11,10 +11,10 @@ export interface PlatformRequest {
 }
 
 /**
- * The header every steering request must carry. A cross-site HTML form cannot set a header, and a cross-site
+ * The header every operator action request must carry. A cross-site HTML form cannot set a header, and a cross-site
  * script can only after a CORS preflight the page never answers.
  */
-export const STEERING_HEADER = 'x-scheduler-lock';
+export const OPERATOR_ACTION_HEADER = 'x-scheduler-lock';
 
 /** Headers a proxy adds to a request it forwards: such a request came from elsewhere, whatever its `Host`. */
 const PROXY_HEADERS = ['forwarded', 'via', 'x-real-ip', 'x-client-ip', 'true-client-ip', 'cf-connecting-ip'];
@@ -82,14 +82,14 @@ export function checkSameOrigin(
   }
 }
 
-/** Refuses a steering request a cross-site form could send: it needs a JSON body and the {@link STEERING_HEADER}. */
-export function checkSteeringRequest(request: PlatformRequest): void {
+/** Refuses an action a cross-site form could send: it needs a JSON body and the {@link OPERATOR_ACTION_HEADER}. */
+export function checkOperatorActionRequest(request: PlatformRequest): void {
   const mediaType = headerOf(request, 'content-type')?.split(';')[0].trim().toLowerCase();
   if (mediaType !== 'application/json') {
-    throw new ForbiddenException('A steering request needs Content-Type: application/json');
+    throw new ForbiddenException('An operator action request needs Content-Type: application/json');
   }
-  if (headerOf(request, STEERING_HEADER) !== '1') {
-    throw new ForbiddenException(`A steering request needs the header ${STEERING_HEADER}: 1`);
+  if (headerOf(request, OPERATOR_ACTION_HEADER) !== '1') {
+    throw new ForbiddenException(`An operator action request needs the header ${OPERATOR_ACTION_HEADER}: 1`);
   }
 }
 

@@ -20,14 +20,14 @@ import type { JobOverview } from '../operators/job-overview.js';
 import type { ClusterJobHealth } from '../operators/job-health.js';
 import { SchedulerLockAdmin } from '../nest/scheduler-lock-admin.js';
 import { UnknownJobError } from '../operators/cluster-admin.js';
-import { InvalidOperatorNoteError } from '../operators/steering-note.js';
+import { InvalidOperatorNoteError } from '../operators/operator-note.js';
 import { Access, DASHBOARD_SETTINGS, DashboardAccessGuard, DashboardDocument } from './dashboard-access.guard.js';
 import type { DashboardAccess, DashboardSettings } from './dashboard-options.js';
 import { DASHBOARD_PAGE } from './dashboard-page.js';
 
 /** How many recent runs of each job `GET api/jobs` sends, for the page's run-time chart. */
 const CHART_RUNS = 30;
-const STEERING_ACTIONS: readonly OperatorAction[] = ['pause', 'resume', 'trigger', 'unlock'];
+const OPERATOR_ACTIONS: readonly OperatorAction[] = ['pause', 'resume', 'trigger', 'unlock'];
 
 /** A finished (or crashed) run, as the run-time chart draws it. */
 export interface DashboardRun {
@@ -36,7 +36,7 @@ export interface DashboardRun {
   readonly outcome: HistoryOutcome;
   readonly node: string;
   /** Who asked for it, for a run an operator triggered. */
-  readonly manualActor?: string;
+  readonly manualActor: string | null;
 }
 
 /** A job as `GET <path>/api/jobs` sends it: its overview and its recent runs, newest first. */
@@ -137,8 +137,8 @@ export class DashboardController {
     @Body() body: unknown,
     @Access() access: Required<DashboardAccess>,
   ): Promise<{ action: OperatorAction; job: string; result: unknown }> {
-    if (!STEERING_ACTIONS.includes(action as OperatorAction)) {
-      throw new NotFoundException(`No action "${action}": one of ${STEERING_ACTIONS.join(', ')}`);
+    if (!OPERATOR_ACTIONS.includes(action as OperatorAction)) {
+      throw new NotFoundException(`No action "${action}": one of ${OPERATOR_ACTIONS.join(', ')}`);
     }
     // The admin checks the note (InvalidOperatorNoteError, a 400), its reason's type too.
     const reason = (body as { reason?: unknown } | undefined)?.reason;
@@ -154,10 +154,10 @@ export class DashboardController {
         ? [
             {
               startedAt: entry.startedAt,
-              durationMs: entry.durationMs ?? null,
+              durationMs: entry.durationMs,
               outcome: entry.outcome,
               node: entry.node,
-              manualActor: entry.manual?.actor,
+              manualActor: entry.manual?.actor ?? null,
             },
           ]
         : [],

@@ -12,5 +12,5 @@ export {
   type DashboardAuthorize,
   type SchedulerLockDashboardOptions,
 } from './dashboard-options.js';
-export { STEERING_HEADER } from './dashboard-request.js';
+export { OPERATOR_ACTION_HEADER } from './dashboard-request.js';
 export type { DashboardJob, DashboardRun } from './dashboard.controller.js';

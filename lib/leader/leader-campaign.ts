@@ -143,7 +143,7 @@ export class LeaderCampaign {
       lost: (_active: ActiveLock, reason: LockLostReason) => this.lost(reason),
     };
     // Tracked by the node's lease keeper: renewed in the round trip that renews every lease of the node.
-    const held = new ActiveLock({ lock }, this.configuration, requestedAt, this.node, undefined, listener);
+    const held = new ActiveLock({ lock }, this.configuration, requestedAt, this.node, null, listener);
     this.executor.keeper.track(held);
     const term: Term = { lease, held, controller };
     this.term = term;

@@ -4,7 +4,7 @@ import { FaultLog } from '../core/executor/fault-log.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { LeaderElections } from './leader-elections.js';
 import type { CatalogueJob } from '../operators/cluster-records.js';
-import type { OperatorProvider } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-provider.js';
 import { OperatorTriggers } from './operator-triggers.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import { PACKAGE_VERSION } from './package-version.generated.js';
@@ -109,7 +109,7 @@ export class ClusterPresence {
       ...schedule,
       lockAtMostFor: configuration.lockAtMostFor,
       lockAtLeastFor: configuration.lockAtLeastFor,
-      lease: configuration.lease,
+      lease: configuration.lease ?? null,
       occurrence: schedule.kind === 'cron' && job.occurrence !== undefined,
     };
   }

@@ -3,7 +3,7 @@ import { FaultLog } from '../core/executor/fault-log.js';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterAdmin } from '../operators/cluster-admin.js';
 import { UNHEALTHY_STATES, type ClusterJobHealth, type JobHealthState } from '../operators/job-health.js';
-import type { HealthReportClaim, HealthReportKind, OperatorProvider } from '../operators/operator-store.js';
+import type { HealthReportClaim, HealthReportKind, OperatorProvider } from '../operators/operator-provider.js';
 import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
@@ -98,7 +98,7 @@ export class JobHealthWatch {
 
   private async report(health: ClusterJobHealth, claimed: readonly HealthReportClaim[]): Promise<void> {
     const { jobName, lockName, state } = health;
-    const base = { lockName, jobName, node: this.settings.node };
+    const base = { lockName, jobName, node: this.settings.node, fencingToken: null };
     const won = (kind: HealthReportKind) =>
       claimed.filter((claim) => claim.lockName === lockName && claim.kind === kind);
     const occurrences = won('missed').map((claim) => claim.at);

@@ -4,7 +4,7 @@ import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import type { TaskResult } from '../core/task/task-result.js';
 import { JobLock } from '../operators/job-lock.js';
 import { canLockJobs } from '../operators/operator-abilities.js';
-import type { OperatorProvider } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-provider.js';
 import { leaderLockName } from '../leader/leader-campaign.js';
 import { logHandlerError } from './handler-errors.js';
 import { LeaderElections } from './leader-elections.js';
@@ -67,7 +67,8 @@ export class OperatorTriggers {
       const requests = await store.takeTriggers(new Set([...this.registered.names(), ...led.keys()]));
       this.faults.storeAnswered('triggers');
       for (const { id, jobName, actor } of requests) {
-        const started = () => void store.reportTrigger(id, { node, state: 'started' }).catch(() => undefined);
+        const started = () =>
+          void store.reportTrigger(id, { node, state: 'started', reason: null }).catch(() => undefined);
         const skipped = (reason: string) =>
           void store.reportTrigger(id, { node, state: 'skipped', reason }).catch(() => undefined);
         const election = led.get(jobName);

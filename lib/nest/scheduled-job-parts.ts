@@ -44,7 +44,7 @@ export interface JobSchedule {
   readonly kind: 'cron' | 'interval' | 'timeout';
   /** The cron expression (a one-shot job's date), or the period / delay in ms. */
   readonly schedule: string;
-  readonly timeZone?: string;
+  readonly timeZone: string | null;
 }
 
 export function cronJobParts(job: RegistryCronJob): CronJobParts {
@@ -53,7 +53,7 @@ export function cronJobParts(job: RegistryCronJob): CronJobParts {
 
 /** The schedule of a cron job: its expression and time zone. */
 export function cronSchedule({ cronTime }: CronJobParts): JobSchedule {
-  return { kind: 'cron', schedule: String(cronTime.source), timeZone: cronTime.timeZone ?? undefined };
+  return { kind: 'cron', schedule: String(cronTime.source), timeZone: cronTime.timeZone ?? null };
 }
 
 /** The period of a Node.js interval, or the delay of a timeout, ms. */
@@ -63,5 +63,5 @@ export function timerPeriod(timer: TimerParts): number | undefined {
 
 /** The schedule of an interval or timeout: its period or delay, ms. */
 export function timerSchedule(kind: 'interval' | 'timeout', period: number | undefined): JobSchedule {
-  return { kind, schedule: String(period ?? '') };
+  return { kind, schedule: String(period ?? ''), timeZone: null };
 }

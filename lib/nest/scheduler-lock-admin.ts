@@ -5,15 +5,15 @@ import type { ClusterNode, HistoryEntry, OperatorNote } from '../operators/clust
 import type { ClusterJobHealth } from '../operators/job-health.js';
 import type { JobOverview } from '../operators/job-overview.js';
 import { ElectionAdmin, type ElectionOverview, type StepDownOutcome } from '../operators/election-admin.js';
-import type { OperatorProvider } from '../operators/operator-store.js';
+import type { OperatorProvider } from '../operators/operator-provider.js';
 import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /**
  * The cluster's locked jobs for operators, from any node (also one that does not run the job): jobs, nodes,
- * run history, and pause / resume / trigger / unlock. Each steering action is recorded in the job's history
+ * run history, and pause / resume / trigger / unlock. Each operator action is recorded in the job's history
  * and emitted on this node as an `operator` event. Needs a provider with an operator store (the Redis and the
- * in-memory providers have one: `OperatorLockProvider`). A steering note is checked before the store is asked:
+ * in-memory providers have one: `OperatorLockProvider`). An operator note is checked before the store is asked:
  * an `InvalidOperatorNoteError` for an actor over 100 or a reason over 500 characters, or a control character.
  */
 @Injectable()
@@ -124,9 +124,10 @@ export class SchedulerLockAdmin {
       lockName,
       jobName,
       actor,
-      reason,
+      reason: reason ?? null,
       node: this.node,
       at: new Date(),
+      fencingToken: null,
     });
     return result;
   }

@@ -21,7 +21,7 @@ import { assertLockProvider } from '../core/provider/provider-checks.js';
 import { DEFAULT_ACQUIRE_TIMEOUT } from '../core/executor/executor-settings.js';
 import type { RunInstrumentation } from '../core/executor/run-instrumentation.js';
 import { OPERATOR_ABILITY_METHODS } from '../operators/operator-abilities.js';
-import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-store.js';
+import { DEFAULT_HISTORY_LIMIT } from '../operators/operator-provider.js';
 import { DEFAULT_HEALTH_POLICY } from '../operators/cluster-admin.js';
 import type { HealthPolicy } from '../operators/job-health.js';
 import { retryPolicy, type RetryPolicy } from '../occurrence/occurrence-policy.js';

@@ -86,7 +86,7 @@ export class LockMetrics {
         this.skips.add(1, { ...job, 'scheduler_lock.reason': event.reason });
         break;
       case 'finished': {
-        const attributes = { ...job, 'scheduler_lock.outcome': 'error' in event ? 'failed' : 'succeeded' };
+        const attributes = { ...job, 'scheduler_lock.outcome': event.outcome };
         this.runs.add(1, attributes);
         this.runDuration.record(event.durationMs / 1000, attributes);
         break;

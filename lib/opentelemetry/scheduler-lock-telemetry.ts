@@ -96,10 +96,10 @@ export class SchedulerLockTelemetry implements RunInstrumentation {
 
 function runAttributes(run: InstrumentedRun): Attributes {
   return {
-    'scheduler_lock.job': run.jobName,
+    'scheduler_lock.job': run.jobName ?? undefined,
     'scheduler_lock.lock': run.name,
     'scheduler_lock.locked_by': run.node,
-    'scheduler_lock.fencing_token': run.fencingToken,
+    'scheduler_lock.fencing_token': run.fencingToken ?? undefined,
     'scheduler_lock.occurrence': run.occurrence?.toISOString(),
     'scheduler_lock.attempt': run.recovery?.attempt ?? 1,
     'scheduler_lock.catch_up': run.catchUp,

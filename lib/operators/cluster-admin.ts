@@ -2,8 +2,8 @@ import { cronFireTimes, nextCronFireTime } from './next-fire-time.js';
 import { jobHealth, type HealthPolicy, type ClusterJobHealth } from './job-health.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, OperatorNote, TriggerResult } from './cluster-records.js';
 import { jobOverview, type JobOverview } from './job-overview.js';
-import type { LockReading, OperatorProvider } from './operator-store.js';
-import { checkedOperatorNote } from './steering-note.js';
+import type { LockReading, OperatorProvider } from './operator-provider.js';
+import { checkedOperatorNote } from './operator-note.js';
 
 /** A node counts as gone once it has missed this many heartbeats. */
 const MISSED_HEARTBEATS = 3;
@@ -38,7 +38,7 @@ export type TriggerOutcome =
   | { readonly triggered: false; readonly reason: 'not-taken' | 'unanswered'; readonly id: string };
 
 /**
- * The operator's view of a cluster and the steering actions, from any process that reaches its store: the
+ * The operator's view of a cluster and the operator actions, from any process that reaches its store: the
  * admin service of an app, the CLI, the status page. Framework-free; reads and writes through an
  * {@link OperatorProvider}, whichever store keeps it.
  */

@@ -2,8 +2,8 @@ import type { OperatorAction } from '../core/task/lock-events.js';
 
 /*
  * What an operator store keeps of a cluster's locked jobs: the catalogue and heartbeats nodes publish, the run
- * history written with each release, pauses, triggers and the steering actions. Stores keep them behind the
- * `OperatorProvider` port (operator-store.ts).
+ * history written with each release, pauses, triggers and the operator actions. Stores keep them behind the
+ * `OperatorProvider` port (operator-provider.ts).
  */
 
 /** A locked job as the nodes that run it publish it. */
@@ -13,11 +13,11 @@ export interface CatalogueJob {
   readonly kind: 'cron' | 'interval' | 'timeout';
   /** The cron expression, or the period / delay in ms of an interval / timeout job. */
   readonly schedule: string;
-  readonly timeZone?: string;
+  readonly timeZone: string | null;
   readonly lockAtMostFor: number;
   readonly lockAtLeastFor: number;
   /** The keepAlive lease (ms), when the job renews its lock. */
-  readonly lease?: number;
+  readonly lease: number | null;
   /** Whether each cron occurrence runs once cluster-wide. */
   readonly occurrence: boolean;
 }
@@ -43,35 +43,35 @@ export type HistoryOutcome = 'succeeded' | 'failed' | 'crashed' | 'lost';
 export interface RunHistoryEntry {
   readonly type: 'run';
   /** The cron occurrence, for once-per-occurrence jobs. */
-  readonly occurrence?: Date;
+  readonly occurrence: Date | null;
   readonly node: string;
   readonly startedAt: Date;
-  readonly finishedAt?: Date;
-  readonly durationMs?: number;
+  readonly finishedAt: Date | null;
+  readonly durationMs: number | null;
   readonly outcome: HistoryOutcome;
   /** The error's message, cut to 500 characters, when the run failed. */
-  readonly error?: string;
-  readonly fencingToken?: number;
+  readonly error: string | null;
+  readonly fencingToken: number | null;
   readonly attempt: number;
   /** For a run an operator asked for (`trigger`): who. */
-  readonly manual?: { readonly actor: string; readonly triggerId: string };
+  readonly manual: { readonly actor: string; readonly triggerId: string } | null;
 }
 
 /** An operator's action on a job, recorded in its history. */
 export interface OperatorEntry {
   readonly type: OperatorAction;
   readonly actor: string;
-  readonly reason?: string;
+  readonly reason: string | null;
   readonly at: Date;
   /** For `unlock`: who held the lock. */
-  readonly formerNode?: string;
+  readonly formerNode: string | null;
 }
 
 export type HistoryEntry = RunHistoryEntry | OperatorEntry;
 
-/** Who does a steering action, and why. */
+/** Who does an operator action, and why. */
 export interface OperatorNote {
-  /** Who: a user name, a service account, `cli:<user>`; at most 100 characters (steering-note.ts). */
+  /** Who: a user name, a service account, `cli:<user>`; at most 100 characters (operator-note.ts). */
   readonly actor: string;
   /** Why: at most 500 characters. Neither holds a control character. */
   readonly reason?: string;
@@ -80,7 +80,7 @@ export interface OperatorNote {
 /** A job's pause, while it lasts. */
 export interface PauseState {
   readonly actor: string;
-  readonly reason?: string;
+  readonly reason: string | null;
   readonly at: Date;
 }
 
@@ -89,7 +89,7 @@ export interface TriggerRequest {
   readonly id: string;
   readonly jobName: string;
   readonly actor: string;
-  readonly reason?: string;
+  readonly reason: string | null;
   readonly at: Date;
 }
 
@@ -98,5 +98,5 @@ export interface TriggerResult {
   readonly node: string;
   /** `started`: the run began (its outcome goes to the history); `skipped`: it could not take the lock. */
   readonly state: 'started' | 'skipped';
-  readonly reason?: string;
+  readonly reason: string | null;
 }

@@ -1,8 +1,8 @@
 import { leaderLockName } from '../leader/leader-campaign.js';
 import type { ClusterAdmin } from './cluster-admin.js';
 import type { HistoryEntry, OperatorNote } from './cluster-records.js';
-import type { OperatorProvider } from './operator-store.js';
-import { checkedOperatorNote } from './steering-note.js';
+import type { OperatorProvider } from './operator-provider.js';
+import { checkedOperatorNote } from './operator-note.js';
 
 /** An election as operators see it, read from the store: who leads, in which term, since when. */
 export interface ElectionOverview {

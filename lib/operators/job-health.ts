@@ -1,5 +1,5 @@
 import type { CatalogueJob, HistoryEntry, RunHistoryEntry } from './cluster-records.js';
-import type { LockState } from './operator-store.js';
+import type { LockState } from './operator-provider.js';
 
 /**
  * How a job stands, cluster-wide, from its schedule and the store's records:
@@ -127,7 +127,7 @@ function dueWithoutRun(
   const next = nextOccurrence(job, fireTimes);
   if (!next) return { missed: [], late: null };
   const claimed = new Set(
-    recent.filter(isRun).flatMap((run) => (run.occurrence === undefined ? [] : [run.occurrence.getTime()])),
+    recent.filter(isRun).flatMap((run) => (run.occurrence === null ? [] : [run.occurrence.getTime()])),
   );
   const paused = pausedSpans(recent);
   const missed: number[] = [];

@@ -1,5 +1,5 @@
 import type { CatalogueJob, HistoryEntry, HistoryOutcome, PauseState, RunHistoryEntry } from './cluster-records.js';
-import type { LockState } from './operator-store.js';
+import type { LockState } from './operator-provider.js';
 
 /** A job as an operator sees it, cluster-wide (`jobs` / `job NAME` of the CLI and the admin service). */
 export interface JobOverview {
@@ -8,9 +8,9 @@ export interface JobOverview {
   readonly kind: CatalogueJob['kind'];
   /** The cron expression, or `every <ms> ms` / `once after <ms> ms`. */
   readonly schedule: string;
-  readonly timeZone?: string;
+  readonly timeZone: string | null;
   readonly paused: boolean;
-  readonly pause?: PauseState;
+  readonly pause: PauseState | null;
   /** The node that holds the lock now, or `null`. */
   readonly holdingNode: string | null;
   /** Since when the holding node has it (that node's clock), or `null`. */
@@ -18,7 +18,7 @@ export interface JobOverview {
   /** Until when the lock is held at most as the store has it now, or `null`. */
   readonly lockedUntil: Date | null;
   /** The holder's fencing token, when held. */
-  readonly fencingToken?: number;
+  readonly fencingToken: number | null;
   /**
    * When a cron job fires next, from its expression and time zone with `cron`'s `CronTime` (without a
    * time zone, in the zone of the process that asks). `null` for interval and timeout jobs, and where the `cron`
@@ -41,10 +41,10 @@ export interface LastRun {
   readonly startedAt: Date;
   readonly finishedAt: Date | null;
   readonly durationMs: number | null;
-  readonly error?: string;
-  readonly fencingToken?: number;
+  readonly error: string | null;
+  readonly fencingToken: number | null;
   readonly attempt: number;
-  readonly manual?: RunHistoryEntry['manual'];
+  readonly manual: RunHistoryEntry['manual'];
 }
 
 /** What a job's overview is made of, as the store has it. */
@@ -69,7 +69,7 @@ export function jobOverview({ job, nodes, skips, lock, recent, nextFireAt }: Job
     kind: job.kind,
     schedule: describeSchedule(job),
     timeZone: job.timeZone,
-    paused: paused !== undefined,
+    paused: paused !== null,
     pause: paused,
     holdingNode: holder ? holder.node : null,
     lockedSince: holder ? holder.since : null,
@@ -84,12 +84,12 @@ export function jobOverview({ job, nodes, skips, lock, recent, nextFireAt }: Job
 
 function lastRun(run: RunHistoryEntry): LastRun {
   return {
-    occurrence: run.occurrence ?? null,
+    occurrence: run.occurrence,
     outcome: run.outcome,
     node: run.node,
     startedAt: run.startedAt,
-    finishedAt: run.finishedAt ?? null,
-    durationMs: run.durationMs ?? null,
+    finishedAt: run.finishedAt,
+    durationMs: run.durationMs,
     error: run.error,
     fencingToken: run.fencingToken,
     attempt: run.attempt,

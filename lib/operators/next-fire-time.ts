@@ -38,11 +38,11 @@ function loadCron(): Promise<CronPackage | undefined> {
  * (without one, in the time zone of the process that asks, which may differ from the app's). `null` when
  * `cron` cannot be loaded or does not accept the expression.
  */
-export async function nextCronFireTime(expression: string, timeZone?: string): Promise<Date | null> {
+export async function nextCronFireTime(expression: string, timeZone: string | null): Promise<Date | null> {
   const cron = await loadCron();
   if (!cron) return null;
   try {
-    return new cron.CronTime(expression, timeZone).sendAt().toJSDate();
+    return new cron.CronTime(expression, timeZone ?? undefined).sendAt().toJSDate();
   } catch {
     return null;
   }
@@ -52,14 +52,15 @@ export async function nextCronFireTime(expression: string, timeZone?: string): P
  * The fire times of a cron expression in `timeZone`, as the scheduler computes them; `null` when `cron` cannot
  * be loaded or does not accept the expression.
  */
-export async function cronFireTimes(expression: string, timeZone?: string): Promise<FireTimes | null> {
+export async function cronFireTimes(expression: string, timeZone: string | null): Promise<FireTimes | null> {
   const key = `${expression}\n${timeZone ?? ''}`;
   if (parsed.has(key)) return parsed.get(key)!;
   const cron = await loadCron();
   let fireTimes: FireTimes | null = null;
   try {
-    const cronTime = cron && new cron.CronTime(expression, timeZone);
-    if (cronTime) fireTimes = remembered((ms) => cronTime.getNextDateFrom(new Date(ms), timeZone).toMillis());
+    const zone = timeZone ?? undefined;
+    const cronTime = cron && new cron.CronTime(expression, zone);
+    if (cronTime) fireTimes = remembered((ms) => cronTime.getNextDateFrom(new Date(ms), zone).toMillis());
   } catch {
     // An expression `cron` refuses has no fire times.
   }

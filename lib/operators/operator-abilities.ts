@@ -1,6 +1,6 @@
 import type { LockConfiguration } from '../core/provider/lock-configuration.js';
 import type { LockProvider, SimpleLock } from '../core/provider/lock-provider.js';
-import type { OperatorProvider } from './operator-store.js';
+import type { OperatorProvider } from './operator-provider.js';
 
 /*
  * What a provider offers the operator console, one interface per ability like lib/core's

@@ -32,6 +32,17 @@ export function revived<T extends object>(stored: T): T {
 
 /** The history entry of a run `report`ed at its release, less its outcome: what every store records. */
 export function runEntry(report: RunReport, node: string, fencingToken: number | undefined) {
-  const finishedAt = new Date(report.startedAt.getTime() + report.durationMs);
-  return { type: 'run', ...report, finishedAt, node, fencingToken } as const;
+  const { startedAt, durationMs } = report;
+  return {
+    type: 'run',
+    occurrence: report.occurrence ?? null,
+    node,
+    startedAt,
+    finishedAt: new Date(startedAt.getTime() + durationMs),
+    durationMs,
+    error: report.error ?? null,
+    fencingToken: fencingToken ?? null,
+    attempt: report.attempt,
+    manual: report.manual ?? null,
+  } as const;
 }

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { OperatorLockProvider } from '../operators/operator-abilities.js';
-import type { HealthReportKind, OperatorProvider } from '../operators/operator-store.js';
+import type { HealthReportKind, OperatorProvider } from '../operators/operator-provider.js';
 import { uniqueLockName } from './lock-probes.js';
 import type { CheckDefinition } from './provider-subject.js';
 

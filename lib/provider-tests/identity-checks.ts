@@ -82,7 +82,7 @@ export const operatorIdentityChecks: CheckDefinition<JobLockProvider & OperatorL
         assert.equal(await operators.unlock(lockName, { actor: nodeName }), nodeName, 'the former holder unlock names');
         const [entry] = await operators.history(lockName, 1);
         assert.deepEqual([entry?.type, entry && 'formerNode' in entry && entry.formerNode], ['unlock', nodeName]);
-        assert.equal((await operators.lockState(lockName)).holder, undefined, 'the lock after its force-release');
+        assert.equal((await operators.lockState(lockName)).holder, null, 'the lock after its force-release');
         const next = won(await other.lockJob(configuration, false), 'the job lock after its force-release');
         await assert.rejects(lock.unlock(), LockNotHeldError, "the force-released holder's unlock()");
         await next.unlock();

@@ -28,6 +28,8 @@ const catalogueEntry = (lockName: string): CatalogueJob => ({
   lockAtMostFor: 60_000,
   lockAtLeastFor: 0,
   occurrence: true,
+  timeZone: null,
+  lease: null,
 });
 
 /** What operators read of a lock: its holder, since when, time left, token and pause; one lock, or the cluster's. */
@@ -60,7 +62,7 @@ export const lockStateChecks: Check[] = [
       assert.ok(holder.ttl > 50_000 && holder.ttl <= 60_000, `ttl ${holder.ttl} of a 60 s lock`);
       assert.equal(fencingToken, lock.fencingToken, "the holder's fencing token");
       await lock.unlock();
-      assert.equal((await operators.lockState(name)).holder, undefined, 'the holder after unlock()');
+      assert.equal((await operators.lockState(name)).holder, null, 'the holder after unlock()');
       assert.equal(await operators.unlock(name, { actor: 'carol', reason: 'just in case' }), undefined);
       assert.deepEqual(await operators.history(name, 10), [], 'the history after force-unlock of a free lock');
     },
@@ -106,7 +108,7 @@ export const lockStateChecks: Check[] = [
       assert.deepEqual(ranReading.recent, await operators.history(ran, 1), 'the newest entry alone (limit 1)');
       assert.deepEqual(entryTypes(ranReading.recent), ['pause']);
       const { lock: free, recent } = readings.get(untouched)!;
-      assert.deepEqual([free.holder, free.fencingToken, free.paused, recent], [undefined, undefined, undefined, []]);
+      assert.deepEqual([free.holder, free.fencingToken, free.paused, recent], [null, null, null, []]);
       const { readings: more } = await operators.clusterReading(10);
       assert.deepEqual(entryTypes(more.get(ran)!.recent), ['pause', 'run'], 'limit 10');
       await lock.unlock();

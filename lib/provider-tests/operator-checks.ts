@@ -37,7 +37,7 @@ export const operatorChecks: Check[] = [
       assert.ok(paused?.at instanceof Date, `the pause's time ${String(paused?.at)} is no Date`);
       assert.equal(await operators.resume(name, { actor: 'alice' }), true);
       assert.equal(await operators.resume(name, { actor: 'bob' }), false, 'resume() of a running job');
-      assert.equal((await operators.lockState(name)).paused, undefined, 'the pause after resume');
+      assert.equal((await operators.lockState(name)).paused, null, 'the pause after resume');
 
       const history = await operators.history(name, 10);
       assert.deepEqual(entryTypes(history), ['resume', 'pause', 'run']);
@@ -64,7 +64,7 @@ export const operatorChecks: Check[] = [
       );
       assert.deepEqual(run.startedAt, startedAt, 'the run as its node started it, a Date');
       assert.deepEqual(finishedAt, new Date(startedAt.getTime() + 5), 'finishedAt: startedAt plus the duration');
-      if (run.fencingToken !== undefined) assert.ok(run.fencingToken > 0, `fencing token ${run.fencingToken}`);
+      if (run.fencingToken !== null) assert.ok(run.fencingToken > 0, `fencing token ${run.fencingToken}`);
       assert.deepEqual(entryTypes(await operators.history(name, 1)), ['resume'], 'history(name, 1)');
     },
   },
@@ -107,7 +107,7 @@ export const operatorChecks: Check[] = [
       );
 
       assert.equal(await other.operatorProvider().triggerResult(request.id), undefined, 'a result before the report');
-      const result = { node: 'taking-node', state: 'started' } as const;
+      const result = { node: 'taking-node', state: 'started', reason: null } as const;
       await provider.operatorProvider().reportTrigger(request.id, result);
       assert.deepEqual(await other.operatorProvider().triggerResult(request.id), result);
       const next = await other.operatorProvider().requestTrigger(job, lockName, { actor: 'late-operator' });
@@ -154,6 +154,8 @@ export const operatorChecks: Check[] = [
         lockAtMostFor: 60_000,
         lockAtLeastFor: 0,
         occurrence: true,
+        timeZone: null,
+        lease: null,
       } as const;
       await provider.operatorProvider().publish(node(gone, now - 2 * HOUR), [entry]);
       await other.operatorProvider().publish(node(live, now), []);

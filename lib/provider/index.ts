@@ -49,7 +49,7 @@ export {
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
-} from '../operators/operator-store.js';
+} from '../operators/operator-provider.js';
 export type {
   CatalogueJob,
   HistoryOutcome,
@@ -61,7 +61,7 @@ export type {
 export type { OperatorAction } from '../core/task/lock-events.js';
 export type { LastRun } from '../operators/job-overview.js';
 export { ClusterAdmin } from '../operators/cluster-admin.js';
-export { ACTOR_MAX_LENGTH, REASON_MAX_LENGTH } from '../operators/steering-note.js';
+export { ACTOR_MAX_LENGTH, REASON_MAX_LENGTH } from '../operators/operator-note.js';
 
 // Other extension points of the executor: its settings, logger and run instrumentation.
 export type { LockingTaskExecutorSettings } from '../core/executor/executor-settings.js';

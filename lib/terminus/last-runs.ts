@@ -18,8 +18,8 @@ export class LastRuns {
 
   constructor(events: LockEvents) {
     this.subscription = events.events$.subscribe((event) => {
-      if (event.type !== 'finished' || event.jobName === undefined) return;
-      this.byJob.set(event.jobName, { outcome: 'error' in event ? 'failed' : 'succeeded', at: event.at });
+      if (event.type !== 'finished' || event.jobName === null) return;
+      this.byJob.set(event.jobName, { outcome: event.outcome, at: event.at });
     });
   }
 

@@ -27,25 +27,25 @@ export interface JobHealth {
   readonly lockName: string;
   /** Whether this node is running the job now. */
   readonly running: boolean;
-  /** How long this node's run has been going (ms), while it runs. */
-  readonly runningForMs?: number;
+  /** How long this node's run has been going (ms) while it runs, or `null`. */
+  readonly runningForMs: number | null;
   /**
    * This node's run went on past its lock (`lockAtMostFor` reached, or its lease not renewed in time):
    * it runs too long, unlocked, and another node may start the job meanwhile.
    */
-  readonly outlivedLock?: boolean;
-  /** How the job's last run on this node ended, and when. */
-  readonly lastRun?: { readonly outcome: 'succeeded' | 'failed'; readonly at: string };
+  readonly outlivedLock: boolean;
+  /** How the job's last run on this node ended, and when; `null` before its first. */
+  readonly lastRun: { readonly outcome: 'succeeded' | 'failed'; readonly at: string } | null;
   /**
    * The job's last occurrence cluster-wide (once-per-occurrence cron jobs): when it was due, its state
-   * (`failed`, `crashed`…), who ran it, and whether its lock is held now.
+   * (`failed`, `crashed`…), who ran it, and whether its lock is held now; `null` for other jobs.
    */
-  readonly lastOccurrence?: {
+  readonly lastOccurrence: {
     readonly occurrence: string;
     readonly state: JobRecord['state'];
     readonly node: string;
     readonly held: boolean;
-  };
+  } | null;
 }
 
 const DEFAULT_TIMEOUT = 1_000;
@@ -128,16 +128,12 @@ export class SchedulerLockHealthIndicator implements OnModuleDestroy {
     return {
       lockName,
       running: run !== undefined,
-      ...(run && { runningForMs: Math.round(run.runningForMs), outlivedLock: run.outlivedLock }),
-      ...(lastRun && { lastRun: { outcome: lastRun.outcome, at: lastRun.at.toISOString() } }),
-      ...(record && {
-        lastOccurrence: {
-          occurrence: record.occurrence.toISOString(),
-          state: record.state,
-          node: record.node,
-          held: record.held,
-        },
-      }),
+      runningForMs: run ? Math.round(run.runningForMs) : null,
+      outlivedLock: run?.outlivedLock ?? false,
+      lastRun: lastRun ? { outcome: lastRun.outcome, at: lastRun.at.toISOString() } : null,
+      lastOccurrence: record
+        ? { occurrence: record.occurrence.toISOString(), state: record.state, node: record.node, held: record.held }
+        : null,
     };
   }
 }

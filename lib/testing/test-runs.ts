@@ -6,15 +6,15 @@ export interface TestRun {
   /** The node that ran it (its `node`). */
   readonly node: string;
   /** For a once-per-occurrence cron job: the fire time the run belonged to. */
-  readonly occurrence: Date | undefined;
+  readonly occurrence: Date | null;
   /** How it ended: `lost` when its lock was gone by then, `crashed` as a node taking over found it. */
   readonly outcome: HistoryOutcome;
   /** 1, or 2 and more for a re-run of an occurrence whose node died (`onCrash: 'rerun'`). */
   readonly attempt: number;
   readonly startedAt: Date;
-  readonly fencingToken: number | undefined;
+  readonly fencingToken: number | null;
   /** For a run an operator asked for (`trigger`): who. */
-  readonly manual: { readonly actor: string } | undefined;
+  readonly manual: { readonly actor: string } | null;
 }
 
 /** The runs in a job's history (newest first), oldest first. */

@@ -11,18 +11,18 @@ export interface TickRan {
   /** The node that ran it. */
   readonly node: string;
   /** For a once-per-occurrence cron job: the fire time the tick claimed. */
-  readonly occurrence: Date | undefined;
-  readonly fencingToken: number | undefined;
+  readonly occurrence: Date | null;
+  readonly fencingToken: number | null;
   /** Whether the handler threw (or rejected): then `error` holds what it threw. */
   readonly failed: boolean;
   /**
    * What the handler resolved to: a decorated `@Cron`, `@Interval` or `@Timeout` method's return value, awaited
    * (taken from inside `@nestjs/schedule`'s own wrapper of the method, which keeps none), or a runtime job's.
    */
-  readonly result?: unknown;
-  readonly error?: unknown;
-  /** Why the run's lock was lost while it ran (its signal aborted), or found gone at its release. */
-  readonly lost: LockLostReason | undefined;
+  readonly result: unknown;
+  readonly error: unknown;
+  /** Why the run's lock was lost while it ran (its signal aborted), or found gone at its release; or `null`. */
+  readonly lost: LockLostReason | null;
 }
 
 /** A tick that did not run the handler, and why (`locked`, `already-ran`, `paused`, `provider-error`, `shutdown`). */
@@ -31,7 +31,8 @@ export interface TickSkipped {
   readonly jobName: string;
   readonly node: string;
   readonly reason: SkipReason;
-  readonly error?: unknown;
+  /** The store's error for `provider-error`; `null` otherwise. */
+  readonly error: unknown;
 }
 
 /** What one tick of a locked job did. */
@@ -42,8 +43,8 @@ interface TickProbe {
   readonly jobName: string;
   readonly node: string;
   attempted: boolean;
-  run?: { occurrence: Date | undefined; fencingToken: number | undefined; signal: AbortSignal };
-  handled?: { failed: boolean; result?: unknown; error?: unknown };
+  run?: { occurrence: Date | null; fencingToken: number | null; signal: AbortSignal };
+  handled?: { failed: boolean; result: unknown; error: unknown };
   settle(outcome: TickOutcome): void;
 }
 
@@ -78,10 +79,10 @@ export class TickRecorder implements RunInstrumentation {
     probe.run = { occurrence: run.occurrence, fencingToken: run.fencingToken, signal: run.signal };
     try {
       const result = await call();
-      probe.handled = { failed: false, result };
+      probe.handled = { failed: false, result, error: null };
       return result;
     } catch (error) {
-      probe.handled = { failed: true, error };
+      probe.handled = { failed: true, result: null, error };
       throw error;
     }
   }
@@ -120,8 +121,8 @@ export class TickRecorder implements RunInstrumentation {
       const { occurrence, fencingToken, signal } = probe.run;
       const aborted = signal.aborted ? (signal.reason as { reason?: LockLostReason }).reason : undefined;
       const lost =
-        aborted ?? (event.type === 'release-failed' && event.reason !== 'provider-error' ? event.reason : undefined);
-      const handled = probe.handled ?? { failed: false };
+        aborted ?? (event.type === 'release-failed' && event.reason !== 'provider-error' ? event.reason : null);
+      const handled = probe.handled ?? { failed: false, result: null, error: null };
       probe.settle({ status: 'ran', jobName, node, occurrence, fencingToken, lost, ...handled });
     }
   }

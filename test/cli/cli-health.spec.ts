@@ -5,7 +5,7 @@ import { ClusterAdmin } from '../../lib/operators/cluster-admin.js';
 import { ElectionAdmin } from '../../lib/operators/election-admin.js';
 import type { CatalogueJob, RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
-import type { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-store.js';
+import type { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-provider.js';
 
 const T0 = Date.parse('2027-01-01T00:00:00Z');
 const JOB: CatalogueJob = {
@@ -16,6 +16,8 @@ const JOB: CatalogueJob = {
   lockAtMostFor: 60_000,
   lockAtLeastFor: 0,
   occurrence: true,
+  timeZone: null,
+  lease: null,
 };
 
 function ran(second: number, outcome: RunHistoryEntry['outcome'] = 'succeeded'): RunHistoryEntry {
@@ -25,8 +27,13 @@ function ran(second: number, outcome: RunHistoryEntry['outcome'] = 'succeeded'):
     occurrence: new Date(occurrence),
     node: 'node-1',
     startedAt: new Date(occurrence + 5),
+    finishedAt: null,
+    durationMs: null,
     outcome,
+    error: null,
+    fencingToken: null,
     attempt: 1,
+    manual: null,
   };
 }
 

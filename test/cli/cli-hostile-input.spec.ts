@@ -1,7 +1,7 @@
 import type { HistoryEntry } from '../../lib/index.js';
 import { freePort, startPrivateRedisServer } from '../support/redis-server.js';
 import { waitUntil } from '../support/wait-until.js';
-import { HEARTBEAT, redisOperatorStore, useOperatedCluster } from './support/operated-app.js';
+import { HEARTBEAT, redisOperatorProvider, useOperatedCluster } from './support/operated-app.js';
 import { runCliInProcess, type CliRun } from './support/run-cli.js';
 
 const cluster = useOperatedCluster('cli-hostile');
@@ -39,7 +39,7 @@ describe('nest-scheduler-lock: text from Redis is printed escaped', () => {
     const note = { actor: HOSTILE_ACTOR, reason: HOSTILE_REASON };
     const steer = ['--actor', HOSTILE_ACTOR, '--reason', HOSTILE_REASON];
     expect(await cluster.operator.run('trigger', 'sweep', ...steer)).toMatchObject({ code: 2, stdout: '' });
-    const store = redisOperatorStore(cluster.shared.client, cluster.shared.prefix);
+    const store = redisOperatorProvider(cluster.shared.client, cluster.shared.prefix);
     expect(await store.requestTrigger('sweep', 'sweep', note)).toMatchObject({ queued: true });
     await waitUntil(async () => {
       const history = await cluster.operator.json<HistoryEntry[]>('history', 'sweep');

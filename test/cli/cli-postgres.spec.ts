@@ -121,10 +121,10 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
     );
     expect(await operator.text('resume', 'report', '--actor', 'ops:bob')).toBe('Resumed report.\n');
     await started;
-    const steering = (await operator.json<HistoryEntry[]>('history', 'report', '--limit', '50')).filter(
+    const operatorEntries = (await operator.json<HistoryEntry[]>('history', 'report', '--limit', '50')).filter(
       (entry) => entry.type !== 'run',
     );
-    expect(steering).toEqual([
+    expect(operatorEntries).toEqual([
       { type: 'resume', actor: 'ops:bob', at: expect.stringMatching(ISO_TIME) },
       { type: 'pause', actor: 'ops:alice', reason, at: expect.stringMatching(ISO_TIME) },
     ]);

@@ -10,7 +10,7 @@ import {
   HEARTBEAT,
   JOB_NAMES,
   RunGate,
-  redisOperatorStore,
+  redisOperatorProvider,
   startOperatedApp,
   waitForNodes,
 } from './support/operated-app.js';
@@ -37,7 +37,7 @@ afterAll(async () => {
 describe('nest-scheduler-lock on a Redis Cluster (3 masters)', () => {
   it('reads and steers the jobs of an app on the Cluster, through a list of startup nodes or --cluster', async () => {
     const app = await startOperatedApp('node-a', gate, { redis: client, keyPrefix });
-    await waitForNodes(redisOperatorStore(client, keyPrefix), ['node-a']);
+    await waitForNodes(redisOperatorProvider(client, keyPrefix), ['node-a']);
     const [first, second, third] = redisCluster.ports;
     const connection = ['--prefix', keyPrefix, '--heartbeat', HEARTBEAT];
     // The views and actions in this process; the built bin once, through one node with --cluster, below.

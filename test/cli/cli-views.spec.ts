@@ -10,7 +10,7 @@ import {
   JOB_NAMES,
   NOON,
   NOON_LEASE_MS,
-  redisOperatorStore,
+  redisOperatorProvider,
   useOperatedCluster,
   waitForNodes,
 } from './support/operated-app.js';
@@ -236,7 +236,7 @@ describe('nest-scheduler-lock nodes', () => {
     const [, nodeB] = await startNodes('node-a', 'node-b');
     jest.useFakeTimers({ doNotFake: [...REAL_TIMERS], now: Date.now() });
     // Each node's next heartbeat carries the frozen time: from then on, neither can look silent.
-    await waitForNodes(redisOperatorStore(cluster.shared.client, cluster.shared.prefix), ['node-a', 'node-b']);
+    await waitForNodes(redisOperatorProvider(cluster.shared.client, cluster.shared.prefix), ['node-a', 'node-b']);
     const nodes = await cluster.operator.json<Wire<ClusterNode[]>>('nodes');
     expect(nodes.map((node) => node.node)).toEqual(['node-a', 'node-b']);
     for (const node of nodes) {

@@ -32,7 +32,7 @@ describe('LockEvents subscribers', () => {
     await waitUntil(() => reported.length === sequence.length, 'rxjs reported each exception (on a later turn)');
 
     expect(result).toEqual({ executed: true, result: 'report' });
-    expect((await provider.operatorProvider().lockState('report')).holder).toBeUndefined(); // released
+    expect((await provider.operatorProvider().lockState('report')).holder).toBeNull(); // released
     // The subscriber stays subscribed and sees every event; rxjs reports each of its exceptions.
     expect(seen).toEqual(sequence);
     expect(reported).toEqual(

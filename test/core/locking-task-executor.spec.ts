@@ -219,7 +219,7 @@ describe('LockingTaskExecutor', () => {
     const provider = new RecordingLockProvider(store);
     const { executor } = executorOn(provider);
     const [outer, inner] = [uniqueLockName('outer'), uniqueLockName('inner')];
-    const seen: { name?: string; fencingToken?: number; node?: string }[] = [];
+    const seen: { name?: string; fencingToken?: number | null; node?: string }[] = [];
     const look = () => {
       const lock = currentLock();
       seen.push({ name: lock?.name, fencingToken: lock?.fencingToken, node: lock?.node });

@@ -6,8 +6,8 @@ import {
 } from './fake-time-dashboard-app.js';
 import { rawRequest } from './raw-request.js';
 
-/** The headers the page sends with a steering POST. */
-const STEERING = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
+/** The headers the page sends with an operator action POST. */
+const ACTION_HEADERS = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
 
 let running: FakeTimeDashboardApp | undefined;
 fakeClockForEachTest();
@@ -26,7 +26,7 @@ describe.each(PLATFORMS)("the page's election API on %s", (platform) => {
     ]);
     const steered = await rawRequest(`${running.pageUrl}/api/elections/feed/step-down`, {
       method: 'POST',
-      headers: STEERING,
+      headers: ACTION_HEADERS,
       body: '{"reason":"drain"}',
     });
     expect([steered.status, JSON.parse(steered.body)]).toEqual([200, { steppedDown: false, reason: 'no-leader' }]);
@@ -36,7 +36,7 @@ describe.each(PLATFORMS)("the page's election API on %s", (platform) => {
     running = await startFakeTimeDashboardApp({ dangerouslyAllowEveryone: true, readOnly: true }, { platform });
     const steered = await rawRequest(`${running.pageUrl}/api/elections/feed/step-down`, {
       method: 'POST',
-      headers: STEERING,
+      headers: ACTION_HEADERS,
       body: '{}',
     });
     expect(steered.status).toBe(403);

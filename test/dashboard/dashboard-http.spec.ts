@@ -12,8 +12,8 @@ import { deferred, waitUntil } from '../support/wait-until.js';
 import { ISO_TIME, type Wire } from '../support/wire-times.js';
 import { PLATFORMS, REPORT_JOB, startDashboardApp, type DashboardApp, type Platform } from './dashboard-app.js';
 
-/** The headers the page sends with a steering POST. */
-const STEERING = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
+/** The headers the page sends with an operator action POST. */
+const ACTION_HEADERS = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
 const alice = { authorize: () => ({ actor: 'alice@example.com' }) };
 
 let running: DashboardApp | undefined;
@@ -39,7 +39,7 @@ async function getJson<T>(app: DashboardApp, path: string): Promise<T> {
 }
 
 function steer(app: DashboardApp, action: string, init: { headers?: Record<string, string>; body?: string } = {}) {
-  const { headers = STEERING, body = '{}' } = init;
+  const { headers = ACTION_HEADERS, body = '{}' } = init;
   return fetch(`${app.pageUrl}/api/jobs/${REPORT_JOB}/${action}`, { method: 'POST', headers, body });
 }
 
@@ -319,7 +319,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     app.job.hold.resolve();
   });
 
-  it('refuses steering a cross-site form or script could forge: form-encoded, no header, another origin', async () => {
+  it('refuses an action a cross-site form or script could forge: form-encoded, no header, another origin', async () => {
     const app = await start(alice);
     const refusals: [string, Record<string, string>, string][] = [
       [
@@ -330,8 +330,8 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       ['a same-origin form', { 'Content-Type': 'application/x-www-form-urlencoded', Origin: app.origin }, 'reason=x'],
       ['a text/plain form with the header', { 'Content-Type': 'text/plain', 'X-Scheduler-Lock': '1' }, '{}'],
       ['JSON without the header', { 'Content-Type': 'application/json' }, '{}'],
-      ['JSON with the header from another origin', { ...STEERING, Origin: 'https://evil.example' }, '{}'],
-      ['JSON with the header from an opaque origin', { ...STEERING, Origin: 'null' }, '{}'],
+      ['JSON with the header from another origin', { ...ACTION_HEADERS, Origin: 'https://evil.example' }, '{}'],
+      ['JSON with the header from an opaque origin', { ...ACTION_HEADERS, Origin: 'null' }, '{}'],
     ];
     for (const [what, headers, body] of refusals) {
       const response = await steer(app, 'pause', { headers, body });
@@ -341,19 +341,19 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
     expect(await app.admin.history(REPORT_JOB, 10)).toEqual([]);
 
-    expect((await steer(app, 'pause', { headers: { ...STEERING, Origin: app.origin } })).status).toBe(200);
+    expect((await steer(app, 'pause', { headers: { ...ACTION_HEADERS, Origin: app.origin } })).status).toBe(200);
     expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(true);
   });
 
-  it('refuses steering from the same host under another scheme or port: an origin is scheme, host and port', async () => {
+  it('refuses an action from the same host under another scheme or port: an origin is scheme, host and port', async () => {
     const app = await start(alice);
     const { port } = new URL(app.origin);
     for (const origin of [`https://127.0.0.1:${port}`, `http://127.0.0.1:${Number(port) + 1}`, 'http://127.0.0.1']) {
-      const response = await steer(app, 'pause', { headers: { ...STEERING, Origin: origin } });
+      const response = await steer(app, 'pause', { headers: { ...ACTION_HEADERS, Origin: origin } });
       expect([origin, response.status]).toEqual([origin, 403]);
     }
     expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
-    expect((await steer(app, 'pause', { headers: { ...STEERING, Origin: app.origin } })).status).toBe(200);
+    expect((await steer(app, 'pause', { headers: { ...ACTION_HEADERS, Origin: app.origin } })).status).toBe(200);
   });
 
   // A body the platform cannot parse is answered by its body parser, before any of the page's code runs.
@@ -365,7 +365,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       ['session', fetch(`${app.pageUrl}/api/session`)],
       ['bad limit', fetch(`${app.pageUrl}/api/jobs/${REPORT_JOB}/history?limit=0`)],
       ['unknown job', fetch(`${app.pageUrl}/api/jobs/no-such-job/history`)],
-      ['no steering header', steer(app, 'pause', { headers: { 'Content-Type': 'application/json' } })],
+      ['no action header', steer(app, 'pause', { headers: { 'Content-Type': 'application/json' } })],
       ['unknown action', steer(app, 'delete')],
     ];
     const statuses: Record<string, number> = {};
@@ -385,17 +385,17 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
       session: 200,
       'bad limit': 400,
       'unknown job': 404,
-      'no steering header': 403,
+      'no action header': 403,
       'unknown action': 404,
       refused: 403,
     });
   });
 
-  it('accepts a steering request from a trusted origin', async () => {
+  it('accepts an operator action request from a trusted origin', async () => {
     const app = await start({ ...alice, trustedOrigins: ['https://ops.example.com'] });
-    expect((await steer(app, 'pause', { headers: { ...STEERING, Origin: 'https://ops.example.com' } })).status).toBe(
-      200,
-    );
+    expect(
+      (await steer(app, 'pause', { headers: { ...ACTION_HEADERS, Origin: 'https://ops.example.com' } })).status,
+    ).toBe(200);
     expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(true);
   });
 
@@ -403,7 +403,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     const app = await start(alice);
     const unknownJob = await fetch(`${app.pageUrl}/api/jobs/no-such-job/pause`, {
       method: 'POST',
-      headers: STEERING,
+      headers: ACTION_HEADERS,
       body: '{}',
     });
     expect(unknownJob.status).toBe(404);
@@ -416,7 +416,7 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     expect((await app.admin.getJob(REPORT_JOB)).paused).toBe(false);
   });
 
-  it('refuses every steering action when readOnly, and says so in the session', async () => {
+  it('refuses every operator action when readOnly, and says so in the session', async () => {
     const app = await start({ ...alice, readOnly: true });
     expect(await getJson(app, 'session')).toEqual({ actor: 'alice@example.com', readOnly: true, open: false });
     for (const action of ['pause', 'resume', 'trigger', 'unlock']) {
@@ -441,13 +441,13 @@ describe.each(PLATFORMS)('status page over HTTP (%s)', (platformOfBlock) => {
     expect((await steer(app, 'pause')).status).toBe(200);
   });
 
-  it('refuses steering to a user authorize marks read-only, and lets the others steer', async () => {
+  it('refuses actions to a user authorize marks read-only, and lets the others steer', async () => {
     const app = await start({
       authorize: (request: { headers: Record<string, string> }) =>
         request.headers['x-user'] === 'viewer' ? { actor: 'viewer', readOnly: true } : { actor: 'operator' },
     });
-    expect((await steer(app, 'pause', { headers: { ...STEERING, 'X-User': 'viewer' } })).status).toBe(403);
-    expect((await steer(app, 'pause', { headers: { ...STEERING, 'X-User': 'operator' } })).status).toBe(200);
+    expect((await steer(app, 'pause', { headers: { ...ACTION_HEADERS, 'X-User': 'viewer' } })).status).toBe(403);
+    expect((await steer(app, 'pause', { headers: { ...ACTION_HEADERS, 'X-User': 'operator' } })).status).toBe(200);
     expect((await app.admin.getJob(REPORT_JOB)).pause?.actor).toBe('operator');
   });
 

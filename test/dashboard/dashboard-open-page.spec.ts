@@ -7,8 +7,8 @@ import {
 } from './fake-time-dashboard-app.js';
 import { rawRequest } from './raw-request.js';
 
-/** The headers the page sends with a steering POST. */
-const STEERING = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
+/** The headers the page sends with an operator action POST. */
+const ACTION_HEADERS = { 'Content-Type': 'application/json', 'X-Scheduler-Lock': '1' };
 const NODE_ENV = process.env.NODE_ENV;
 
 let running: FakeTimeDashboardApp | undefined;
@@ -60,7 +60,7 @@ describe.each(PLATFORMS)('the open page (dangerouslyAllowEveryone) on %s', (plat
       expect(refused.body).not.toContain('"open":true');
       const steered = await rawRequest(`${app.pageUrl}/api/jobs/${REPORT_JOB}/pause`, {
         method: 'POST',
-        headers: STEERING,
+        headers: ACTION_HEADERS,
         body: '{}',
       });
       expect([production, steered.status]).toEqual([production, 403]);
@@ -89,7 +89,7 @@ describe.each(PLATFORMS)('the open page (dangerouslyAllowEveryone) on %s', (plat
       expect([headers, read.status]).toEqual([headers, 403]);
       const steered = await rawRequest(`${app.pageUrl}/api/jobs/${REPORT_JOB}/pause`, {
         method: 'POST',
-        headers: hostHeaders(app, '127.0.0.1:{port}', { ...STEERING, ...headers }),
+        headers: hostHeaders(app, '127.0.0.1:{port}', { ...ACTION_HEADERS, ...headers }),
         body: '{}',
       });
       expect([headers, steered.status]).toEqual([headers, 403]);

@@ -36,7 +36,7 @@ describe('the nest-scheduler-lock/dashboard entry point (built package)', () => 
     expect(loaded.dashboardExports).toEqual([
       'ANONYMOUS_ACTOR',
       'DEFAULT_DASHBOARD_PATH',
-      'STEERING_HEADER',
+      'OPERATOR_ACTION_HEADER',
       'SchedulerLockDashboardModule',
     ]);
   });

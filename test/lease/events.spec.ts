@@ -38,11 +38,11 @@ async function startApp(
  */
 function sequence(events$: LockEvents['events$'], count: number): Promise<LockEvent[]> {
   let attempted = false;
-  let token: number | undefined;
+  let token: number | null = null;
   return events(
     events$,
     (event) => {
-      if (token === undefined) {
+      if (token === null) {
         attempted ||= event.type === 'attempt';
         token = event.fencingToken;
         return attempted;

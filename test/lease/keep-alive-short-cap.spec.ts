@@ -20,7 +20,7 @@ describe('keepAlive with a lease longer than lockAtMostFor', () => {
       async () => {
         // Past the lease keeper's first wake-up, far from the 800 ms cap.
         await jest.advanceTimersByTimeAsync(100);
-        const held = (await provider.operatorProvider().lockState('short-cap')).holder !== undefined;
+        const held = (await provider.operatorProvider().lockState('short-cap')).holder !== null;
         return { aborted: currentLock()!.signal.aborted, held };
       },
       { name: 'short-cap', lockAtMostFor: 800, keepAlive: true },

@@ -347,7 +347,7 @@ describe('@SchedulerLock on @nestjs/schedule jobs', () => {
 
     const finished = await runClockUntil(nextEvent(app.history$, jobEvent('finished', 'AssertingJob.check')));
 
-    expect(finished.error).toBeUndefined();
+    expect(finished.error).toBeNull();
     expect(app.get(AssertingJob).outcomes).toEqual(['asserted']);
     expect(() => app.get(AssertingJob).check()).toThrow(/not running under a scheduler lock/);
   });
@@ -375,7 +375,7 @@ describe('jobs added to SchedulerRegistry at runtime', () => {
     // Fired by hand, well before its date: cron's own timer for a one-shot date can throw "Date in past"
     // when it wakes in the millisecond of the date (cron 4), which is no part of what is tested here.
     const fireAt = new Date(Date.now() + 60_000);
-    let occurrence: Date | undefined;
+    let occurrence: Date | null | undefined;
     const job = new CronJob(fireAt, () => {
       occurrence = currentLock()?.occurrence;
       return recorder.record('one-shot');

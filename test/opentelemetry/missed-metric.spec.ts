@@ -13,7 +13,7 @@ describe('the missed occurrences metric', () => {
     const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
     const events = new LockEvents();
     new LockMetrics(new MeterProvider({ readers: [reader] }).getMeter('test')).observe(events);
-    const base = { lockName: 'report', jobName: 'report', node: 'node-1', at: new Date() };
+    const base = { lockName: 'report', jobName: 'report', node: 'node-1', at: new Date(), fencingToken: null };
     events.emit({ ...base, type: 'missed', occurrences: [new Date(0), new Date(2_000)] });
     events.emit({ ...base, type: 'failing', failuresInARow: 3 });
     events.emit({ ...base, type: 'missed', occurrences: [new Date(4_000)] });

@@ -151,7 +151,9 @@ describe('SchedulerLockTelemetry (OpenTelemetry SDK, in-memory exporters)', () =
 
   it('marks a failed run: error status, the exception, outcome failed, counted by outcome', async () => {
     const app = await startTracedApp([FailingJob]);
-    await runClockUntil(nextEvent(app.history$, (event) => jobEvent('finished', 'failing')(event) && 'error' in event));
+    await runClockUntil(
+      nextEvent(app.history$, (event) => jobEvent('finished', 'failing')(event) && event.outcome === 'failed'),
+    );
 
     const run = telemetry.spans.getFinishedSpans().find((span) => span.name === 'scheduler_lock.run failing')!;
     expect(run.status).toEqual({ code: 2, message: 'TypeError' }); // SpanStatusCode.ERROR

@@ -222,6 +222,8 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       kind: 'interval',
       schedule: '1000',
       occurrence: false,
+      timeZone: null,
+      lease: null,
     } as const;
     await ghostStore.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }]);
     const admin = new ClusterAdmin(ghostStore, 60_000);

@@ -1,7 +1,7 @@
 import type { CatalogueJob, HistoryEntry, RunHistoryEntry } from '../../lib/operators/cluster-records.js';
 import { jobHealth, type HealthFacts } from '../../lib/operators/job-health.js';
 import { cronFireTimes } from '../../lib/operators/next-fire-time.js';
-import type { LockState } from '../../lib/operators/operator-store.js';
+import type { LockState } from '../../lib/operators/operator-provider.js';
 
 /** A `@Cron('*\/2 * * * * *')` job: due at every even second. */
 const CRON: CatalogueJob = {
@@ -12,6 +12,8 @@ const CRON: CatalogueJob = {
   lockAtMostFor: 60_000,
   lockAtLeastFor: 0,
   occurrence: true,
+  timeZone: null,
+  lease: null,
 };
 const INTERVAL: CatalogueJob = { ...CRON, kind: 'interval', schedule: '5000', occurrence: false };
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -23,13 +25,19 @@ function run(occurrence: number, outcome: RunHistoryEntry['outcome'] = 'succeede
     occurrence: new Date(occurrence),
     node: 'node-a',
     startedAt: new Date(occurrence + 3),
+    finishedAt: null,
+    durationMs: null,
     outcome,
+    error: null,
+    fencingToken: null,
     attempt: 1,
+    manual: null,
   };
 }
 
-async function facts(recent: HistoryEntry[], lock: LockState = {}, job = CRON): Promise<HealthFacts> {
-  const fireTimes = job.kind === 'cron' ? await cronFireTimes(job.schedule) : null;
+async function facts(recent: HistoryEntry[], held: Partial<LockState> = {}, job = CRON): Promise<HealthFacts> {
+  const fireTimes = job.kind === 'cron' ? await cronFireTimes(job.schedule, job.timeZone) : null;
+  const lock = { holder: null, fencingToken: null, paused: null, ...held };
   return { job, lock, recent, fireTimes, watchedSince: new Date(T0) };
 }
 
@@ -76,7 +84,7 @@ describe('jobHealth: a job cluster-wide from its schedule and its history', () =
     // A resume starts the count anew.
     const resumed = [
       run(T0 + 10_000, 'failed'),
-      { type: 'resume' as const, actor: 'ops', at: new Date(T0 + 9_500) },
+      { type: 'resume' as const, actor: 'ops', reason: null, at: new Date(T0 + 9_500), formerNode: null },
       ...recent,
     ];
     expect(jobHealth(await facts(resumed), POLICY, T0 + 11_000)).toMatchObject({ state: 'on-time', failuresInARow: 1 });
@@ -91,7 +99,7 @@ describe('jobHealth: a job cluster-wide from its schedule and its history', () =
   });
 
   it('measures an @Interval job against its interval', async () => {
-    const started = (at: number): RunHistoryEntry => ({ ...run(at), occurrence: undefined, startedAt: new Date(at) });
+    const started = (at: number): RunHistoryEntry => ({ ...run(at), occurrence: null, startedAt: new Date(at) });
     const recent = [started(T0 + 1_000)];
     expect(jobHealth(await facts(recent, {}, INTERVAL), POLICY, T0 + 6_400).state).toBe('on-time');
     expect(jobHealth(await facts(recent, {}, INTERVAL), POLICY, T0 + 6_600)).toMatchObject({

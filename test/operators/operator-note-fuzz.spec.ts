@@ -1,5 +1,5 @@
 import { InMemoryLockProvider } from '../../lib/index.js';
-import { checkedOperatorNote } from '../../lib/operators/steering-note.js';
+import { checkedOperatorNote } from '../../lib/operators/operator-note.js';
 import { seededRandom, type Random } from '../../lib/provider-tests/seeded-random.js';
 
 /**

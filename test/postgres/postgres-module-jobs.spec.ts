@@ -22,7 +22,7 @@ interface SeenRun {
 function seen(): SeenRun {
   const lock = currentLock()!;
   return {
-    fencingToken: lock.fencingToken,
+    fencingToken: lock.fencingToken ?? undefined,
     occurrence: lock.occurrence?.getTime(),
   };
 }

@@ -32,6 +32,8 @@ const entry = (index: number): CatalogueJob => ({
   lockAtMostFor: 60_000,
   lockAtLeastFor: 0,
   occurrence: false,
+  timeZone: null,
+  lease: null,
 });
 
 const node = (jobs: number): ClusterNode => ({

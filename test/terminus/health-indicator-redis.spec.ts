@@ -84,7 +84,7 @@ describe('SchedulerLockHealthIndicator over HTTP (TerminusModule) on Redis', () 
   it('is up with details per job: failed last run, a held occurrence, a run that outlived its lock; no secret', async () => {
     const app = await startHealthApp([HealthJobs]);
     await Promise.all([
-      nextEvent(app.history$, (event) => jobEvent('finished', 'failing')(event) && 'error' in event),
+      nextEvent(app.history$, (event) => jobEvent('finished', 'failing')(event) && event.outcome === 'failed'),
       nextEvent(app.history$, jobEvent('started', 'report')),
       nextEvent(app.history$, jobEvent('lost', 'overrun')),
     ]);

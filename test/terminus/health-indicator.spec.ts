@@ -93,7 +93,7 @@ describe('SchedulerLockHealthIndicator over HTTP (TerminusModule)', () => {
     const app = await startHealthApp([HealthJobs]);
     await runClockUntil(
       Promise.all([
-        nextEvent(app.history$, (event) => jobEvent('finished', 'failing')(event) && 'error' in event),
+        nextEvent(app.history$, (event) => jobEvent('finished', 'failing')(event) && event.outcome === 'failed'),
         nextEvent(app.history$, jobEvent('started', 'report')),
         nextEvent(app.history$, jobEvent('lost', 'overrun')),
       ]),
@@ -110,7 +110,10 @@ describe('SchedulerLockHealthIndicator over HTTP (TerminusModule)', () => {
     expect(locks.jobs.failing).toEqual({
       lockName: 'failing',
       running: false,
+      runningForMs: null,
+      outlivedLock: false,
       lastRun: { outcome: 'failed', at: expect.stringMatching(ISO_TIME) },
+      lastOccurrence: null,
     });
     expect(locks.jobs.report).toMatchObject({
       running: true,

@@ -6,7 +6,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
 import { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
-import { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-store.js';
+import { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-provider.js';
 
 /** The 2 s occurrences start here; the nodes start 100 ms before the first. */
 const T0 = Date.parse('2027-01-01T00:00:00Z');

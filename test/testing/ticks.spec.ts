@@ -21,7 +21,7 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
     const outcome = await node.tick('yearly', { at: new Date(NEW_YEAR.getTime() + 300) });
     expect(outcome).toMatchObject({ status: 'ran', node: 'node-1', occurrence: NEW_YEAR });
     expect(handled).toEqual(['yearly on node-1']);
-    expect(outcome).toMatchObject({ failed: false, fencingToken: 1, lost: undefined });
+    expect(outcome).toMatchObject({ failed: false, fencingToken: 1, lost: null });
     // The claim is recorded in the store: a second tick of the same occurrence is skipped.
     expect(await node.tick('yearly', { at: new Date(NEW_YEAR.getTime() + 900) })).toMatchObject({
       status: 'skipped',
@@ -38,7 +38,7 @@ describe('tick(): a locked job run now, as the scheduler runs it', () => {
 
   it('ticks intervals and timeouts through the locked tick their timer calls', async () => {
     const [node] = await startNodes(store, 1);
-    expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', occurrence: undefined });
+    expect(await node.tick('warm-up')).toMatchObject({ status: 'ran', occurrence: null });
     expect(await node.tick('sweep')).toMatchObject({ status: 'ran' });
     expect(handled).toEqual(['warm-up on node-1', 'sweep on node-1']);
     // lockAtLeastFor 5m keeps the lock after the run: the next tick is skipped.

@@ -32,10 +32,11 @@ export class ActiveLock implements LockContext {
   private controller: AbortController | undefined;
   private lostReason: LockLostError | undefined;
   readonly name: string;
+  readonly jobName: string | null;
   readonly lease: number | undefined;
-  readonly occurrence: Date | undefined;
+  readonly occurrence: Date | null;
   readonly catchUp: boolean;
-  readonly recovery: RunDetails['recovery'];
+  readonly recovery: NonNullable<RunDetails['recovery']> | null;
   readonly manual: RunDetails['manual'];
   /** Whether the release records how the run ended (an occurrence's run). */
   readonly recordsOutcome: boolean;
@@ -59,19 +60,20 @@ export class ActiveLock implements LockContext {
     configuration: RunLockConfiguration,
     requestedAt: number,
     readonly node: string,
-    readonly jobName: string | undefined,
+    jobName: string | null,
     private readonly listener: ActiveLockListener,
   ) {
     const details = acquired.run ?? {};
     this.current = acquired.lock;
     this.recordsOutcome = acquired.recordsOutcome ?? false;
-    this.occurrence = details.occurrence === undefined ? undefined : new Date(details.occurrence);
+    this.occurrence = details.occurrence === undefined ? null : new Date(details.occurrence);
     this.catchUp = details.catchUp ?? false;
-    this.recovery = details.recovery;
+    this.recovery = details.recovery ?? null;
     this.manual = details.manual;
     this.requestedAt = requestedAt;
     // The configuration the lock was asked for, not the lock's own: a provider's lock need not carry one.
     this.name = configuration.name;
+    this.jobName = jobName;
     this.lease = configuration.lease;
     this.leastUntil = requestedAt + configuration.lockAtLeastFor;
     this.grant(requestedAt, configuration.lockAtMostFor);
@@ -97,8 +99,8 @@ export class ActiveLock implements LockContext {
     return new Date(this.epochOffset + this.expiresAt);
   }
 
-  get fencingToken(): number | undefined {
-    return this.current.fencingToken;
+  get fencingToken(): number | null {
+    return this.current.fencingToken ?? null;
   }
 
   get lost(): boolean {

@@ -67,11 +67,21 @@ export class HeldRuns {
       const around = this.instrumentation?.around(active, () => heldLocks.run(frame, task));
       const result = await (around ?? heldLocks.run(frame, task));
       failed = false;
-      this.events.ofRun(active, () => ({ type: 'finished', durationMs: performance.now() - startedAt }));
+      this.events.ofRun(active, () => ({
+        type: 'finished',
+        durationMs: performance.now() - startedAt,
+        outcome: 'succeeded',
+        error: null,
+      }));
       return { executed: true, result };
     } catch (error) {
       failure = error;
-      this.events.ofRun(active, () => ({ type: 'finished', durationMs: performance.now() - startedAt, error }));
+      this.events.ofRun(active, () => ({
+        type: 'finished',
+        durationMs: performance.now() - startedAt,
+        outcome: 'failed',
+        error,
+      }));
       throw error;
     } finally {
       frame.ended = true;

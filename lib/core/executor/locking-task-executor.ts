@@ -122,7 +122,7 @@ export class LockingTaskExecutor {
     acquisition: LockAcquisition = this.plainLock,
   ): Promise<TaskResult<T>> {
     const { name } = configuration;
-    const { jobName } = labels;
+    const jobName = labels.jobName ?? null;
     if (holdsLock(name)) return this.reentered(task);
     if (this.closing)
       return Promise.resolve(this.events.skipped({ executed: false, reason: 'shutdown' }, name, jobName));
@@ -157,7 +157,7 @@ export class LockingTaskExecutor {
    * The store did not answer the attempt, or failed: the run is skipped, the fault logged once per streak. An
    * attempt sent during an outage that fails once the store is back is that outage's (`requestedAt`).
    */
-  private notTaken(error: unknown, name: string, jobName: string | undefined, requestedAt: number): SkippedRun {
+  private notTaken(error: unknown, name: string, jobName: string | null, requestedAt: number): SkippedRun {
     this.faults.storeFailed(
       name,
       `Could not take lock "${name}"${jobLabel(jobName)}, skipping this run: ${describeError(error)}`,
@@ -172,7 +172,7 @@ export class LockingTaskExecutor {
     taken: AcquiredLock | SkippedRun,
     task: () => T | Promise<T>,
     configuration: RunLockConfiguration,
-    jobName: string | undefined,
+    jobName: string | null,
     requestedAt: number,
   ): SkippedRun | Promise<TaskResult<T>> {
     const { name } = configuration;

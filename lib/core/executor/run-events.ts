@@ -4,7 +4,7 @@ import type { SkippedRun } from './lock-acquisition.js';
 import type { SkipReason } from '../task/task-result.js';
 
 /** The fields every event of a run carries before its lock is taken. */
-type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'node' | 'at'>;
+type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'node' | 'at' | 'fencingToken'>;
 /** An event of a held lock, less the fields {@link RunEvents.ofRun} fills in. */
 type RunEvent = LockEvent extends infer E
   ? E extends LockEvent
@@ -28,14 +28,14 @@ export class RunEvents {
     private readonly node: string,
   ) {}
 
-  attempt(lockName: string, jobName: string | undefined): void {
+  attempt(lockName: string, jobName: string | null): void {
     if (this.events.observed) this.events.emit({ type: 'attempt', ...this.base(lockName, jobName) });
   }
 
-  skipped(result: SkippedRun, lockName: string, jobName: string | undefined): SkippedRun {
+  skipped(result: SkippedRun, lockName: string, jobName: string | null): SkippedRun {
     if (result.reason !== 'follower') this.count(result.reason, lockName);
     if (this.events.observed) {
-      const error = 'error' in result ? result.error : undefined;
+      const error = result.reason === 'provider-error' ? result.error : null;
       this.events.emit({ type: 'skipped', reason: result.reason, error, ...this.base(lockName, jobName) });
     }
     return result;
@@ -61,7 +61,7 @@ export class RunEvents {
     this.events.emit({ ...build(), ...base } as LockEvent);
   }
 
-  private base(lockName: string, jobName: string | undefined): EventBase {
-    return { lockName, jobName, node: this.node, at: new Date() };
+  private base(lockName: string, jobName: string | null): EventBase {
+    return { lockName, jobName, node: this.node, at: new Date(), fencingToken: null };
   }
 }

@@ -4,7 +4,7 @@ import type { ActiveLock } from './active-lock.js';
 export interface RunInProgress {
   readonly lockName: string;
   /** The scheduler job's registry name, when the lock belongs to a job. */
-  readonly jobName: string | undefined;
+  readonly jobName: string | null;
   /** How long the run has been going (ms). */
   readonly runningForMs: number;
   /**

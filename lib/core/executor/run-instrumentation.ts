@@ -5,8 +5,8 @@ import { canRenewLeases, type LeaseRenewingLockProvider } from '../provider/prov
 
 /** A locked run as an instrumentation sees it: its lock, and the job it belongs to. */
 export interface InstrumentedRun extends LockContext {
-  /** The scheduler job's registry name; `undefined` for an `executeWithLock` task. */
-  readonly jobName: string | undefined;
+  /** The scheduler job's registry name; `null` for an `executeWithLock` task. */
+  readonly jobName: string | null;
 }
 
 /**

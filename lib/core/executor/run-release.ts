@@ -142,7 +142,7 @@ function runReport(active: ActiveLock, startedAt: number, failure: unknown): Run
   const durationMs = performance.now() - startedAt;
   const error = failure === undefined ? undefined : describeError(failure).slice(0, MAX_ERROR_LENGTH);
   return {
-    occurrence: active.occurrence,
+    occurrence: active.occurrence ?? undefined,
     startedAt: new Date(Math.round(Date.now() - durationMs)),
     durationMs: Math.round(durationMs),
     error,

@@ -46,11 +46,11 @@ export interface JobRecord {
   readonly state: JobRunState;
   readonly node: string;
   readonly startedAt: Date;
-  readonly finishedAt?: Date;
+  readonly finishedAt: Date | null;
   /** 1 for the first run of the occurrence, 2+ for recoveries and retries. */
   readonly attempt: number;
   /** Who ran the attempt before this one, for a recovery. */
-  readonly previousNode?: string;
+  readonly previousNode: string | null;
   /** Whether the job's lock is held right now. */
   readonly held: boolean;
 }

@@ -1,5 +1,5 @@
 /** ` (job "name")` after a lock's name in a message, when the lock belongs to a job. */
-export function jobLabel(jobName: string | undefined): string {
+export function jobLabel(jobName: string | null): string {
   return jobName ? ` (job "${jobName}")` : '';
 }
 

@@ -15,18 +15,18 @@ export interface LockContext {
   /** Until when the lock is held at least, as this node knows it; moves with `extend`. */
   readonly lockedUntil: Date;
   /** Strictly greater than every earlier token of this lock name (when the provider fences). */
-  readonly fencingToken: number | undefined;
+  readonly fencingToken: number | null;
   /** Aborts, with a {@link LockLostError} as its reason, when the lock is lost. */
   readonly signal: AbortSignal;
   /** For a once-per-occurrence cron job: the nominal fire time this run belongs to. */
-  readonly occurrence: Date | undefined;
+  readonly occurrence: Date | null;
   /** `true` for the catch-up run of an occurrence the whole cluster missed. */
   readonly catchUp: boolean;
   /**
    * For a re-run of an occurrence whose node died (`onCrash: 'rerun'`), or a retry of one that failed (`retry`):
    * which attempt this is (2 for the first re-run or retry) and who ran the previous one.
    */
-  readonly recovery: { readonly attempt: number; readonly previousNode: string } | undefined;
+  readonly recovery: { readonly attempt: number; readonly previousNode: string } | null;
   /**
    * Moves the lock's expiry to `lockAtMostFor` from now (ShedLock's `LockExtender.extendActiveLock`).
    * `lockAtLeastFor` counts from now too; left out, the run keeps the minimum hold it still had.

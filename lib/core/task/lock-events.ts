@@ -5,14 +5,17 @@ import type { LockLostReason } from '../provider/errors.js';
 interface LockEventBase {
   /** The lock's name. */
   readonly lockName: string;
-  /** The scheduler job's registry name, when the lock belongs to a job. */
-  readonly jobName?: string;
+  /** The scheduler job's registry name when the lock belongs to a job, or `null`. */
+  readonly jobName: string | null;
   /** Who takes or holds the lock (this node). */
   readonly node: string;
   /** When the event happened, by this node's clock. */
   readonly at: Date;
-  /** From `acquired` on: the acquisition's fencing token, which tells one run's events from another's. */
-  readonly fencingToken?: number;
+  /**
+   * From `acquired` on: the acquisition's fencing token, which tells one run's events from another's; `null`
+   * before, or when the provider does not fence.
+   */
+  readonly fencingToken: number | null;
 }
 
 /** What an operator can do to a job, cluster-wide (`SchedulerLockAdmin`), as its `operator` event says. */
@@ -22,16 +25,27 @@ export type OperatorAction = 'pause' | 'resume' | 'trigger' | 'unlock';
 export type LockEvent =
   | (LockEventBase & { readonly type: 'attempt' })
   | (LockEventBase & {
-      /** An operator's steering action, emitted on the node that performed it (`SchedulerLockAdmin`). */
+      /** An operator's operator action, emitted on the node that performed it (`SchedulerLockAdmin`). */
       readonly type: 'operator';
       readonly action: OperatorAction;
       readonly actor: string;
-      readonly reason?: string;
+      readonly reason: string | null;
     })
   | (LockEventBase & { readonly type: 'acquired'; readonly lockedUntil: Date })
-  | (LockEventBase & { readonly type: 'skipped'; readonly reason: SkipReason; readonly error?: unknown })
+  | (LockEventBase & {
+      readonly type: 'skipped';
+      readonly reason: SkipReason;
+      /** The store's error for `provider-error`; `null` otherwise. */
+      readonly error: unknown;
+    })
   | (LockEventBase & { readonly type: 'started' })
-  | (LockEventBase & { readonly type: 'finished'; readonly durationMs: number; readonly error?: unknown })
+  | (LockEventBase & {
+      readonly type: 'finished';
+      readonly durationMs: number;
+      readonly outcome: 'succeeded' | 'failed';
+      /** What the task threw when it failed; `null` when it succeeded. */
+      readonly error: unknown;
+    })
   | (LockEventBase & { readonly type: 'released'; readonly heldForMs: number })
   | (LockEventBase & { readonly type: 'extended'; readonly lockedUntil: Date })
   | (LockEventBase & { readonly type: 'lost'; readonly reason: LockLostReason })
@@ -55,7 +69,7 @@ export type LockEvent =
   | (LockEventBase & {
       readonly type: 'release-failed';
       readonly reason: 'expired' | 'not-owner' | 'provider-error';
-      readonly error?: unknown;
+      readonly error: unknown;
     });
 
 /** The `type` of a {@link LockEvent}, for filtering a stream by kind. */

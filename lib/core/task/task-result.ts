@@ -8,7 +8,8 @@ export type SkipReason = 'locked' | 'provider-error' | 'shutdown' | 'already-ran
 /** The outcome of {@link LockingTaskExecutor.executeWithLock}. */
 export type TaskResult<T> =
   | { readonly executed: true; readonly result: T }
-  | { readonly executed: false; readonly reason: Exclude<SkipReason, 'already-ran'>; readonly error?: unknown }
+  | { readonly executed: false; readonly reason: Exclude<SkipReason, 'already-ran' | 'provider-error'> }
+  | { readonly executed: false; readonly reason: 'provider-error'; readonly error: unknown }
   | {
       readonly executed: false;
       readonly reason: 'already-ran';

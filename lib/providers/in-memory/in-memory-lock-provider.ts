@@ -2,7 +2,7 @@ import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import { SchedulerLockConfigurationError, type LockConfiguration } from '../../core/provider/lock-configuration.js';
 import { quoted } from '../../core/provider/message-text.js';
 import { nonEmptyStringOption, optionsObject, wholeNumberOption } from '../../core/provider/option-values.js';
-import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-provider.js';
 import {
   LockNotHeldError,
   type JobRecord,
@@ -25,7 +25,7 @@ import { ttlMillis } from '../../core/provider/abstract-simple-lock.js';
 import { assertCallerOwner, CALLER_OWNER_TAG } from '../../core/provider/owner-value.js';
 import type { JobLockClaim, JobLockProvider, OperatorLockProvider } from '../../operators/operator-abilities.js';
 import type { InMemoryLocks, InMemorySimpleLock } from './in-memory-locks.js';
-import type { InMemoryOperatorProvider } from './in-memory-operator-store.js';
+import type { InMemoryOperatorProvider } from './in-memory-operator-provider.js';
 import { InMemoryStore, type StoredRecord } from './in-memory-store.js';
 
 /**
@@ -142,7 +142,9 @@ export class InMemoryLockProvider
       token: lock.token,
       node: this.node,
       startedAt: new Date(),
+      finishedAt: null,
       attempt: 1,
+      previousNode: null,
     });
     return { lock };
   }
@@ -167,8 +169,13 @@ export class InMemoryLockProvider
       occurrence: record.occurrence,
       node,
       startedAt,
+      finishedAt: null,
+      durationMs: null,
       outcome: 'crashed',
+      error: null,
+      fencingToken: null,
       attempt,
+      manual: null,
     });
     if (attempt + 1 > maxAttempts) {
       this.records.set(name, { ...record, state: 'crashed' });
@@ -198,7 +205,7 @@ export class InMemoryLockProvider
 
   /** Takes `record`'s occurrence over for its next attempt: a recovery or a retry. */
   private takeOver(configuration: LockConfiguration, record: StoredRecord): RecoveryClaim {
-    const { node, attempt, finishedAt: _finishedAt, ...kept } = record;
+    const { node, attempt, ...kept } = record;
     const lock = this.locks.take(configuration, this.node, true);
     this.records.set(configuration.name, {
       ...kept,
@@ -206,6 +213,7 @@ export class InMemoryLockProvider
       token: lock.token,
       node: this.node,
       startedAt: new Date(),
+      finishedAt: null,
       attempt: attempt + 1,
       previousNode: node,
       orphanedAt: undefined,

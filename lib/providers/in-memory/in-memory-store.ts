@@ -1,8 +1,8 @@
 import type { JobRecord } from '../../core/provider/lock-provider.js';
-import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-provider.js';
 import { runEntry } from '../../operators/stored-records.js';
 import { InMemoryLocks, type RunEnd } from './in-memory-locks.js';
-import { InMemoryOperatorProvider } from './in-memory-operator-store.js';
+import { InMemoryOperatorProvider } from './in-memory-operator-provider.js';
 
 /**
  * A job record as kept in memory: the stored fields of a {@link JobRecord}, plus the run's token and

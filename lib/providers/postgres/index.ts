@@ -7,4 +7,4 @@
 
 export { PostgresLockProvider } from './postgres-lock-provider.js';
 export type { PostgresLockProviderOptions } from './postgres-options.js';
-export type { PostgresOperatorProvider } from './postgres-operator-store.js';
+export type { PostgresOperatorProvider } from './postgres-operator-provider.js';

@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
 import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 import { describeError } from '../../core/provider/message-text.js';
-import type { OperatorProvider } from '../../operators/operator-store.js';
+import type { OperatorProvider } from '../../operators/operator-provider.js';
 import { describePostgresEndpoint, postgresFailure, postgresUser } from './postgres-failures.js';
 import { PostgresLockProvider } from './postgres-lock-provider.js';
 import { postgresMistake } from './postgres-startup-check.js';

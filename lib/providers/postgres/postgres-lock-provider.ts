@@ -42,7 +42,7 @@ import {
   type ReleaseRequest,
 } from './postgres-simple-lock.js';
 import { postgresProviderSettings, type PostgresLockProviderOptions } from './postgres-options.js';
-import { PostgresOperatorProvider } from './postgres-operator-store.js';
+import { PostgresOperatorProvider } from './postgres-operator-provider.js';
 import { PostgresOutageReport } from './postgres-outage-report.js';
 import { postgresUser } from './postgres-failures.js';
 import { checkPostgresProvider } from './postgres-startup-check.js';

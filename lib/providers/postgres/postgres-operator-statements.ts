@@ -1,18 +1,18 @@
-import { HEALTH_REPORT_TTL, TRIGGER_RESULT_TTL } from '../../operators/operator-store.js';
+import { HEALTH_REPORT_TTL, TRIGGER_RESULT_TTL } from '../../operators/operator-provider.js';
 import type { PostgresTables } from './postgres-schema.js';
 import { appendHistory, HELD, ms, NOW, statement } from './postgres-statements.js';
 
 /**
- * A lock row for a job that was never locked yet, so that a pause or a steering entry has a row to go in:
+ * A lock row for a job that was never locked yet, so that a pause or an operator entry has a row to go in:
  * free (expired since 1970), fencing token 0. `$1` name.
  */
 const EMPTY_LOCK = `$1, '', '', 'epoch'::timestamptz, 'epoch'::timestamptz, 0, 1`;
 const LOCK_COLUMNS = '(name, owner, locked_by, locked_at, lock_until, fencing_token, history_seq)';
 
-/** The operator store's statements for one set of tables. Steering entries go into the history with their action. */
+/** The operator store's statements for one set of tables. Operator actions go into the history. */
 export function operatorStatements(tables: PostgresTables) {
   const { locks, history, jobs, nodes, skips, triggers, triggerResults, healthReports } = tables;
-  /** The steering entry `$2` into `$1`'s history, behind the step `step` that bumped its lock row's `history_seq`. */
+  /** The operator entry `$2` into `$1`'s history, behind the step `step` that bumped its lock row's `history_seq`. */
   const steered = (step: string) =>
     appendHistory(history, `(SELECT name, seq, $2::jsonb AS entry FROM ${step}) AS steered`, '$3::integer');
   return {

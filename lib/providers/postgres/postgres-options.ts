@@ -1,7 +1,7 @@
 import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import { booleanOption, MAX_TIMER_MS } from '../../core/provider/lock-configuration.js';
 import { nonEmptyStringOption, optionsObject, wholeNumberOption } from '../../core/provider/option-values.js';
-import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-provider.js';
 import { quoted } from '../../core/provider/message-text.js';
 
 /**

@@ -48,7 +48,8 @@ export function recoveryStatement({ locks, history }: PostgresTables, kind: 'rec
       ${appendHistory(
         history,
         `(SELECT ended.name, ended.seq, jsonb_build_object('type', 'run', 'occurrence', $5::bigint, 'node', v.run_by,
-            'startedAt', ${epochMs('v.run_started_at')}, 'outcome', 'crashed', 'attempt', v.run_attempt,
+            'startedAt', ${epochMs('v.run_started_at')}, 'finishedAt', null, 'durationMs', null, 'outcome', 'crashed',
+            'error', null, 'fencingToken', null, 'attempt', v.run_attempt, 'manual', null,
             'foundAt', ${epochMs('v.at')}) AS entry
           FROM (SELECT name, seq FROM exhausted UNION ALL SELECT name, seq FROM taken) ended JOIN verdict v USING (name)
         ) AS found`,
@@ -121,9 +122,9 @@ export function jobRecordOf(row: JobRecordRow | undefined): JobRecord | undefine
     state: row.run_state,
     node: row.run_by,
     startedAt: row.run_started_at,
-    finishedAt: row.run_finished_at ?? undefined,
+    finishedAt: row.run_finished_at,
     attempt: row.run_attempt,
-    previousNode: row.run_previous_holder ?? undefined,
+    previousNode: row.run_previous_holder,
     held: row.held,
   };
 }

@@ -7,4 +7,4 @@
 
 export { DEFAULT_KEY_PREFIX, RedisLockProvider, type RedisLockProviderOptions } from './redis-lock-provider.js';
 export type { IoredisForkClient, RedisClient } from './redis-client.js';
-export type { RedisOperatorProvider } from './redis-operator-store.js';
+export type { RedisOperatorProvider } from './redis-operator-provider.js';

@@ -1,4 +1,4 @@
-import type { HealthReportKind } from '../../operators/operator-store.js';
+import type { HealthReportKind } from '../../operators/operator-provider.js';
 /** The keys of one job: its lock, fencing counter, job record, pause marker and run history (one Cluster slot). */
 export interface JobKeys {
   readonly lock: string;

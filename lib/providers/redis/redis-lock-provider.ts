@@ -25,7 +25,7 @@ import { asRedisClient, type IoredisForkClient, type RedisClient } from './redis
 import { fencedValue } from './fenced-value.js';
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
-import { RedisOperatorProvider } from './redis-operator-store.js';
+import { RedisOperatorProvider } from './redis-operator-provider.js';
 import { claimRefusal, OwnerCheck, RedisScripts, type LockOwner } from './redis-scripts.js';
 import { acquiredAt, notHeldReason, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
 import { checkRedisProvider } from './redis-startup-check.js';
@@ -193,9 +193,9 @@ export class RedisLockProvider
       state: record.state as JobRunState,
       node: record.node,
       startedAt: new Date(Number(record.startedAt)),
-      finishedAt: record.finishedAt ? new Date(Number(record.finishedAt)) : undefined,
+      finishedAt: record.finishedAt ? new Date(Number(record.finishedAt)) : null,
       attempt: Number(record.attempt),
-      previousNode: record.previousNode || undefined,
+      previousNode: record.previousNode || null,
       held: held === 1,
     };
   }

@@ -1,6 +1,6 @@
 import { readOwnerValue } from '../../core/provider/owner-value.js';
 import type { CatalogueJob, ClusterNode, HistoryEntry, PauseState } from '../../operators/cluster-records.js';
-import { watchedJobs, type ClusterReading, type LockState } from '../../operators/operator-store.js';
+import { watchedJobs, type ClusterReading, type LockState } from '../../operators/operator-provider.js';
 import { parseStored } from '../../operators/stored-records.js';
 import { readLockValue } from './fenced-value.js';
 import type { JobKeys, RedisKeys } from './redis-keys.js';
@@ -8,13 +8,13 @@ import type { LockRead, RedisScripts } from './redis-scripts.js';
 
 /** A lock's state from what read-lock.include.lua read of it. */
 export function lockStateOf([value, ttl, fence, paused]: LockRead): LockState {
-  const { owner, fencingToken = fence === null ? undefined : Number(fence) } = readLockValue(value ?? '');
+  const { owner, fencingToken = fence === null ? null : Number(fence) } = readLockValue(value ?? '');
   // A lock an operator force-released holds a marker until the old lock would have expired: it is free.
   const held = readOwnerValue(owner);
   return {
-    holder: held && { node: held.node, since: new Date(held.since), ttl },
-    fencingToken: held && fencingToken,
-    paused: paused === null ? undefined : parseStored<PauseState>(paused),
+    holder: held ? { node: held.node, since: new Date(held.since), ttl } : null,
+    fencingToken: held ? fencingToken : null,
+    paused: paused === null ? null : parseStored<PauseState>(paused),
   };
 }
 

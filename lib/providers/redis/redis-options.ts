@@ -1,7 +1,7 @@
 import type { DurationInput } from '../../core/provider/duration.js';
 import { defaultLockedBy } from '../../core/provider/default-locked-by.js';
 import { nonEmptyStringOption, optionsObject, wholeNumberOption } from '../../core/provider/option-values.js';
-import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-store.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../operators/operator-provider.js';
 import { replicaAckSettings } from './replica-ack.js';
 
 /**

@@ -107,7 +107,7 @@ export class ChaosJobs implements OnModuleInit, OnApplicationBootstrap, OnApplic
       ...fields,
       locked: lock !== undefined,
       wall: Date.now(),
-      fencingToken: lock?.fencingToken,
+      fencingToken: lock?.fencingToken ?? undefined,
       occurrence: lock?.occurrence?.getTime(),
       attempt: lock?.occurrence ? (lock.recovery?.attempt ?? 1) : undefined,
       previousNode: lock?.recovery?.previousNode,
@@ -138,12 +138,12 @@ export class ChaosJobs implements OnModuleInit, OnApplicationBootstrap, OnApplic
     )
       return;
     const reason = 'reason' in event ? event.reason : undefined;
-    const error = 'error' in event && event.error !== undefined ? describe(event.error) : undefined;
+    const error = 'error' in event && event.error !== null ? describe(event.error) : undefined;
     this.journal.write({
       type: 'lock-event',
       event: event.type,
       lock: event.lockName,
-      fencingToken: event.fencingToken,
+      fencingToken: event.fencingToken ?? undefined,
       ...(reason === undefined ? {} : { reason }),
       ...(error === undefined ? {} : { error }),
     });

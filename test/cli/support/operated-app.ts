@@ -116,7 +116,7 @@ export function startOperatedApp(
 }
 
 /** The operator store of a Redis under `keyPrefix`, for {@link waitForNodes}. */
-export function redisOperatorStore(client: RedisClient, keyPrefix: string): OperatorProvider {
+export function redisOperatorProvider(client: RedisClient, keyPrefix: string): OperatorProvider {
   return new RedisLockProvider(client, { keyPrefix }).operatorProvider();
 }
 
@@ -170,7 +170,7 @@ export function useOperatedCluster(label: string): OperatedCluster {
     async startNodes(...names) {
       const store = { redis: SHARED_REDIS_URL, keyPrefix: shared.prefix };
       const apps = await Promise.all(names.map((name) => startOperatedApp(name, hooked.gate, store)));
-      await waitForNodes(redisOperatorStore(shared.client, shared.prefix), names);
+      await waitForNodes(redisOperatorProvider(shared.client, shared.prefix), names);
       return apps;
     },
   };

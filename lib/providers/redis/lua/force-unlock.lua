@@ -4,7 +4,7 @@
 -- Recorded in the job's history.
 local lockKey = KEYS[1]
 local historyKey = KEYS[2]
-local entry = ARGV[1]  -- the steering entry (JSON)
+local entry = ARGV[1]  -- the operator entry (JSON)
 local historyLimit = tonumber(ARGV[2])
 local marker = ARGV[3] -- the force-release marker
 -- Returns the former holder's value, or false when the lock was free (or unlocked already): then nothing is

@@ -60,7 +60,9 @@ else
     return {LOCKED}
   end
   redis.call('LPUSH', historyKey, cjson.encode({type = 'run', occurrence = occurrence, node = ended[1],
-    startedAt = tonumber(ended[2]), outcome = 'crashed', attempt = tonumber(ended[3]), foundAt = now}))
+    startedAt = tonumber(ended[2]), finishedAt = cjson.null, durationMs = cjson.null, outcome = 'crashed',
+    error = cjson.null, fencingToken = cjson.null, attempt = tonumber(ended[3]), manual = cjson.null,
+    foundAt = now}))
   redis.call('LTRIM', historyKey, 0, historyLimit - 1)
   if attempt > maxAttempts then
     redis.call('HSET', recordKey, 'state', 'crashed')

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { forceUnlockMarker, readOwnerValue } from '../../core/provider/owner-value.js';
 import type { SkipReason } from '../../core/task/task-result.js';
 import type {
@@ -11,7 +10,8 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { ClusterReading, HealthReportClaim, LockState, OperatorProvider } from '../../operators/operator-store.js';
+import type { ClusterReading, HealthReportClaim, LockState, OperatorProvider } from '../../operators/operator-provider.js';
+import { operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import { revived, storedJson } from '../../operators/stored-records.js';
 import { operatorStatements } from './postgres-operator-statements.js';
 import type { PostgresTables } from './postgres-schema.js';
@@ -96,7 +96,7 @@ export class PostgresOperatorProvider implements OperatorProvider {
 
   async lockState(lockName: string): Promise<LockState> {
     const [row] = await this.session.run<LockRow>(this.statements.lockState, [lockName]);
-    return row ? lockStateOf(row) : {};
+    return row ? lockStateOf(row) : { holder: null, fencingToken: null, paused: null };
   }
 
   async clusterReading(limit: number): Promise<ClusterReading> {
@@ -134,7 +134,7 @@ export class PostgresOperatorProvider implements OperatorProvider {
 
   async requestTrigger(jobName: string, lockName: string, note: OperatorNote) {
     const entry = this.entry('trigger', note);
-    const request: TriggerRequest = { id: randomUUID(), jobName, actor: note.actor, reason: note.reason, at: entry.at };
+    const request: TriggerRequest = { ...triggerRequest(jobName, note), at: entry.at };
     const [row] = await this.steer(this.statements.requestTrigger, lockName, entry, jobName, storedJson(request));
     if (row?.queued) return { request, queued: true };
     // Pending: the trigger queued before this one. One queued by another node during this very statement is
@@ -165,11 +165,11 @@ export class PostgresOperatorProvider implements OperatorProvider {
     return row?.former ?? undefined;
   }
 
-  private entry(type: OperatorEntry['type'], { actor, reason }: OperatorNote): OperatorEntry {
-    return { type, actor, reason, at: new Date() };
+  private entry(type: OperatorEntry['type'], note: OperatorNote): OperatorEntry {
+    return operatorEntry(type, note);
   }
 
-  /** Runs a steering statement: `$1` lock name, `$2` its history entry, `$3` the history limit, then `more`. */
+  /** Runs an operator statement: `$1` lock name, `$2` its history entry, `$3` the history limit, then `more`. */
   private steer(statement: Statements['pause'], lockName: string, entry: OperatorEntry, ...more: unknown[]) {
     return this.session.run<{ former?: string | null; queued?: TriggerRequest; pending?: TriggerRequest }>(statement, [
       lockName,
@@ -192,8 +192,8 @@ interface LockRow {
 function lockStateOf(row: LockRow): LockState {
   const owner = row.owner === null ? undefined : readOwnerValue(row.owner);
   return {
-    holder: owner && { node: owner.node, since: new Date(owner.since), ttl: Number(row.ttl) },
-    fencingToken: owner && Number(row.fencing_token),
-    paused: row.paused === null ? undefined : revived(row.paused),
+    holder: owner ? { node: owner.node, since: new Date(owner.since), ttl: Number(row.ttl) } : null,
+    fencingToken: owner ? Number(row.fencing_token) : null,
+    paused: row.paused === null ? null : revived(row.paused),
   };
 }

@@ -1,6 +1,6 @@
 import type { OperatorNote } from './cluster-records.js';
 
-/** The longest `reason` a steering action takes: it is kept in the history and sent on every poll of the page. */
+/** The longest `reason` an operator action takes: it is kept in the history and sent on every poll of the page. */
 export const REASON_MAX_LENGTH = 500;
 /** The longest `actor`: a user name, a service account, `cli:<user>`. */
 export const ACTOR_MAX_LENGTH = 100;
@@ -11,7 +11,7 @@ export const ACTOR_MAX_LENGTH = 100;
  */
 const FORBIDDEN = /[\p{Cc}\p{Cs}]/u;
 
-/** A steering note the admin refuses to record: the status page answers 400, the CLI exits 2. */
+/** An operator note the admin refuses to record: the status page answers 400, the CLI exits 2. */
 export class InvalidOperatorNoteError extends Error {
   override readonly name = 'InvalidOperatorNoteError';
   constructor(

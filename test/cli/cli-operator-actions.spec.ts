@@ -9,7 +9,7 @@ import { NOON, useOperatedCluster } from './support/operated-app.js';
 import { RedisLockProvider } from '../../lib/providers/redis/index.js';
 import { ISO_TIME } from '../support/wire-times.js';
 
-const cluster = useOperatedCluster('cli-steering');
+const cluster = useOperatedCluster('cli-operator-actions');
 const { startNodes } = cluster;
 
 async function job(name: string): Promise<JobOverview> {
@@ -66,13 +66,15 @@ describe('nest-scheduler-lock pause / resume', () => {
     expect(await job('report')).toMatchObject({ paused: false });
     expect(await cluster.operator.text('resume', 'report')).toBe('report was not paused.\n');
 
-    const steering = (await cluster.operator.json<HistoryEntry[]>('history', 'report', '--limit', '50')).filter(
+    const operatorEntries = (await cluster.operator.json<HistoryEntry[]>('history', 'report', '--limit', '50')).filter(
       (entry) => entry.type !== 'run',
     );
-    expect(steering).toEqual([
-      { type: 'resume', actor: `cli:${userInfo().username}`, at: expect.stringMatching(ISO_TIME) },
-      { type: 'pause', actor: 'ops:alice', reason: 'database migration', at: expect.stringMatching(ISO_TIME) },
-    ]);
+    expect(operatorEntries).toEqual(
+      [
+        { type: 'resume', actor: `cli:${userInfo().username}`, reason: null, at: expect.stringMatching(ISO_TIME) },
+        { type: 'pause', actor: 'ops:alice', reason: 'database migration', at: expect.stringMatching(ISO_TIME) },
+      ].map((entry) => ({ ...entry, formerNode: null })),
+    );
   });
 
   it('--json: what the action changed, and who did it', async () => {
@@ -177,6 +179,8 @@ describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () =
         occurrence: false,
         lockAtMostFor: 1,
         lockAtLeastFor: 0,
+        timeZone: null,
+        lease: null,
       },
     ]);
     return store;

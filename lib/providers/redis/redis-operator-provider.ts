@@ -17,8 +17,8 @@ import {
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
-} from '../../operators/operator-store.js';
-import { pauseState, operatorEntry, triggerRequest } from '../../operators/steering-records.js';
+} from '../../operators/operator-provider.js';
+import { pauseState, operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import { parseStored, storedJson } from '../../operators/stored-records.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure } from './redis-failures.js';
@@ -158,7 +158,7 @@ export class RedisOperatorProvider implements OperatorProvider {
     return byLock;
   }
 
-  // Operators: steering. Each action goes into the job's history.
+  // Operators: actions. Each action goes into the job's history.
 
   /** Pauses the job that locks `lockName`; `false` if it was paused already. */
   async pause(lockName: string, note: OperatorNote): Promise<boolean> {
@@ -208,7 +208,8 @@ export class RedisOperatorProvider implements OperatorProvider {
   async unlock(lockName: string, note: OperatorNote): Promise<string | undefined> {
     const keys = this.keys.job(lockName);
     const at = new Date();
-    const entry = storedJson(operatorEntry('unlock', note, at));
+    // Without its formerNode: force-unlock.lua adds the holder it finds.
+    const entry = storedJson({ ...operatorEntry('unlock', note, at), formerNode: undefined });
     const marker = forceUnlockMarker(note.actor, at.getTime());
     const holder = await this.scripts.forceUnlock(keys, entry, this.historyLimit, marker);
     return holder === null ? undefined : (readOwnerValue(readLockValue(holder).owner)?.node ?? holder);

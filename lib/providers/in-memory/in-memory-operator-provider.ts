@@ -17,8 +17,8 @@ import {
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
-} from '../../operators/operator-store.js';
-import { pauseState, operatorEntry, triggerRequest } from '../../operators/steering-records.js';
+} from '../../operators/operator-provider.js';
+import { pauseState, operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import type { InMemoryLocks } from './in-memory-locks.js';
 
 /**
@@ -190,8 +190,8 @@ function lockStateIn(locks: InMemoryLocks, pauses: ReadonlyMap<string, PauseStat
   const now = performance.now();
   const held = locks.holder(lockName, now);
   return {
-    holder: held && { node: held.node, since: new Date(held.since), ttl: Math.ceil(held.expiresAt - now) },
-    fencingToken: held && locks.fence(lockName),
-    paused: pauses.get(lockName),
+    holder: held ? { node: held.node, since: new Date(held.since), ttl: Math.ceil(held.expiresAt - now) } : null,
+    fencingToken: held ? (locks.fence(lockName) ?? null) : null,
+    paused: pauses.get(lockName) ?? null,
   };
 }

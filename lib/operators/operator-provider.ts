@@ -76,7 +76,7 @@ export interface OperatorProvider {
   /** Skip counts of every lock: lock name → reason → count. */
   skips(): Promise<Map<string, Record<string, number>>>;
 
-  // Steering, each action recorded in the job's history.
+  // Operator actions, each recorded in the job's history.
 
   /** Pauses the job that locks `lockName`; `false` if it was paused already. */
   pause(lockName: string, note: OperatorNote): Promise<boolean>;
@@ -134,9 +134,9 @@ export interface LockReading {
 /** A lock as {@link OperatorProvider.lockState} reads it. */
 export interface LockState {
   /** While the lock is held: who holds it, since when (the holder's clock), for how long still (ms). */
-  readonly holder?: { readonly node: string; readonly since: Date; readonly ttl: number };
+  readonly holder: { readonly node: string; readonly since: Date; readonly ttl: number } | null;
   /** The holder's fencing token, while held. */
-  readonly fencingToken?: number;
+  readonly fencingToken: number | null;
   /** The job's pause, while it lasts. */
-  readonly paused?: PauseState;
+  readonly paused: PauseState | null;
 }

@@ -10,7 +10,12 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../../operators/cluster-records.js';
-import type { ClusterReading, HealthReportClaim, LockState, OperatorProvider } from '../../operators/operator-provider.js';
+import type {
+  ClusterReading,
+  HealthReportClaim,
+  LockState,
+  OperatorProvider,
+} from '../../operators/operator-provider.js';
 import { operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import { revived, storedJson } from '../../operators/stored-records.js';
 import { operatorStatements } from './postgres-operator-statements.js';

@@ -61,6 +61,7 @@ const FILE_TIERS = {
   'postgres/postgres-module-jobs.spec.ts': 'system',
   'postgres/postgres-outages.spec.ts': 'system',
   'postgres/postgres-pgbouncer.spec.ts': 'system',
+  'postgres/postgres-pgbouncer-prepared.spec.ts': 'system',
   'providers/batched-job-scripts.spec.ts': 'system',
   'providers/claim-refusals.spec.ts': 'unit',
   'providers/provider-options.spec.ts': 'unit',

@@ -1,117 +1,18 @@
-import type { Redis } from 'ioredis';
-import { deleteKeys, sharedRedis, uniquePrefix } from '../support/shared-redis.js';
 import type { StartMessage, WorkerJobSpec } from './fixtures/worker-protocol.js';
 import { isBlocked, isStartOf } from './message-matchers.js';
-import {
-  fireTimes,
-  forEachOccurrence,
-  iso,
-  nearestFireTime,
-  nextFireTime,
-  outcomesByOccurrence,
-  runsPerOccurrence,
-  tickOutcomes,
-  type TickOutcome,
-} from './occurrence-analysis.js';
-import { WorkerCluster, type WorkerLaunch } from './worker-cluster.js';
-import { withBlockedEventLoop, withShiftedClock } from './worker-launches.js';
+import { forEachOccurrence, iso, outcomesByOccurrence, tickOutcomes, type TickOutcome } from './occurrence-analysis.js';
+import { everyTickOf, TWO_TRIOS_READY_MS, useOccurrenceClusters } from './occurrence-clusters.js';
+import type { WorkerCluster } from './worker-cluster.js';
+import { withBlockedEventLoop } from './worker-launches.js';
 
 /**
  * Once-per-occurrence cron jobs, shown with separate OS processes (each its own Nest app, clock
- * reading and timers) on the shared Redis: every nominal fire time runs once cluster-wide, whatever
- * the nodes' clock skew, a late timer or a node dying mid-run. A catch-up is a kit check, on one process.
+ * reading and timers) on the shared Redis: every nominal fire time runs once cluster-wide, despite a late
+ * timer or a node dying mid-run (clock skew: occurrence-clock-skew.spec.ts). A catch-up is a kit check.
  */
 describe('once-per-occurrence cron jobs across worker processes', () => {
   const INSTANCES = ['A', 'B', 'C'];
-  /** What two trios starting at once (6 Nest apps on 2 cores) get to report `ready`. */
-  const TWO_TRIOS_READY_MS = 40_000;
-  const keyPrefixes: string[] = [];
-  const clusters: WorkerCluster[] = [];
-  let redis: Redis;
-
-  const newKeyPrefix = () => {
-    const keyPrefix = uniquePrefix('occurrence');
-    keyPrefixes.push(keyPrefix);
-    return keyPrefix;
-  };
-  const startCluster = async (
-    workers: Array<string | WorkerLaunch>,
-    job: WorkerJobSpec,
-    keyPrefix = newKeyPrefix(),
-    readyTimeoutMs?: number,
-  ) => {
-    const cluster = await WorkerCluster.start({ workers, jobs: [job], keyPrefix, readyTimeoutMs });
-    clusters.push(cluster);
-    return cluster;
-  };
-  /** The ticks of `occurrence` so far, once each of the `count` workers has reported its own. */
-  const everyTickOf =
-    (cluster: WorkerCluster, job: WorkerJobSpec, occurrence: number, gapMs: number, count: number) => () => {
-      const ticks = tickOutcomes(cluster, job.name, gapMs).filter((tick) => tick.occurrence === occurrence);
-      return new Set(ticks.map((tick) => tick.instance)).size === count ? ticks : undefined;
-    };
-
-  beforeAll(() => {
-    redis = sharedRedis();
-  });
-
-  // Each test's workers die with it, so the next test gets the CPU to itself.
-  afterEach(async () => {
-    await Promise.all(clusters.splice(0).map((cluster) => cluster.killAll()));
-  });
-
-  afterAll(async () => {
-    for (const keyPrefix of keyPrefixes) await deleteKeys(redis, keyPrefix);
-    await redis.quit();
-  });
-
-  it('runs each occurrence once on nodes whose clocks are 4 s apart, where the same nodes without occurrences run some twice', async () => {
-    const gapMs = 10_000;
-    const shifts = { behind: -4_000, exact: 0, ahead: 4_000 };
-    const workers = Object.entries(shifts).map(([instance, shiftMs]) => withShiftedClock(instance, shiftMs));
-    const schedule = { cron: '*/10 * * * * *' };
-    const onceJob: WorkerJobSpec = { name: 'skewed-once', schedule, maxClockSkew: '4s', runForMs: 100 };
-    const plainJob: WorkerJobSpec = {
-      name: 'skewed-plain',
-      schedule,
-      occurrence: false,
-      lockAtLeastFor: 0,
-      runForMs: 100,
-    };
-    // Both trios in the same minute, each on its own key prefix: the claim, and proof that the test can fail.
-    const [once, plain] = await Promise.all([
-      startCluster(workers, onceJob, undefined, TWO_TRIOS_READY_MS),
-      startCluster(workers, plainJob, undefined, TWO_TRIOS_READY_MS),
-    ]);
-
-    // From the first fire time that even the node furthest ahead reaches after all nodes are up: three occurrences,
-    // as on PostgreSQL (postgres-skew.spec.ts); all three nodes tick each one, within 8 s.
-    const window = fireTimes(nextFireTime(Date.now() + shifts.ahead, gapMs), 3, gapMs);
-    const last = window.at(-1)!;
-    const untilBehindTicksLast = last - shifts.behind - Date.now() + 5_000;
-    await Promise.all(
-      [
-        { cluster: once, job: onceJob },
-        { cluster: plain, job: plainJob },
-      ].map(({ cluster, job }) =>
-        cluster.waitUntil(
-          everyTickOf(cluster, job, last, gapMs, workers.length),
-          untilBehindTicksLast,
-          `every tick of ${iso(last)} (${job.name})`,
-        ),
-      ),
-    );
-
-    expect(runsPerOccurrence(once.starts(onceJob.name), window)).toEqual(forEachOccurrence(window, 1));
-    // Every node ticked every occurrence (each on its own clock); the two that did not run it learnt it had run.
-    expect(outcomesByOccurrence(tickOutcomes(once, onceJob.name, gapMs), window)).toEqual(
-      forEachOccurrence(window, ['already-ran', 'already-ran', 'ran']),
-    );
-    const plainRuns = runsPerOccurrence(plain.starts(plainJob.name), window, (start) =>
-      nearestFireTime(start.startedAt, gapMs),
-    );
-    expect(Object.values(plainRuns).filter((runs) => runs > 1).length).toBeGreaterThanOrEqual(1);
-  }, 120_000);
+  const { startCluster } = useOccurrenceClusters();
 
   it('skips, as already run, the tick of a node whose event loop stalled past the fire time', async () => {
     const gapMs = 5_000;
@@ -158,8 +59,8 @@ describe('once-per-occurrence cron jobs across worker processes', () => {
     const rerunJob = crashingJob('crash-rerun', 'rerun');
     const skipJob = crashingJob('crash-skip', 'skip');
     const [rerun, skip] = await Promise.all([
-      startCluster(INSTANCES, rerunJob, undefined, TWO_TRIOS_READY_MS),
-      startCluster(INSTANCES, skipJob, undefined, TWO_TRIOS_READY_MS),
+      startCluster(INSTANCES, rerunJob, TWO_TRIOS_READY_MS),
+      startCluster(INSTANCES, skipJob, TWO_TRIOS_READY_MS),
     ]);
     // Every worker's timer is set by now, so the next occurrence is ticked by all three.
     const readyAt = Date.now();

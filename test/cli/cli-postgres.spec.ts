@@ -125,8 +125,8 @@ describe('nest-scheduler-lock on PostgreSQL (--postgres / DATABASE_URL)', () => 
       (entry) => entry.type !== 'run',
     );
     expect(operatorEntries).toEqual([
-      { type: 'resume', actor: 'ops:bob', at: expect.stringMatching(ISO_TIME) },
-      { type: 'pause', actor: 'ops:alice', reason, at: expect.stringMatching(ISO_TIME) },
+      { type: 'resume', actor: 'ops:bob', reason: null, formerNode: null, at: expect.stringMatching(ISO_TIME) },
+      { type: 'pause', actor: 'ops:alice', reason, formerNode: null, at: expect.stringMatching(ISO_TIME) },
     ]);
   });
 

@@ -369,7 +369,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
           prefix,
           LOCK_USER_COMMANDS.filter((command) => command !== 'set'),
         ),
-      'refused (SET \\(run by acquire-job\\.lua\\)|a command acquire-job\\.lua runs \\(one of MGET, TIME, GET, SET, PEXPIRE, DEL\\)) for user "locks": ERR ',
+      'refused (SET \\(run by acquire-job\\.lua\\)|a command acquire-job\\.lua runs \\(one of MGET, TIME, GET, SET\\)) for user "locks": ERR ',
     ],
   ])(
     "with startupCheck 'warn', an app whose user is %s logs one line naming the endpoint and what was refused, and runs once allowed",

@@ -100,7 +100,10 @@ describe('SchedulerLockHealthIndicator over HTTP (TerminusModule) on Redis', () 
     expect(locks.jobs.failing).toEqual({
       lockName: 'failing',
       running: false,
+      runningForMs: null,
+      outlivedLock: false,
       lastRun: { outcome: 'failed', at: expect.stringMatching(ISO_TIME) },
+      lastOccurrence: null,
     });
     expect(locks.jobs.report).toMatchObject({
       running: true,

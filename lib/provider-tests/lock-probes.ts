@@ -2,10 +2,27 @@ import { strict as assert } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import type { LockConfiguration } from '../core/provider/lock-configuration.js';
 import type { LockProvider, SimpleLock } from '../core/provider/lock-provider.js';
+import type { CatalogueJob } from '../operators/cluster-records.js';
 import { pollUntil, type Polled } from './timing.js';
 
 /** Long enough that no lock of a check expires unless the check means it to. */
 export const HELD_FOR_THE_TEST = 10_000;
+
+/** The catalogue entry of a job `jobName` that locks `lockName`, never due (on February 29 alone). */
+export function catalogueEntry(jobName: string, lockName: string): CatalogueJob {
+  const schedule = '0 0 0 29 2 *';
+  return {
+    jobName,
+    lockName,
+    kind: 'cron',
+    schedule,
+    lockAtMostFor: 60_000,
+    lockAtLeastFor: 0,
+    occurrence: true,
+    timeZone: null,
+    lease: null,
+  };
+}
 
 /** A lock name no other check uses, so checks sharing one store never meet. */
 export function uniqueLockName(label = 'lock'): string {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { CatalogueJob, ClusterNode, HistoryEntry } from '../operators/cluster-records.js';
 import type { JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 import { won } from './job-lock-checks.js';
-import { lockConfig, uniqueLockName } from './lock-probes.js';
+import { catalogueEntry, lockConfig, uniqueLockName } from './lock-probes.js';
 import type { CheckDefinition } from './provider-subject.js';
 
 type Check = CheckDefinition<JobLockProvider & OperatorLockProvider>;
@@ -18,19 +18,6 @@ const NODE: ClusterNode = {
   jobs: [],
   elections: [],
 };
-
-/** The catalogue entry of a job that locks `lockName` (never due: on February 29 alone). */
-const catalogueEntry = (lockName: string): CatalogueJob => ({
-  jobName: `${lockName}-job`,
-  lockName,
-  kind: 'cron',
-  schedule: '0 0 0 29 2 *',
-  lockAtMostFor: 60_000,
-  lockAtLeastFor: 0,
-  occurrence: true,
-  timeZone: null,
-  lease: null,
-});
 
 /** What operators read of a lock: its holder, since when, time left, token and pause; one lock, or the cluster's. */
 export const lockStateChecks: Check[] = [
@@ -79,7 +66,7 @@ export const lockStateChecks: Check[] = [
       const run = won(await node.lockJob(lockConfig(ran), false), 'another free job lock');
       await run.finish!('succeeded', { startedAt: new Date(), durationMs: 1, attempt: 1 });
       await operators.pause(ran, { actor: 'dave', reason: 'reading' });
-      const entries = [held, ran, untouched, unrun].map(catalogueEntry);
+      const entries = [held, ran, untouched, unrun].map((lockName) => catalogueEntry(`${lockName}-job`, lockName));
       // Seen two hours ago: gone for the console, and forgotten by the next forgetNodes().
       const watcher = { ...NODE, node: uniqueLockName('watcher'), lastSeen: new Date(Date.now() - 7_200_000) };
       await operators.publish({ ...watcher, jobs: entries.slice(0, 3).map((entry) => entry.jobName) }, entries);

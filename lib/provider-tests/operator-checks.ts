@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { HistoryEntry, RunHistoryEntry } from '../operators/cluster-records.js';
 import type { JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 import { won } from './job-lock-checks.js';
-import { lockConfig, uniqueLockName } from './lock-probes.js';
+import { catalogueEntry, lockConfig, uniqueLockName } from './lock-probes.js';
 import type { CheckDefinition } from './provider-subject.js';
 
 type Check = CheckDefinition<JobLockProvider & OperatorLockProvider>;
@@ -146,17 +146,7 @@ export const operatorChecks: Check[] = [
         jobs: [job],
         elections: ['feed'],
       });
-      const entry = {
-        jobName: job,
-        lockName: `${job}-lock`,
-        kind: 'cron',
-        schedule: '0 0 0 29 2 *',
-        lockAtMostFor: 60_000,
-        lockAtLeastFor: 0,
-        occurrence: true,
-        timeZone: null,
-        lease: null,
-      } as const;
+      const entry = catalogueEntry(job, `${job}-lock`);
       await provider.operatorProvider().publish(node(gone, now - 2 * HOUR), [entry]);
       await other.operatorProvider().publish(node(live, now), []);
       const operators = other.operatorProvider();

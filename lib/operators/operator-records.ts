@@ -3,7 +3,7 @@ import type { OperatorAction } from '../core/task/lock-events.js';
 import type { PauseState, OperatorEntry, OperatorNote, TriggerRequest } from './cluster-records.js';
 
 /*
- * The records an operator's operator action writes, built one way for every operator store: what goes into
+ * The records an operator action writes, built one way for every operator provider: what goes into
  * the job's history, a pause, a trigger request.
  */
 

@@ -25,7 +25,7 @@ export type OperatorAction = 'pause' | 'resume' | 'trigger' | 'unlock';
 export type LockEvent =
   | (LockEventBase & { readonly type: 'attempt' })
   | (LockEventBase & {
-      /** An operator's operator action, emitted on the node that performed it (`SchedulerLockAdmin`). */
+      /** An operator action, emitted on the node that performed it (`SchedulerLockAdmin`). */
       readonly type: 'operator';
       readonly action: OperatorAction;
       readonly actor: string;

@@ -77,28 +77,9 @@ const FILE_TIERS = {
 
 export const TIERS = ['unit', 'integration', 'system'];
 
-/**
- * The seconds the longest system specs took in a full run, for the runner (test/support/esm-test-runner.cjs) to
- * start them first when Jest has no times of its own (a fresh clone). Only their order matters.
- */
-const SYSTEM_SECONDS = {
-  'cluster/occurrence-clock-skew.spec.ts': 74,
-  'postgres/postgres-pgbouncer.spec.ts': 45,
-  'postgres/postgres-pgbouncer-prepared.spec.ts': 45,
-  'cluster/multi-process.spec.ts': 45,
-  'cluster/postgres-skew.spec.ts': 40,
-  'dashboard/dashboard-browser.spec.ts': 36,
-  'cluster/occurrence.spec.ts': 19,
-};
-
 /** The tier of `spec`, a path under test/ (`core/duration.spec.ts`). */
 export function tierOf(spec) {
   return FILE_TIERS[spec] ?? FOLDER_TIERS[spec.split('/')[0]] ?? 'integration';
-}
-
-/** The seconds a system spec is expected to take (0 if not among the longest), as a path under test/. */
-export function expectedSeconds(spec) {
-  return SYSTEM_SECONDS[spec] ?? 0;
 }
 
 /** The specs of `tier`, as paths under test/. The apps of test/package/fixtures carry their own specs. */

@@ -1,4 +1,4 @@
-const { dirname, join, relative, sep } = require('node:path');
+const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 const { EmittingTestRunner, default: TestRunner } = require('jest-runner');
 const { Worker } = require('jest-worker');
@@ -15,24 +15,12 @@ const EVENTS = ['test-file-start', 'test-file-success', 'test-file-failure', 'te
 const isSystem = (test) => test.context.config.displayName?.name === 'system';
 
 /**
- * `tests`, the system specs first, longest first: by the last run's time (Jest's cache), else by the seconds
- * test/tiers.mjs expects of it (a fresh clone has no cache); then the others, in Jest's order.
- */
-async function longestSystemSpecsFirst(tests) {
-  const { expectedSeconds } = await import('../tiers.mjs');
-  const ms = ({ context, duration, path }) =>
-    duration ?? 1000 * expectedSeconds(relative(join(context.config.rootDir, 'test'), path).split(sep).join('/'));
-  const system = tests.filter(isSystem).sort((a, b) => ms(b) - ms(a));
-  return [...system, ...tests.filter((test) => !isSystem(test))];
-}
-
-/**
  * Jest's runner, with two changes:
  * - from a plain `npx jest <file>` (no ESM flag in this process) the specs run in worker processes started with
  *   the flag (jest-worker forks with this process's execArgv), never in band;
- * - on several workers, a system spec runs beside another system spec only once no unit or integration spec
- *   waits: until then the other workers take those, in Jest's order (slowest first, as the last run timed them).
- *   System specs start longest first, so that the lanes end together.
+ * - on several workers, a system spec never runs beside another system spec: their processes and real-time
+ *   waits would share the cores. The other workers take unit and integration specs meanwhile, in Jest's order
+ *   (slowest first, as the last run timed them).
  */
 class SuiteTestRunner extends EmittingTestRunner {
   #events = new Emittery();
@@ -62,18 +50,27 @@ class SuiteTestRunner extends EmittingTestRunner {
     }
   }
 
-  /** One lane per worker; each lane takes the first waiting spec it may run. */
+  /** One lane per worker; each lane takes the first waiting spec it may run: no second system spec. */
   async #runInLanes(tests, watcher) {
     const worker = this.#startWorkers(tests);
-    const waiting = await longestSystemSpecsFirst(tests);
-    let systemRunning = 0;
+    const waiting = [...tests];
+    let systemRunning = false;
+    /** The lanes waiting for the system spec to end, with only system specs left to take. */
+    const idle = [];
     const lane = async () => {
       while (waiting.length > 0 && !watcher.isInterrupted()) {
-        const other = systemRunning > 0 ? waiting.findIndex((test) => !isSystem(test)) : -1;
-        const [test] = waiting.splice(Math.max(other, 0), 1);
-        if (isSystem(test)) systemRunning++;
+        const index = waiting.findIndex((test) => !(systemRunning && isSystem(test)));
+        if (index === -1) {
+          await new Promise((resolve) => idle.push(resolve));
+          continue;
+        }
+        const [test] = waiting.splice(index, 1);
+        if (isSystem(test)) systemRunning = true;
         await this.#runInWorker(worker, test);
-        if (isSystem(test)) systemRunning--;
+        if (isSystem(test)) {
+          systemRunning = false;
+          idle.splice(0).forEach((resolve) => resolve());
+        }
       }
     };
     try {

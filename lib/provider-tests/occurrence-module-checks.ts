@@ -36,7 +36,7 @@ async function inApps(
 ): Promise<void> {
   const { startKitApp, occurrenceJob } = await loadKitModules();
   const Jobs = occurrenceJob(kind, name, runs);
-  const apps = await Promise.all(nodes.map((node) => startKitApp(node, Jobs)));
+  const apps = await Promise.all(nodes.map((node) => startKitApp(node, Jobs, [name])));
   try {
     await body(apps);
     // Before the apps close: a tick that their shutdown cuts short may log its release failing.

@@ -125,7 +125,10 @@ describe('npm run demo in a namespace where nothing listens on 6379', () => {
     // PGlite compiles its WASM at start: seconds of CPU, many more on a busy machine.
     const result = await runInNamespace(['node', DEMO], { PATH: pathWithoutRedisServer, DEMO_SECONDS: '5' }, 120_000);
 
-    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.code).toBe(0);
+    // Nothing on stderr but the cron package's own line for a tick a busy machine ran late.
+    const lateTicks = /^\[Cron\] Missed execution deadline by \d+ms for job.*\n?/gm;
+    expect(result.stderr.replace(lateTicks, '')).toBe('');
     const lines = result.stdout.split('\n');
     expect(lines[0]).toMatch(
       /^No Redis at redis:\/\/127\.0\.0\.1:6379 and no redis-server to start one: .*embedded PostgreSQL/,

@@ -17,16 +17,27 @@ export interface ContractApp {
   close(): Promise<void>;
 }
 
-/** Keeps the app's errors and warnings (a check fails on any), and drops the rest. */
-class ComplaintLog implements LoggerService {
+/** An app's errors and warnings (a check fails on any), of the lines that name one of its jobs' `names`. */
+class ComplaintLog {
   readonly complaints: string[] = [];
-  log(): void {}
-  error(message: unknown, ...context: unknown[]): void {
-    this.complaints.push(`error: ${String(message)} ${context.map(String).join(' ')}`.trim());
-  }
-  warn(message: unknown, ...context: unknown[]): void {
-    this.complaints.push(`warn: ${String(message)} ${context.map(String).join(' ')}`.trim());
-  }
+  constructor(readonly names: readonly string[]) {}
+}
+
+/**
+ * Nest's `logger` option replaces one logger for the whole process, so apps of checks that run at once share it.
+ * Each line goes to the live apps whose job names it contains, or to every live app when it names none.
+ */
+const liveLogs = new Set<ComplaintLog>();
+const complaintRouter: LoggerService = {
+  log() {},
+  error: (message: unknown, ...context: unknown[]) => routeComplaint('error', message, context),
+  warn: (message: unknown, ...context: unknown[]) => routeComplaint('warn', message, context),
+};
+
+function routeComplaint(level: 'error' | 'warn', message: unknown, context: unknown[]): void {
+  const line = `${level}: ${String(message)} ${context.map(String).join(' ')}`.trim();
+  const named = [...liveLogs].filter((log) => log.names.some((name) => line.includes(name)));
+  for (const log of named.length > 0 ? named : liveLogs) log.complaints.push(line);
 }
 
 /** An app of the kit: its context, its jobs (`Jobs`, which record its lock events), and what it complained of. */
@@ -38,17 +49,31 @@ export interface KitApp<J> {
   close(): Promise<void>;
 }
 
-/** Starts an app with `ScheduleModule` and `SchedulerLockModule` on `provider`, running `Jobs`. */
-export async function startKitApp<J>(provider: LockProvider, Jobs: Type<J>): Promise<KitApp<J>> {
+/** Starts an app with `ScheduleModule` and `SchedulerLockModule` on `provider`, running `Jobs` (jobs `names`). */
+export async function startKitApp<J>(
+  provider: LockProvider,
+  Jobs: Type<J>,
+  names: readonly string[],
+): Promise<KitApp<J>> {
   @Module({
     imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '10s' })],
     providers: [Jobs],
   })
   class KitAppModule {}
 
-  const log = new ComplaintLog();
-  const context = await NestFactory.createApplicationContext(KitAppModule, { logger: log, abortOnError: false });
-  return { context, jobs: context.get(Jobs), complaints: log.complaints, close: () => context.close() };
+  const log = new ComplaintLog(names);
+  liveLogs.add(log);
+  try {
+    const context = await NestFactory.createApplicationContext(KitAppModule, {
+      logger: complaintRouter,
+      abortOnError: false,
+    });
+    const close = () => context.close().finally(() => liveLogs.delete(log));
+    return { context, jobs: context.get(Jobs), complaints: log.complaints, close };
+  } catch (error) {
+    liveLogs.delete(log);
+    throw error;
+  }
 }
 
 /**
@@ -61,6 +86,6 @@ export async function startContractApp(provider: LockProvider, other: LockProvid
     interval: uniqueLockName('interval'),
     timeout: uniqueLockName('timeout'),
   };
-  const app = await startKitApp(provider, contractJobs(names, other));
+  const app = await startKitApp(provider, contractJobs(names, other), Object.values(names));
   return { ...app, names, executor: app.context.get(LockingTaskExecutor) };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -6,7 +6,7 @@ import ts from 'typescript';
  * Every exported name has one home: no name comes from two entry points, and the main entry and the
  * conformance kit stay within their caps (issue 28). Read from the sources (lib/), so it needs no build.
  */
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The most names an entry point may export (`.`: what an app uses; the kit: a store author's API only). */
 const CAPS: Record<string, number> = { '.': 35, './provider-tests': 8 };
@@ -21,13 +21,24 @@ function entrySources(): [string, string][] {
     .map(([entry, target]) => [entry, target.import.types.replace('./dist/esm/', 'lib/').replace(/\.d\.ts$/, '.ts')]);
 }
 
-/** The names each entry point exports, from the type checker (`export *` and re-exports resolved). */
+/**
+ * The names each entry point exports, from the type checker (`export *` and re-exports resolved). The program is
+ * lib/'s files alone: what they import from node_modules is never read, a fifth of the files and of the CPU.
+ */
 function exportedNames(): Map<string, string[]> {
   const entries = entrySources();
-  const program = ts.createProgram(
-    entries.map(([, source]) => `${REPO}${source}`),
-    { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true },
-  );
+  const libFiles = readdirSync(`${REPO}lib`, { recursive: true })
+    .map(String)
+    .filter((path) => path.endsWith('.ts'))
+    .map((path) => `${REPO}lib/${path}`);
+  const program = ts.createProgram(libFiles, {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+    noResolve: true,
+    noLib: true,
+    types: [],
+  });
   const checker = program.getTypeChecker();
   return new Map(
     entries.map(([entry, source]) => {

@@ -63,7 +63,7 @@ const FILE_TIERS = {
   'postgres/postgres-pgbouncer.spec.ts': 'system',
   'postgres/postgres-pgbouncer-prepared.spec.ts': 'system',
   'providers/batched-job-scripts.spec.ts': 'system',
-  'providers/claim-refusals.spec.ts': 'unit',
+  'providers/code-tables.spec.ts': 'unit',
   'providers/provider-options.spec.ts': 'unit',
   'providers/redis-endpoint.spec.ts': 'unit',
   'providers/redis-health-reading.spec.ts': 'system',

@@ -115,8 +115,8 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
       entry: this.entry(report),
     };
     const onCheck = (row: OwnerCheckRow | undefined) => {
-      if (!row?.live) throw new LockNotHeldError(name, 'expired');
-      if (!row.mine) throw new LockNotHeldError(name, 'not-owner');
+      const checked = ownerOutcome(row, 'released');
+      if (checked !== 'released') throw new LockNotHeldError(name, checked);
     };
     // A release the store never answered may be made again, to record the run's outcome once it does. Unless its
     // outcome is retried so (an occurrence's), the lock is released once the store answers: it would stay held.
@@ -197,7 +197,10 @@ export async function renewLocks(
   return locks.map((lock) => ownerOutcome(byName.get(lock.configuration.name), 'renewed'));
 }
 
-/** What an owner check `row` (none: no lock) says: `done` when the lock was live and ours, else why not. */
+/**
+ * What an owner check `row` (none: no lock) says, decoded here alone: `done` when the lock was live and ours,
+ * else why not. The statements answer `mine` and `live`, not owner-checks.ts' codes: this names their cases.
+ */
 export function ownerOutcome<D extends string>(row: OwnerCheckRow | undefined, done: D): D | LockNotHeldReason {
   if (!row?.live) return 'expired';
   return row.mine ? done : 'not-owner';

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { LUA_CLAIM_REFUSALS } from '../claim-refusals.js';
+import { CLAIM_REFUSALS } from '../claim-refusals.js';
+import type { CodeTable } from '../code-tables.js';
+import { OWNER_CHECKS } from '../owner-checks.js';
 import { LUA_SCRIPTS } from './lua-scripts.generated.js';
 import type { RedisClient } from './redis-client.js';
 import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.js';
@@ -8,12 +10,28 @@ import { redisFailure, replyCode, type ScriptCommands } from './redis-failures.j
 /** A key or an argument of a script call. */
 export type ScriptArgument = string | number;
 
-/** Where a script's source wants the claim refusal codes defined (claim-refusals.ts). */
-const CLAIM_REFUSALS_LINE = /^-- @claim-refusals$/m;
+/** A reply's name in Lua, a local of the script: `already-ran` is `ALREADY_RAN`. */
+export function luaName(reply: string): string {
+  return reply.toUpperCase().replaceAll('-', '_');
+}
 
-/** Script `file` as it is sent: its includes in place, and the claim refusal codes where it asks for them. */
+/** The Lua line that defines each code of `codes` as a local (`local LOCKED, ALREADY_RAN, PAUSED = 0, -1, -2`). */
+function luaLocals(codes: CodeTable): string {
+  return `local ${Object.keys(codes).map(luaName).join(', ')} = ${Object.values(codes).join(', ')}`;
+}
+
+/**
+ * Where a script's source wants a table's codes defined (its first such marker line), and the line that does:
+ * claim refusals (claim-refusals.ts) and owner checks (owner-checks.ts).
+ */
+const CODE_LINES: readonly (readonly [RegExp, string])[] = [
+  [/^-- @claim-refusals$/m, luaLocals(CLAIM_REFUSALS)],
+  [/^-- @owner-checks$/m, luaLocals(OWNER_CHECKS)],
+];
+
+/** Script `file` as it is sent: its includes in place, and the tables' codes where it asks for them. */
 export function luaSource(file: keyof typeof LUA_SCRIPTS): string {
-  return LUA_SCRIPTS[file].replace(CLAIM_REFUSALS_LINE, LUA_CLAIM_REFUSALS);
+  return CODE_LINES.reduce((source, [marker, line]) => source.replace(marker, line), LUA_SCRIPTS[file]);
 }
 
 /**

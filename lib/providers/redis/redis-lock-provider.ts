@@ -26,8 +26,8 @@ import { fencedValue } from './fenced-value.js';
 import { redisFailure } from './redis-failures.js';
 import { RedisKeys, type JobKeys } from './redis-keys.js';
 import { RedisOperatorProvider } from './redis-operator-provider.js';
-import { claimRefusal, OwnerCheck, RedisScripts, type LockOwner } from './redis-scripts.js';
-import { acquiredAt, notHeldReason, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
+import { claimRefusal, ownerOutcome, RedisScripts, type LockOwner } from './redis-scripts.js';
+import { acquiredAt, RedisJobLock, RedisSimpleLock, renewLeasesOf } from './redis-simple-lock.js';
 import { checkRedisProvider } from './redis-startup-check.js';
 import { ReplicaAck } from './replica-ack.js';
 import { redisProviderSettings, type RedisLockProviderOptions } from './redis-options.js';
@@ -228,13 +228,13 @@ export class RedisLockProvider
   renewByOwner(name: string, owner: string, ttl: number): Promise<OwnerRenewal> {
     assertCallerOwner(owner);
     const renewing = this.scripts.renewByOwner(this.keys.lock(name), owner, ttlMillis(ttl));
-    return renewing.then((check) => (check === OwnerCheck.Done ? 'renewed' : notHeldReason(check)));
+    return renewing.then((check) => ownerOutcome(check, 'renewed'));
   }
 
   releaseByOwner(name: string, owner: string): Promise<OwnerRelease> {
     assertCallerOwner(owner);
     const releasing = this.scripts.releaseByOwner(this.keys.lock(name), owner);
-    return releasing.then((check) => (check === OwnerCheck.Done ? 'released' : notHeldReason(check)));
+    return releasing.then((check) => ownerOutcome(check, 'released'));
   }
 
   renewLeases(renewals: readonly LeaseRenewal[]): Promise<LeaseRenewalOutcome[]> {

@@ -1,19 +1,23 @@
+import type { LockNotHeldReason } from '../../core/provider/lock-provider.js';
 import { claimRefusalOf, type ClaimRefusal } from '../claim-refusals.js';
+import { ownerCheckOf, type OwnerCheckCode } from '../owner-checks.js';
 import type { RedisClient } from './redis-client.js';
 import type { JobKeys, RedisKeys } from './redis-keys.js';
 import { LuaScript } from './lua-script.js';
 import { ScriptBatch } from './script-batch.js';
 
-/** Owner-check outcome of the release, finish and renew scripts. */
-export const enum OwnerCheck {
-  Done = 1,
-  Expired = 0,
-  NotOwner = -1,
-}
-
 /** What a claim script's reply `code` says, decoded here alone: a fence (positive) is `taken`, else a refusal. */
 export function claimRefusal(code: number): 'taken' | ClaimRefusal {
   return code > 0 ? 'taken' : claimRefusalOf(code);
+}
+
+/**
+ * What the owner check `code` of a release, finish or renew script says, decoded here alone: `done` when the
+ * caller held the lock (so the script released or renewed it), else why not.
+ */
+export function ownerOutcome<D extends string>(code: OwnerCheckCode, done: D): D | LockNotHeldReason {
+  const check = ownerCheckOf(code);
+  return check === 'held' ? done : check;
 }
 
 /** What read-locks.lua reads of one job: lock value, its PTTL, fence, pause, newest history entries. */
@@ -53,7 +57,7 @@ const READ_CLUSTER = new LuaScript('read-cluster.lua');
 export class RedisScripts {
   private readonly claims: ScriptBatch<[number, string?]>;
   private readonly acquisitions: ScriptBatch<number>;
-  private readonly finishes: ScriptBatch<OwnerCheck>;
+  private readonly finishes: ScriptBatch<OwnerCheckCode>;
 
   constructor(readonly client: RedisClient) {
     this.claims = new ScriptBatch(CLAIM_OCCURRENCE, client);
@@ -72,8 +76,8 @@ export class RedisScripts {
 
   /**
    * release.lua: deletes `lockKey` if `owner` holds it, or keeps it `keepFor` ms more; with a `recordKey`, also
-   * records the run's `outcome` there. `onCheck` gets the owner check, and `onFailure` a store
-   * failure, in the same promise step.
+   * records the run's `outcome` there. `onCheck` gets the owner check (see {@link ownerOutcome}), and
+   * `onFailure` a store failure, in the same promise step.
    */
   release<T>(
     lockKey: string,
@@ -81,7 +85,7 @@ export class RedisScripts {
     owner: string,
     keepFor: number,
     outcome: string,
-    onCheck: (check: OwnerCheck) => T,
+    onCheck: (check: OwnerCheckCode) => T,
     onFailure: (failure: unknown) => void,
   ): Promise<T> {
     if (recordKey !== undefined) {
@@ -97,18 +101,18 @@ export class RedisScripts {
    * renew.lua: sets each of `lockKeys` to expire `ttls[i]` ms from now if `owners[i]` still holds it; one
    * owner check per key. On a Cluster, all keys must hash to one slot (one lock per call there).
    */
-  renew(lockKeys: readonly string[], owners: readonly string[], ttls: readonly number[]): Promise<OwnerCheck[]> {
+  renew(lockKeys: readonly string[], owners: readonly string[], ttls: readonly number[]): Promise<OwnerCheckCode[]> {
     const ownersAndTtls = owners.flatMap((owner, i) => [owner, ttls[i]]);
     return RENEW.call(this.client, lockKeys.length, [...lockKeys, ...ownersAndTtls]);
   }
 
   /** renew-owner.lua: sets `lockKey` to expire `ttl` ms from now if the caller's `owner` holds it. */
-  renewByOwner(lockKey: string, owner: string, ttl: number): Promise<OwnerCheck> {
+  renewByOwner(lockKey: string, owner: string, ttl: number): Promise<OwnerCheckCode> {
     return RENEW_OWNER.call(this.client, 1, [lockKey, owner, ttl]);
   }
 
   /** release-owner.lua: deletes `lockKey` if the caller's `owner` holds it. */
-  releaseByOwner(lockKey: string, owner: string): Promise<OwnerCheck> {
+  releaseByOwner(lockKey: string, owner: string): Promise<OwnerCheckCode> {
     return RELEASE_OWNER.call(this.client, 1, [lockKey, owner]);
   }
 
@@ -199,7 +203,7 @@ export class RedisScripts {
     historyLimit: number,
     recorded: boolean,
     onFailure: (failure: unknown) => void,
-  ): Promise<OwnerCheck> {
+  ): Promise<OwnerCheckCode> {
     const args = [owner, keepFor, outcome, entry, historyLimit, recorded ? 1 : 0];
     return this.finishes.call([keys.lock, keys.record, keys.history], args, onFailure);
   }

@@ -4,14 +4,14 @@ import {
   LockNotHeldError,
   type LeaseRenewal,
   type LeaseRenewalOutcome,
-  type LockNotHeldReason,
   type RunOutcome,
   type RunReport,
   type SimpleLock,
 } from '../../core/provider/lock-provider.js';
 import { runEntry, storedJson } from '../../operators/stored-records.js';
+import type { OwnerCheckCode } from '../owner-checks.js';
 import type { JobKeys } from './redis-keys.js';
-import { OwnerCheck, type RedisScripts } from './redis-scripts.js';
+import { ownerOutcome, type RedisScripts } from './redis-scripts.js';
 
 /** What a {@link RedisSimpleLock} is made of. */
 export interface RedisSimpleLockOptions {
@@ -50,13 +50,14 @@ export class RedisSimpleLock extends AbstractSimpleLock {
   }
 
   /** Throws {@link LockNotHeldError} unless the owner check of a release passed. */
-  protected readonly ownerChecked = (check: OwnerCheck): void => {
-    if (check !== OwnerCheck.Done) throw new LockNotHeldError(this.configuration.name, notHeldReason(check));
+  protected readonly ownerChecked = (check: OwnerCheckCode): void => {
+    const outcome = ownerOutcome(check, 'released');
+    if (outcome !== 'released') throw new LockNotHeldError(this.configuration.name, outcome);
   };
 
   protected async prolong(configuration: LockConfiguration): Promise<SimpleLock | undefined> {
     const [check] = await this.scripts.renew([this.key], [this.token], [ttlMillis(configuration.lockAtMostFor)]);
-    return check === OwnerCheck.Done ? this.successor(configuration) : undefined;
+    return ownerOutcome(check, 'renewed') === 'renewed' ? this.successor(configuration) : undefined;
   }
 
   /** The lock that follows this one after an `extend()`. */
@@ -133,7 +134,7 @@ export async function renewLeasesOf(
 ): Promise<LeaseRenewalOutcome[]> {
   const locks = renewals.map(({ lock }) => lock as RedisSimpleLock);
   const ttls = renewals.map(({ ttl }) => ttlMillis(ttl));
-  let outcomes: OwnerCheck[];
+  let outcomes: OwnerCheckCode[];
   if (scripts.client.isCluster) {
     const renewOne = (lock: RedisSimpleLock, i: number) => scripts.renew([lock.key], [lock.token], [ttls[i]]);
     const replies = await Promise.all(locks.map(renewOne));
@@ -145,10 +146,5 @@ export async function renewLeasesOf(
       ttls,
     );
   }
-  return outcomes.map((outcome) => (outcome === OwnerCheck.Done ? 'renewed' : notHeldReason(outcome)));
-}
-
-/** Why a script's owner check failed. */
-export function notHeldReason(outcome: OwnerCheck): LockNotHeldReason {
-  return outcome === OwnerCheck.Expired ? 'expired' : 'not-owner';
+  return outcomes.map((outcome) => ownerOutcome(outcome, 'renewed'));
 }

@@ -9,7 +9,7 @@
 --   '1' for an occurrence's run (the others have no job record: not even looked at).
 -- A job record is touched only if it records this very run (its token is the owner value). A history holds at
 -- most historyLimit + 16 entries; readers read the newest historyLimit.
--- Returns, per run: 1 released, 0 the lock had expired, -1 another owner holds it.
+-- Returns, per run: HELD released, EXPIRED the lock had expired, NOT_OWNER another owner holds it.
 local TRIM_SLACK = 16
 -- @include run-end.include.lua
 
@@ -19,7 +19,7 @@ local function finish(lockKey, recordKey, historyKey, owner, keepFor, outcome, e
   end
   local check = releaseOwned(lockKey, owner, keepFor)
   -- Concatenated, not cjson: encoding the entry in Lua costs Redis more than the rest of the release.
-  local length = redis.call('LPUSH', historyKey, entryHead .. ',"outcome":"' .. (check == 1 and outcome or 'lost') .. '"}')
+  local length = redis.call('LPUSH', historyKey, entryHead .. ',"outcome":"' .. (check == HELD and outcome or 'lost') .. '"}')
   -- Trimmed in steps of TRIM_SLACK entries, not on every push: readers never look past historyLimit.
   if length > historyLimit + TRIM_SLACK then
     redis.call('LTRIM', historyKey, 0, historyLimit - 1)

@@ -21,14 +21,18 @@ local function heldFor(value, owner)
   return string.match(value, '^fenced:%d+:%d+:owned:%d+:(.*)$') == owner
 end
 
--- What a call by the caller's `owner` answers when `holder` (the lock's value, or false) is not its lock: 0 the
--- lock expired or was released, -1 another owner holds it. nil when the caller holds it.
+-- The owner checks' named replies (HELD, EXPIRED, NOT_OWNER): LuaScript (lua-script.ts) defines them here from
+-- owner-checks.ts; ownerOutcome (redis-scripts.ts) decodes.
+-- @owner-checks
+
+-- What a call by the caller's `owner` answers when `holder` (the lock's value, or false) is not its lock:
+-- EXPIRED (the lock expired or was released) or NOT_OWNER (another owner holds it). nil when the caller holds it.
 local function notHeldFor(holder, owner)
   if not holder then
-    return 0
+    return EXPIRED
   end
   if not heldFor(holder, owner) then
-    return -1
+    return NOT_OWNER
   end
   return nil
 end

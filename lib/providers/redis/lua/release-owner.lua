@@ -1,7 +1,7 @@
 -- Releases a lock by the owner its caller chose, with no lock object: one compare-and-set on owner and expiry.
 local lockKey = KEYS[1]
 local owner = ARGV[1]  -- the caller's owner, as lock() was given it
--- Returns 1 released, 0 the lock had expired (or was released), -1 another owner holds it.
+-- Returns HELD released, EXPIRED the lock had expired (or was released), NOT_OWNER another owner holds it.
 -- @include owner-value.include.lua
 
 local refusal = notHeldFor(redis.call('GET', lockKey), owner)
@@ -9,4 +9,4 @@ if refusal then
   return refusal
 end
 redis.call('DEL', lockKey)
-return 1
+return HELD

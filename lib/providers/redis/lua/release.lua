@@ -5,7 +5,7 @@ local recordKey = KEYS[2]  -- optional: the job record hash
 local owner = ARGV[1]
 local keepFor = ARGV[2]    -- ms to keep; '0' or absent deletes
 local outcome = ARGV[3]    -- 'succeeded' | 'failed', with recordKey
--- Returns 1 released, 0 the lock had expired, -1 another owner holds it.
+-- Returns HELD released, EXPIRED the lock had expired, NOT_OWNER another owner holds it (owner-checks.ts).
 -- @include run-end.include.lua
 
 if recordKey then

@@ -2,7 +2,7 @@
 local lockKey = KEYS[1]
 local owner = ARGV[1]  -- the caller's owner, as lock() was given it
 local ttl = ARGV[2]    -- ms
--- Returns 1 renewed, 0 the lock had expired (or was released), -1 another owner holds it.
+-- Returns HELD renewed, EXPIRED the lock had expired (or was released), NOT_OWNER another owner holds it.
 -- @include owner-value.include.lua
 
 local refusal = notHeldFor(redis.call('GET', lockKey), owner)
@@ -10,4 +10,4 @@ if refusal then
   return refusal
 end
 redis.call('PEXPIRE', lockKey, ttl)
-return 1
+return HELD

@@ -10,17 +10,21 @@ local function recordOutcome(recordKey, owner, outcome)
   end
 end
 
+-- The owner checks' named replies (HELD, EXPIRED, NOT_OWNER): LuaScript (lua-script.ts) defines them here from
+-- owner-checks.ts; ownerOutcome (redis-scripts.ts) decodes.
+-- @owner-checks
+
 -- Deletes the lock if `owner` holds it, or keeps it `keepFor` ms more (lockAtLeastFor; '0' or nil deletes).
--- Returns 1 released, 0 the lock had expired, -1 another owner holds it.
+-- Returns HELD released, EXPIRED the lock had expired, NOT_OWNER another owner holds it.
 local function releaseOwned(lockKey, owner, keepFor)
   local holder = redis.call('GET', lockKey)
   if holder ~= owner then
-    return holder and -1 or 0 -- holder is false once the lock has expired
+    return holder and NOT_OWNER or EXPIRED -- holder is false once the lock has expired
   end
   if not keepFor or keepFor == '0' then
     redis.call('DEL', lockKey)
   else
     redis.call('PEXPIRE', lockKey, keepFor)
   end
-  return 1
+  return HELD
 end

@@ -1,4 +1,4 @@
-import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { PoolClient, QueryConfig, QueryResult } from 'pg';
 
 /** A statement with pg's own answer deadline (`query_timeout`, which @types/pg leaves out of QueryConfig). */
 export type TimedQuery = QueryConfig & { query_timeout?: number };
@@ -29,12 +29,12 @@ export async function throughPooler(client: PoolClient, query_timeout: number | 
  * (`set_config(…, true)`, SET LOCAL): a transaction pooler keeps no session state for its client. `onBackend`
  * hears the PID of the server backend that runs it, which the pooler's own PID is not.
  */
-export async function inOwnTransaction<Row extends QueryResultRow>(
+export async function inOwnTransaction(
   client: PoolClient,
   statementTimeout: number,
   statement: TimedQuery,
   onBackend: (pid: number) => void,
-): Promise<Row[]> {
+): Promise<QueryResult> {
   const { query_timeout } = statement;
   await client.query({ text: 'BEGIN', query_timeout } as TimedQuery);
   try {
@@ -42,9 +42,9 @@ export async function inOwnTransaction<Row extends QueryResultRow>(
     const setTimeout = "SELECT set_config('statement_timeout', $1, true), pg_backend_pid() AS pid";
     const set = { text: setTimeout, values: [String(statementTimeout)], query_timeout } as TimedQuery;
     onBackend((await client.query<{ pid: number }>(set)).rows[0].pid);
-    const { rows } = await client.query<Row>(statement);
+    const result = await client.query(statement);
     await client.query({ text: 'COMMIT', query_timeout } as TimedQuery);
-    return rows;
+    return result;
   } catch (error) {
     // An error the server answered (pg's DatabaseError has a severity) leaves the transaction aborted; a lost
     // or given-up connection is destroyed by the caller instead.

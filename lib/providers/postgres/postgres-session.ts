@@ -1,4 +1,4 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { burstDeadline } from '../../core/provider/burst-deadline.js';
 import { LockProviderUnavailableError } from '../../core/provider/errors.js';
 import { describePostgresEndpoint, postgresFailure } from './postgres-failures.js';
@@ -36,6 +36,8 @@ export class PostgresSession {
   private readonly timeouts = new WeakMap<PoolClient, number>();
   /** Whether the pool's connections go through a pooler: asked once, on the first connection. */
   private pooled: Promise<boolean> | undefined;
+  /** {@link pooled} once answered: every later statement reads it without an `await` of its own. */
+  private pooledAnswer: boolean | undefined;
   /** Whether statements go as named prepared statements: until a pooler shows it does not keep them. */
   private namedStatements = true;
   /** The tables' creation, once; `true` once they are known to exist. */
@@ -65,7 +67,25 @@ export class PostgresSession {
     abandoned?: (backend: number) => void,
     calls = 1,
   ): Promise<Row[]> {
-    const query = () => this.query<Row>(statement.text, values, statement.name, abandoned, calls);
+    return this.execute(statement, values, rowsOf<Row>, abandoned, calls);
+  }
+
+  /**
+   * Runs `statement` as {@link run} does, and resolves to how many rows it changed: for a statement without
+   * `RETURNING`, whose answer has no row description or row for pg to parse.
+   */
+  count(statement: Statement, values: readonly unknown[], abandoned?: (backend: number) => void): Promise<number> {
+    return this.execute(statement, values, rowCountOf, abandoned, 1);
+  }
+
+  private execute<T>(
+    statement: Statement,
+    values: readonly unknown[],
+    answer: (result: QueryResult) => T,
+    abandoned: ((backend: number) => void) | undefined,
+    calls: number,
+  ): Promise<T> {
+    const query = () => this.query(statement.text, values, answer, statement.name, abandoned, calls);
     return this.tables === true ? query() : this.createTables().then(query);
   }
 
@@ -85,27 +105,34 @@ export class PostgresSession {
   private async createMissingTable(): Promise<void> {
     // Looked up first: CREATE TABLE IF NOT EXISTS needs the CREATE privilege even when the table exists.
     // The health reports came after the others: a schema made before them gets them at the next start.
-    const [{ present }] = await this.query<{ present: boolean }>(
+    const [{ present }] = await this.query(
       'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS present',
       [this.tableNames.locks, this.tableNames.healthReports],
+      rowsOf<{ present: boolean }>,
     );
     if (present) return;
     // The locks table comes last: once it exists, so do the others.
     for (const ddl of tablesDdl(this.tableNames)) {
-      await this.query(ddl, []).catch((failure: unknown) => {
+      await this.query(ddl, [], rowsOf).catch((failure: unknown) => {
         if (!CREATED_MEANWHILE.has(String((failure as { code?: unknown }).code))) throw failure;
       });
     }
   }
 
-  private async query<Row extends QueryResultRow>(
+  private async query<T>(
     text: string,
     values: readonly unknown[],
+    answer: (result: QueryResult) => T,
     name?: string,
     abandoned?: (backend: number) => void,
     calls = 1,
-  ): Promise<Row[]> {
-    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(this.failure(error)));
+  ): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.failure(error);
+    }
     // The pool listens to a client's errors only while it is idle. A connection reset during a statement also
     // rejects the statement, which reports it; unheard, the client's 'error' event would crash the app.
     client.on('error', ignoreClientError);
@@ -116,16 +143,12 @@ export class PostgresSession {
     let sent = false;
     let backend = (client as PoolClient & { processID: number }).processID;
     try {
-      this.pooled ??= throughPooler(client, query_timeout).catch((error: unknown) => {
-        this.pooled = undefined;
-        throw error;
-      });
-      const pooled = await this.pooled;
+      const pooled = this.pooledAnswer ?? (this.pooledAnswer = await this.askPooled(client, query_timeout));
       const statement: TimedQuery = { text, values: values as unknown[], name: prepared, query_timeout };
-      let rows: Row[];
+      let result: QueryResult;
       if (pooled && timeout !== false) {
         sent = true;
-        rows = await inOwnTransaction<Row>(client, timeout, statement, (pid) => (backend = pid));
+        result = await inOwnTransaction(client, timeout, statement, (pid) => (backend = pid));
       } else {
         if (!pooled && timeout !== false && this.timeouts.get(client) !== timeout) {
           // A parameter, not SQL text: no option value is ever part of a statement.
@@ -134,12 +157,12 @@ export class PostgresSession {
           this.timeouts.set(client, timeout);
         }
         sent = true;
-        rows = (await client.query<Row>(statement)).rows;
+        result = await client.query(statement);
       }
       client.off('error', ignoreClientError);
       client.release();
       this.whenAnswered?.();
-      return rows;
+      return answer(result);
     } catch (error) {
       const failure = this.failure(error, timeout);
       // A broken connection goes back destroyed; one whose statement was refused or timed out is fine.
@@ -149,7 +172,7 @@ export class PostgresSession {
       if (prepared !== undefined && foreignPreparedStatement(error)) {
         // Behind a pooler without prepared statements: nothing ran; from now on every statement is unnamed.
         this.namedStatements = false;
-        return this.query<Row>(text, values, undefined, abandoned, calls);
+        return this.query(text, values, answer, undefined, abandoned, calls);
       }
       // A statement the server refused or rolled back did nothing; one on a connection given up may yet run.
       if (broken && sent) abandoned?.(backend);
@@ -157,9 +180,28 @@ export class PostgresSession {
     }
   }
 
+  /** Whether `client` goes through a pooler, asked once for all the statements waiting for the first answer. */
+  private askPooled(client: PoolClient, query_timeout: number | undefined): Promise<boolean> {
+    this.pooled ??= throughPooler(client, query_timeout).catch((error: unknown) => {
+      this.pooled = undefined;
+      throw error;
+    });
+    return this.pooled;
+  }
+
   private failure(error: unknown, timeout: number | false = this.statementTimeout): unknown {
     return postgresFailure(this.endpoint, error, timeout);
   }
+}
+
+/** A statement's rows. */
+function rowsOf<Row extends QueryResultRow>(result: QueryResult): Row[] {
+  return result.rows as Row[];
+}
+
+/** How many rows a statement changed. */
+function rowCountOf(result: QueryResult): number {
+  return result.rowCount ?? 0;
 }
 
 /** A checked-out client's error: its statement rejects with it too, and that failure is reported. */

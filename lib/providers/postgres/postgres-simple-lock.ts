@@ -128,36 +128,35 @@ export class PostgresSimpleLock extends AbstractSimpleLock {
     // A burst's claims that came back too late are released unused together, in one statement, like run ends.
     if (outcome !== undefined || request.entry !== null || recorded)
       return this.context.finishes.call({ ...request, outcome: outcome ?? null }, failed).then(onCheck);
-    const { session, statements } = this.context;
-    // A lock that records nothing is released by one single-row UPDATE; only a lock found lost costs a read more.
-    const releasing = this.unlockRow(request.atLeast).then((rows) =>
-      rows.length ? rows : session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]),
-    );
-    return releasing.then(
-      ([row]) => onCheck(row),
-      (failure: unknown) => {
-        failed();
-        throw failure;
-      },
-    );
+    return this.unlockRow(request.atLeast, onCheck, failed);
   }
 
-  /** The plain unlock, which also deletes the rows of plain locks this node released earlier, once they may go. */
-  private unlockRow(atLeast: number): Promise<OwnerCheckRow[]> {
+  /**
+   * The plain unlock, one single-row UPDATE that also deletes the rows of plain locks this node released earlier,
+   * once they may go; only a lock found lost costs a read more. One promise step over the statement's.
+   */
+  private unlockRow(atLeast: number, onCheck: (row: OwnerCheckRow | undefined) => void, failed: () => void) {
     const { session, statements, released } = this.context;
     const { name } = this.configuration;
     const due = released.takeDue();
     const unlocking = due.length
-      ? session.run<OwnerCheckRow>(statements.unlockForgetting, [name, this.owner, atLeast, due, released.settle])
-      : session.run<OwnerCheckRow>(statements.unlock, [name, this.owner, atLeast]);
+      ? session.count(statements.unlockForgetting, [name, this.owner, atLeast, due, released.settle])
+      : session.count(statements.unlock, [name, this.owner, atLeast]);
+    const fail = (failure: unknown): never => {
+      failed();
+      throw failure;
+    };
     return unlocking.then(
-      (rows) => {
-        if (rows.length && !this.use.ofJob) released.add(name);
-        return rows;
+      (changed: number): void | Promise<void> => {
+        if (changed === 0) {
+          const checking = session.run<OwnerCheckRow>(statements.ownerCheck, [name, this.owner]);
+          return checking.then(([row]) => onCheck(row), fail);
+        }
+        if (!this.use.ofJob) released.add(name);
       },
       (failure: unknown) => {
         released.restore(due);
-        throw failure;
+        return fail(failure);
       },
     );
   }

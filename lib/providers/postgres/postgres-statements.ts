@@ -195,13 +195,13 @@ export function postgresStatements({ locks, history }: PostgresTables) {
 
     /**
      * `unlock()` of a lock that records nothing (`$1` name, `$2` owner, `$3` lockAtLeastFor ms): ShedLock's
-     * unlock, one `UPDATE` of one row, as cheap as the batch release above is not. A row when released; none
-     * when the lock was no longer ours, and then {@link ownerCheck} tells why.
+     * unlock, one `UPDATE` of one row, as cheap as the batch release above is not. It changes one row when
+     * released (its count is the answer: no `RETURNING`), none when the lock was no longer ours, and then
+     * {@link ownerCheck} tells why.
      */
     unlock: statement(`
       UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, ${NOW})
-      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > ${NOW}
-      RETURNING l.name, true AS mine, true AS live`),
+      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > ${NOW}`),
 
     /**
      * {@link unlock} that also deletes the rows of `$4` (names released earlier) that {@link forgettable} allows
@@ -210,8 +210,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
     unlockForgetting: statement(`
       WITH v AS (SELECT ${NOW} AS at), ${forgetRows(locks, '$4', '$5', '$1')}
       UPDATE ${locks} l SET lock_until = greatest(l.locked_at + ${ms('$3')}, v.at) FROM v
-      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > v.at
-      RETURNING l.name, true AS mine, true AS live`),
+      WHERE l.name = $1 AND l.owner = $2 AND l.lock_until > v.at`),
 
     /** How lock `$1` stands for owner `$2`: `mine`, `live`. */
     ownerCheck: statement(`SELECT name, owner = $2 AS mine, lock_until > ${NOW} AS live FROM ${locks} WHERE name = $1`),

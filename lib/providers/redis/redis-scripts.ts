@@ -35,6 +35,7 @@ export interface LockOwner {
 
 const ACQUIRE = new LuaScript('acquire.lua');
 const RELEASE = new LuaScript('release.lua');
+const RELEASE_RECORDING = new LuaScript('release-recording.lua');
 const RENEW = new LuaScript('renew.lua');
 const RECOVER = new LuaScript('recover.lua');
 const RENEW_OWNER = new LuaScript('renew-owner.lua');
@@ -75,9 +76,9 @@ export class RedisScripts {
   }
 
   /**
-   * release.lua: deletes `lockKey` if `owner` holds it, or keeps it `keepFor` ms more; with a `recordKey`, also
-   * records the run's `outcome` there. `onCheck` gets the owner check (see {@link ownerOutcome}), and
-   * `onFailure` a store failure, in the same promise step.
+   * release.lua: deletes `lockKey` if `owner` holds it, or keeps it `keepFor` ms more; with a `recordKey`,
+   * release-recording.lua, which also records the run's `outcome` there. `onCheck` gets the owner check (see
+   * {@link ownerOutcome}), and `onFailure` a store failure, in the same promise step.
    */
   release<T>(
     lockKey: string,
@@ -89,7 +90,8 @@ export class RedisScripts {
     onFailure: (failure: unknown) => void,
   ): Promise<T> {
     if (recordKey !== undefined) {
-      return RELEASE.run(this.client, 2, [lockKey, recordKey, owner, keepFor, outcome], onCheck, onFailure);
+      const args = [lockKey, recordKey, owner, keepFor, outcome];
+      return RELEASE_RECORDING.run(this.client, 2, args, onCheck, onFailure);
     }
     // Without lockAtLeastFor (the common release) keepFor is left out: Redis spends about as much on building one
     // more script argument as on the rest of the release's logic (see bench/README.md, Redis instructions).

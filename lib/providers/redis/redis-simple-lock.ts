@@ -42,7 +42,7 @@ export class RedisSimpleLock extends AbstractSimpleLock {
     return this.releaseRecording(keepFor, outcome, undefined);
   }
 
-  /** release.lua, recording `outcome` in the job record at `recordKey` if there is one. */
+  /** release.lua; release-recording.lua with a `recordKey`, which also records `outcome` in that job record. */
   protected releaseRecording(keepFor: number, outcome: RunOutcome | undefined, recordKey: string | undefined) {
     // A release the store never answered may be made again, to record the run's outcome once it does.
     const failed = () => this.releaseFailed();

@@ -11,7 +11,8 @@
 -- most historyLimit + 16 entries; readers read the newest historyLimit.
 -- Returns, per run: HELD released, EXPIRED the lock had expired, NOT_OWNER another owner holds it.
 local TRIM_SLACK = 16
--- @include run-end.include.lua
+-- @include record-outcome.include.lua
+-- @include release-owned.include.lua
 
 local function finish(lockKey, recordKey, historyKey, owner, keepFor, outcome, entryHead, historyLimit, recorded)
   if recorded then

@@ -1,14 +1,5 @@
--- Shared by the scripts that end a run (release.lua, finish.lua); the loader (lua-script.ts) puts it where a
--- script says `-- @include run-end.include.lua`.
-
--- Records how the run ended in its job record, if the record is still this run's (its token is the owner
--- value): a record another node took over is left alone.
-local function recordOutcome(recordKey, owner, outcome)
-  if redis.call('HGET', recordKey, 'token') == owner then
-    local time = redis.call('TIME')
-    redis.call('HSET', recordKey, 'state', outcome, 'finishedAt', time[1] * 1000 + math.floor(time[2] / 1000))
-  end
-end
+-- Shared by the scripts that release a lock (release.lua, release-recording.lua, finish.lua); the loader
+-- (lua-script.ts) puts it where a script says `-- @include release-owned.include.lua`.
 
 -- The owner checks' named replies (HELD, EXPIRED, NOT_OWNER): LuaScript (lua-script.ts) defines them here from
 -- owner-checks.ts; ownerOutcome (redis-scripts.ts) decodes.

@@ -57,7 +57,6 @@ function leads(node: Candidate, deadline: number, what: string) {
 export const leaderChecks: CheckDefinition<LeaseRenewingLockProvider>[] = [
   {
     name: 'elects one leader that keeps the lead; a killed one is replaced after its lease, a released one at once',
-    concurrent: true,
     async run({ provider, other, connect, shortLock, clockTolerance }) {
       const lease = 12 * shortLock;
       const interval = lease / 3;

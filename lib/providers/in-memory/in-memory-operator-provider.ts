@@ -14,6 +14,9 @@ import {
   watchedJobs,
   type ClusterReading,
   type HealthReportClaim,
+  type HealthTurn,
+  type HealthTurnBid,
+  type UnhealthyJobs,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -38,15 +41,24 @@ export class InMemoryOperatorProvider implements OperatorProvider {
   private readonly histories = new Map<string, HistoryEntry[]>();
   /** `<lock name>|<occurrence>` → when its missed report was claimed (epoch ms). */
   private readonly healthReports = new Map<string, number>();
+  /** Who holds the health turn, until when (epoch ms), and the unhealthy jobs it keeps. */
+  private healthTurn: { node: string; until: number; unhealthy: UnhealthyJobs } = { node: '', until: 0, unhealthy: {} };
 
   constructor(
     private readonly locks: InMemoryLocks,
     private readonly historyLimit: number,
   ) {}
 
-  async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
+  async publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null> {
     this.nodesByName.set(node.node, node);
     for (const job of jobs) this.catalogue.set(job.jobName, job);
+    const now = Date.now();
+    const turn = this.healthTurn;
+    const held = turn.node === node.node && turn.until > now;
+    if (!held && turn.until > now) return null;
+    // A node that takes the turn keeps the former holder's unhealthy jobs; it writes its own from its next bid on.
+    this.healthTurn = { node: node.node, until: now + bid.lease, unhealthy: held ? bid.unhealthy : turn.unhealthy };
+    return { taken: !held, unhealthy: this.healthTurn.unhealthy };
   }
 
   async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {

@@ -62,10 +62,13 @@ export class ClusterPresence {
     this.triggers.stop();
   }
 
-  /** A heartbeat, then the health check if its bid won the turn. */
+  /**
+   * The health check while the last bid's turn lasts, then the heartbeat: its bid leaves what the check found, so
+   * a node that takes the turn next misses none of it.
+   */
   private async beat(): Promise<void> {
+    await this.health.checkOnTurn();
     await this.heartbeat();
-    if (!this.stopped) await this.health.checkOnTurn();
   }
 
   /** @internal Publishes this node now (also every `heartbeatInterval`), and bids for the health turn. */

@@ -36,8 +36,9 @@ export class JobHealthWatch {
   private readonly states = new Map<string, JobHealthState>();
   /** The newest missed occurrence whose report this node claimed (or found claimed), by job name (epoch ms). */
   private readonly claimedUpTo = new Map<string, number>();
-  /** Whether this node held the turn at its last heartbeat that the store answered. */
-  private holdsTurn = false;
+  /** When this node's last bid was sent (epoch ms), and until when the turn it won is surely its own. */
+  private bidAt = 0;
+  private turnUntil = 0;
   /** The check under way, if any; stop() awaits it, as the app may close the store's connections next. */
   private checking: Promise<unknown> | undefined;
 
@@ -52,13 +53,14 @@ export class JobHealthWatch {
 
   /** What this node's heartbeat bids for the health turn, with the unhealthy jobs of its last check. */
   bid(): HealthTurnBid {
+    this.bidAt = Date.now();
     const unhealthy = [...this.states].filter(([, state]) => UNHEALTHY_STATES.has(state));
     return { lease: healthTurnLease(this.settings.heartbeatInterval), unhealthy: Object.fromEntries(unhealthy) };
   }
 
   /** The bid that hands the turn back as this node stops, when it holds it: the next heartbeat of a node takes it. */
   handBack(): HealthTurnBid | undefined {
-    return this.holdsTurn ? { ...this.bid(), lease: 0 } : undefined;
+    return this.holdsTurn() ? { ...this.bid(), lease: 0 } : undefined;
   }
 
   /** Takes what the heartbeat's bid got: the turn, or `null` while another node holds it. */
@@ -69,7 +71,9 @@ export class JobHealthWatch {
       this.claimedUpTo.clear();
       for (const [jobName, state] of Object.entries(turn?.unhealthy ?? {})) this.states.set(jobName, state);
     }
-    this.holdsTurn = turn !== null;
+    // Counted from before the bid was sent: a node whose later bids go unanswered stops checking before the store
+    // gives the turn to another.
+    this.turnUntil = turn ? this.bidAt + healthTurnLease(this.settings.heartbeatInterval) : 0;
   }
 
   /**
@@ -77,9 +81,13 @@ export class JobHealthWatch {
    * time: a slow store delays the next one instead of stacking them.
    */
   async checkOnTurn(): Promise<void> {
-    if (!this.holdsTurn) return;
+    if (!this.holdsTurn()) return;
     this.checking ??= this.check().finally(() => (this.checking = undefined));
     await this.checking;
+  }
+
+  private holdsTurn(): boolean {
+    return Date.now() < this.turnUntil;
   }
 
   /** Stops the watch once the check under way has ended. */

@@ -24,6 +24,13 @@ import {
 import { pauseState, operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import type { InMemoryLocks } from './in-memory-locks.js';
 
+/** The health turn before any bid: free, keeping no unhealthy job. */
+const NO_HEALTH_TURN: { readonly node: string; readonly until: number; readonly unhealthy: UnhealthyJobs } = {
+  node: '',
+  until: 0,
+  unhealthy: {},
+};
+
 /**
  * The operator store in this process's memory, beside an {@link InMemoryLockProvider}'s locks: the whole
  * console (admin service, status page) works without Redis, with the Redis store's semantics (the
@@ -42,7 +49,7 @@ export class InMemoryOperatorProvider implements OperatorProvider {
   /** `<lock name>|<occurrence>` → when its missed report was claimed (epoch ms). */
   private readonly healthReports = new Map<string, number>();
   /** Who holds the health turn, until when (epoch ms), and the unhealthy jobs it keeps. */
-  private healthTurn: { node: string; until: number; unhealthy: UnhealthyJobs } = { node: '', until: 0, unhealthy: {} };
+  private healthTurn = NO_HEALTH_TURN;
 
   constructor(
     private readonly locks: InMemoryLocks,
@@ -175,14 +182,15 @@ export class InMemoryOperatorProvider implements OperatorProvider {
   }
 
   /**
-   * @internal Forgets every skip count, trigger, pause, history entry and missed report. The nodes and the
-   * catalogue stay: they describe the apps still running, which publish them only when they change.
+   * @internal Forgets every skip count, trigger, pause, history entry, missed report and the health turn. The nodes
+   * and the catalogue stay: they describe the apps still running, which publish them only when they change.
    */
   clearRecords(): void {
     const records = [this.skipCounts, this.triggers, this.triggerResults, this.pauses, this.histories];
     for (const kept of [...records, this.healthReports]) {
       kept.clear();
     }
+    this.healthTurn = NO_HEALTH_TURN;
   }
 
   /** @internal Whether an operator has paused the job that locks `lockName`. */

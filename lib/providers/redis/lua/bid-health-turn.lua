@@ -9,8 +9,8 @@ local unhealthy = ARGV[3]
 -- turn keeps (JSON); nil when another node holds it.
 local holder = redis.call('GET', turnKey)
 if holder and holder ~= node then return false end
--- A lease of 0 hands the turn back (a node that stops): the next bid of any node takes it.
-if lease == '0' then redis.call('DEL', turnKey) else redis.call('SET', turnKey, node, 'PX', lease) end
+-- A lease of 0 hands the turn back (a node that stops): it lapses in 1 ms, with the commands the lock user has.
+redis.call('SET', turnKey, node, 'PX', lease == '0' and 1 or lease)
 -- A node that takes the turn keeps the former holder's unhealthy jobs; it writes its own from its next bid on.
 if not holder then return { 1, redis.call('GET', unhealthyKey) or '{}' } end
 redis.call('SET', unhealthyKey, unhealthy)

@@ -69,7 +69,9 @@ export class JobHealthWatch {
       // A node that did not hold the turn has seen none of the last checks: its former holder left what they found.
       this.states.clear();
       this.claimedUpTo.clear();
-      for (const [jobName, state] of Object.entries(turn?.unhealthy ?? {})) this.states.set(jobName, state);
+      for (const [jobName, state] of Object.entries(turn?.unhealthy ?? {})) {
+        this.states.set(jobName, state as JobHealthState);
+      }
     }
     // Counted from before the bid was sent: a node whose later bids go unanswered stops checking before the store
     // gives the turn to another.

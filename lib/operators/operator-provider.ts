@@ -1,5 +1,4 @@
 import type { SkipReason } from '../core/task/task-result.js';
-import type { JobHealthState } from './job-health.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -123,8 +122,8 @@ export interface HealthTurnBid {
   readonly unhealthy: UnhealthyJobs;
 }
 
-/** Job name → state, of the jobs a health check found unhealthy. */
-export type UnhealthyJobs = Readonly<Record<string, JobHealthState>>;
+/** Job name → state (a `JobHealthState`, kept as the store has it), of the jobs a health check found unhealthy. */
+export type UnhealthyJobs = Readonly<Record<string, string>>;
 
 /** The health turn a heartbeat holds. */
 export interface HealthTurn {

@@ -2,9 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { FaultLog } from '../core/executor/fault-log.js';
 import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
+import { JobHealthWatch } from './job-health-watch.js';
 import { LeaderElections } from './leader-elections.js';
-import type { CatalogueJob } from '../operators/cluster-records.js';
-import type { OperatorProvider } from '../operators/operator-provider.js';
+import type { CatalogueJob, ClusterNode } from '../operators/cluster-records.js';
+import type { HealthTurn, OperatorProvider } from '../operators/operator-provider.js';
 import { OperatorTriggers } from './operator-triggers.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import { PACKAGE_VERSION } from './package-version.generated.js';
@@ -18,9 +19,9 @@ const FORGET_AFTER_MS = 3_600_000;
 
 /**
  * This node in the cluster view: a heartbeat (who it is, its locked jobs and its elections) with the jobs' catalogue
- * entries when they change, and the skips counted since the last one, every `heartbeatInterval`; and the poll
- * for runs operators asked for ({@link OperatorTriggers}). Its own timer, `unref`'d: nothing here is on a
- * tick's path.
+ * entries when they change, a bid for the health turn, and the skips counted since the last one, every
+ * `heartbeatInterval`; the health check when the bid won the turn ({@link JobHealthWatch}); and the poll for runs
+ * operators asked for ({@link OperatorTriggers}). Its own timer, `unref`'d: nothing here is on a tick's path.
  */
 @Injectable()
 export class ClusterPresence {
@@ -40,6 +41,7 @@ export class ClusterPresence {
     private readonly executor: LockingTaskExecutor,
     private readonly triggers: OperatorTriggers,
     private readonly elections: LeaderElections,
+    private readonly health: JobHealthWatch,
   ) {
     this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
   }
@@ -48,8 +50,8 @@ export class ClusterPresence {
   start(): void {
     if (!this.store) return;
     // After @nestjs/schedule's own onApplicationBootstrap has registered the jobs.
-    setImmediate(() => void this.heartbeat());
-    this.timer = setInterval(() => void this.heartbeat(), this.settings.heartbeatInterval);
+    setImmediate(() => void this.beat());
+    this.timer = setInterval(() => void this.beat(), this.settings.heartbeatInterval);
     this.timer.unref();
     this.triggers.start();
   }
@@ -60,7 +62,16 @@ export class ClusterPresence {
     this.triggers.stop();
   }
 
-  /** @internal Publishes this node now (also every `heartbeatInterval`). */
+  /**
+   * The health check while the last bid's turn lasts, then the heartbeat: its bid leaves what the check found, so
+   * a node that takes the turn next misses none of it.
+   */
+  private async beat(): Promise<void> {
+    await this.health.checkOnTurn();
+    await this.heartbeat();
+  }
+
+  /** @internal Publishes this node now (also every `heartbeatInterval`), and bids for the health turn. */
   async heartbeat(): Promise<void> {
     if (this.stopped) return;
     const store = this.store!;
@@ -68,20 +79,14 @@ export class ClusterPresence {
     const changed = entries
       .map((entry) => ({ entry, json: JSON.stringify(entry) }))
       .filter(({ entry, json }) => this.published.get(entry.jobName) !== json);
-    const jobs = entries.map((entry) => entry.jobName);
-    const node = {
-      node: this.settings.node,
-      version: PACKAGE_VERSION,
-      startedAt: this.startedAt,
-      lastSeen: new Date(),
-      jobs,
-      elections: this.elections.names(),
-    };
+    const node = this.node(entries.map((entry) => entry.jobName));
     const sentAt = performance.now();
+    let turn: HealthTurn | null | undefined;
     try {
-      await store.publish(
+      turn = await store.publish(
         node,
         changed.map(({ entry }) => entry),
+        this.health.bid(),
       );
       for (const { entry, json } of changed) this.published.set(entry.jobName, json);
       // Stopped meanwhile: the app may have closed the store's connections (a pool ended at shutdown).
@@ -94,6 +99,34 @@ export class ClusterPresence {
       // The next heartbeat sends what this one could not.
       this.faults.storeFailed('heartbeat', `Heartbeat not sent: ${(error as Error).message}`, error, sentAt);
     }
+    // A bid not answered leaves the watch as it was: the turn may still be this node's.
+    if (turn !== undefined && !this.stopped) this.health.turn(turn);
+  }
+
+  /** Hands the health turn back as this node stops, if it holds it, with what its last check found. */
+  async handBackTurn(): Promise<void> {
+    const bid = this.health.handBack();
+    if (!bid) return;
+    const sentAt = performance.now();
+    try {
+      await this.store!.publish(this.node([...this.registered.names()]), [], bid);
+    } catch (error) {
+      // Its lease runs out instead: another node takes the turn then.
+      this.faults.storeFailed('heartbeat', `Health turn not handed back: ${(error as Error).message}`, error, sentAt);
+    }
+  }
+
+  /** This node's heartbeat record, running `jobs`. */
+  private node(jobs: string[]): ClusterNode {
+    const { node } = this.settings;
+    return {
+      node,
+      version: PACKAGE_VERSION,
+      startedAt: this.startedAt,
+      lastSeen: new Date(),
+      jobs,
+      elections: this.elections.names(),
+    };
   }
 
   /** The catalogue entry of a job registered here; `undefined` once it is no longer in the registry. */

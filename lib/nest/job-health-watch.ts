@@ -3,27 +3,42 @@ import { FaultLog } from '../core/executor/fault-log.js';
 import { LockEvents } from '../core/task/lock-events.js';
 import { ClusterAdmin } from '../operators/cluster-admin.js';
 import { UNHEALTHY_STATES, type ClusterJobHealth, type JobHealthState } from '../operators/job-health.js';
-import type { HealthReportClaim, HealthReportKind, OperatorProvider } from '../operators/operator-provider.js';
+import type {
+  HealthReportClaim,
+  HealthReportKind,
+  HealthTurn,
+  HealthTurnBid,
+  OperatorProvider,
+} from '../operators/operator-provider.js';
 import { SCHEDULER_LOCK_OPERATOR_PROVIDER, SCHEDULER_LOCK_SETTINGS } from './scheduler-lock.constants.js';
 import type { SchedulerLockSettings } from './scheduler-lock.settings.js';
 
 /** Who pauses a job after `health.pauseAfter` failed runs, in its history. */
 export const SCHEDULER_ACTOR = 'scheduler';
 
+/** The health turn outlives a heartbeat interval by half of one: a late timer does not move it. */
+function healthTurnLease(heartbeatInterval: number): number {
+  return Math.ceil(heartbeatInterval * 1.5);
+}
+
 /**
- * This node's watch over every job's health, cluster-wide, every `heartbeatInterval` on its own `unref`'d
- * timer: nothing here is on a tick's path. It emits `missed` for the occurrences, and `failing` for the streaks
- * of failed runs, whose report it claimed in the store (one node each), and `healthy` when a job recovers.
+ * This node's watch over every job's health, cluster-wide, in the heartbeats that give it the health turn: one node
+ * at a time reads the cluster's health (`ClusterPresence` bids for the turn in each heartbeat). Nothing here
+ * is on a tick's path. It emits `missed` for the occurrences, and `failing` for the streaks of failed runs, whose
+ * report it claimed in the store (one node each), and `healthy` when a job recovers. The turn keeps the unhealthy
+ * jobs of its holder's last check: its next holder emits `healthy` for them, and no other node does.
  */
 @Injectable()
 export class JobHealthWatch {
   private readonly admin: ClusterAdmin | undefined;
   private readonly faults: FaultLog;
-  /** Each job's state at the last check, by job name. */
+  /** Each job's state at the last check, by job name; while another node holds the turn, none. */
   private readonly states = new Map<string, JobHealthState>();
   /** The newest missed occurrence whose report this node claimed (or found claimed), by job name (epoch ms). */
   private readonly claimedUpTo = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
+  /** When this node's last bid was sent (epoch ms), and until when the turn it won is surely its own. */
+  private bidAt = 0;
+  private turnUntil = 0;
   /** The check under way, if any; stop() awaits it, as the app may close the store's connections next. */
   private checking: Promise<unknown> | undefined;
 
@@ -36,20 +51,49 @@ export class JobHealthWatch {
     this.faults = new FaultLog(new Logger('SchedulerLock'), settings.outages);
   }
 
-  /** Starts the watch (a provider without an operator store keeps no history to watch). */
-  start(): void {
-    if (!this.admin) return;
-    this.timer = setInterval(() => {
-      // One check at a time: a slow store delays the next one instead of stacking them.
-      this.checking ??= this.check().finally(() => (this.checking = undefined));
-    }, this.settings.heartbeatInterval);
-    this.timer.unref();
+  /** What this node's heartbeat bids for the health turn, with the unhealthy jobs of its last check. */
+  bid(): HealthTurnBid {
+    this.bidAt = Date.now();
+    const unhealthy = [...this.states].filter(([, state]) => UNHEALTHY_STATES.has(state));
+    return { lease: healthTurnLease(this.settings.heartbeatInterval), unhealthy: Object.fromEntries(unhealthy) };
+  }
+
+  /** The bid that hands the turn back as this node stops, when it holds it: the next heartbeat of a node takes it. */
+  handBack(): HealthTurnBid | undefined {
+    return this.holdsTurn() ? { ...this.bid(), lease: 0 } : undefined;
+  }
+
+  /** Takes what the heartbeat's bid got: the turn, or `null` while another node holds it. */
+  turn(turn: HealthTurn | null): void {
+    if (!turn || turn.taken) {
+      // A node that did not hold the turn has seen none of the last checks: its former holder left what they found.
+      this.states.clear();
+      this.claimedUpTo.clear();
+      for (const [jobName, state] of Object.entries(turn?.unhealthy ?? {})) {
+        this.states.set(jobName, state as JobHealthState);
+      }
+    }
+    // Counted from before the bid was sent: a node whose later bids go unanswered stops checking before the store
+    // gives the turn to another.
+    this.turnUntil = turn ? this.bidAt + healthTurnLease(this.settings.heartbeatInterval) : 0;
+  }
+
+  /**
+   * Checks the cluster's health if this node holds the turn, and resolves once the check ended. One check at a
+   * time: a slow store delays the next one instead of stacking them.
+   */
+  async checkOnTurn(): Promise<void> {
+    if (!this.holdsTurn()) return;
+    this.checking ??= this.check().finally(() => (this.checking = undefined));
+    await this.checking;
+  }
+
+  private holdsTurn(): boolean {
+    return Date.now() < this.turnUntil;
   }
 
   /** Stops the watch once the check under way has ended. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
     await this.checking;
   }
 

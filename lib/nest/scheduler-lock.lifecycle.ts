@@ -55,7 +55,6 @@ export class SchedulerLockLifecycle
     this.settings.outages?.start(() => this.jobs.size);
     this.presence.start();
     this.elections.start();
-    this.health.start();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -63,6 +62,7 @@ export class SchedulerLockLifecycle
     this.presence.stop();
     await this.elections.stop(); // released first: a follower takes over at once
     await this.health.stop();
+    await this.presence.handBackTurn();
     await this.executor.shutdown(this.settings.shutdownTimeout);
   }
 

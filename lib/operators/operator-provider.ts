@@ -41,8 +41,11 @@ export interface HealthReportClaim {
 export interface OperatorProvider {
   // Written by the nodes.
 
-  /** Publishes a node's heartbeat and the catalogue entries of its jobs that changed since the last one. */
-  publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void>;
+  /**
+   * Publishes a node's heartbeat and the catalogue entries of its jobs that changed since the last one, and bids
+   * for the health turn: resolves to the turn when this node holds it now, else to `null`.
+   */
+  publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null>;
   /** Adds skips a node counted since its last heartbeat: lock name → reason → count. */
   addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void>;
   /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node, and none once withdrawn. */
@@ -106,6 +109,28 @@ export interface OperatorProvider {
 export interface TriggerQueueing {
   readonly request: TriggerRequest;
   readonly queued: boolean;
+}
+
+/**
+ * A heartbeat's bid for the health turn: one node at a time reads the cluster's health. The turn goes to the
+ * bidder while it is free or already its own, for `lease` ms.
+ */
+export interface HealthTurnBid {
+  /** How long the turn stays this node's without a further heartbeat (ms); 0 hands it back, as a node stops. */
+  readonly lease: number;
+  /** The jobs unhealthy at this node's last check, kept for the next holder while this node holds the turn. */
+  readonly unhealthy: UnhealthyJobs;
+}
+
+/** Job name → state (a `JobHealthState`, kept as the store has it), of the jobs a health check found unhealthy. */
+export type UnhealthyJobs = Readonly<Record<string, string>>;
+
+/** The health turn a heartbeat holds. */
+export interface HealthTurn {
+  /** Whether this heartbeat took the turn (from another node, or after its own lapsed); `false`: it kept it. */
+  readonly taken: boolean;
+  /** The unhealthy jobs the turn keeps: when `taken`, those the former holder left. */
+  readonly unhealthy: UnhealthyJobs;
 }
 
 /** What {@link OperatorProvider.clusterReading} reads. */

@@ -147,8 +147,8 @@ export const operatorChecks: Check[] = [
         elections: ['feed'],
       });
       const entry = catalogueEntry(job, `${job}-lock`);
-      await provider.operatorProvider().publish(node(gone, now - 2 * HOUR), [entry]);
-      await other.operatorProvider().publish(node(live, now), []);
+      await provider.operatorProvider().publish(node(gone, now - 2 * HOUR), [entry], { lease: 1, unhealthy: {} });
+      await other.operatorProvider().publish(node(live, now), [], { lease: 1, unhealthy: {} });
       const operators = other.operatorProvider();
       const mine = async () => (await operators.nodes()).filter(({ node }) => [live, gone].includes(node));
       assert.deepEqual((await mine()).map(({ node }) => node).sort(), [gone, live].sort());

@@ -51,7 +51,7 @@ beforeEach(async () => {
   store = new InMemoryLockProvider({ node: 'node-1' }).operatorProvider() as InMemoryOperatorProvider;
   const at = new Date(T0 - 100);
   const node = { node: 'node-1', version: '1', startedAt: at, lastSeen: at, jobs: [JOB.jobName], elections: [] };
-  await store.publish(node, [JOB]);
+  await store.publish(node, [JOB], { lease: 1, unhealthy: {} });
 });
 afterEach(() => jest.useRealTimers());
 
@@ -72,9 +72,11 @@ describe('nest-scheduler-lock health: a probe exit code', () => {
 
   it('leaves out a job no known node runs: one removed from the code, once its nodes are forgotten', async () => {
     const at = new Date(T0 - 100);
-    await store.publish({ node: 'old', version: '1', startedAt: at, lastSeen: at, jobs: [], elections: [] }, [
-      { ...JOB, jobName: 'removed', lockName: 'removed' },
-    ]);
+    await store.publish(
+      { node: 'old', version: '1', startedAt: at, lastSeen: at, jobs: [], elections: [] },
+      [{ ...JOB, jobName: 'removed', lockName: 'removed' }],
+      { lease: 1, unhealthy: {} },
+    );
     jest.setSystemTime(T0 + 60_000);
     expect(((await health()).json as { jobName: string }[]).map((job) => job.jobName)).toEqual(['every-2s']);
   });

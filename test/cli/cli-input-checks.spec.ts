@@ -24,7 +24,10 @@ describe('nest-scheduler-lock --json', () => {
     const at = new Date();
     await new RedisLockProvider(redis, { keyPrefix: prefix })
       .operatorProvider()
-      .publish({ node, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [], elections: [] }, []);
+      .publish({ node, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [], elections: [] }, [], {
+        lease: 1,
+        unhealthy: {},
+      });
 
     const { code, stdout } = await cli(['nodes', '--json', '--prefix', prefix], { REDIS_URL: SHARED_REDIS_URL });
     expect(code).toBe(0);

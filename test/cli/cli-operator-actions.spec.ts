@@ -170,19 +170,23 @@ describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () =
       jobs: ['ghost'],
       elections: [],
     };
-    await store.publish(node, [
-      {
-        jobName: 'ghost',
-        lockName: 'ghost',
-        kind: 'interval',
-        schedule: '1000',
-        occurrence: false,
-        lockAtMostFor: 1,
-        lockAtLeastFor: 0,
-        timeZone: null,
-        lease: null,
-      },
-    ]);
+    await store.publish(
+      node,
+      [
+        {
+          jobName: 'ghost',
+          lockName: 'ghost',
+          kind: 'interval',
+          schedule: '1000',
+          occurrence: false,
+          lockAtMostFor: 1,
+          lockAtLeastFor: 0,
+          timeZone: null,
+          lease: null,
+        },
+      ],
+      { lease: 1, unhealthy: {} },
+    );
     return store;
   }
 

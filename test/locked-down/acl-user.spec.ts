@@ -179,7 +179,10 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   };
   const entry = { jobName: 'job', lockName: 'job', kind: 'interval', schedule: '100', occurrence: false } as const;
   const unset = { timeZone: null, lease: null };
-  await store.publish(node, [{ ...entry, ...unset, lockAtMostFor: 10_000, lockAtLeastFor: 0 }]);
+  await store.publish(node, [{ ...entry, ...unset, lockAtMostFor: 10_000, lockAtLeastFor: 0 }], {
+    lease: 1,
+    unhealthy: {},
+  });
   await store.addSkips(new Map([['job', new Map([['locked', 1] as const])]]));
   const admin = new ClusterAdmin(store, 60_000);
   expect(await admin.getJob('job')).toMatchObject({ lastRun: { outcome: 'succeeded' }, skips: { locked: 1 } });

@@ -225,7 +225,10 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       timeZone: null,
       lease: null,
     } as const;
-    await ghostStore.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }]);
+    await ghostStore.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }], {
+      lease: 1,
+      unhealthy: {},
+    });
     const admin = new ClusterAdmin(ghostStore, 60_000);
 
     const outcome = await admin.trigger('ghost', { actor: 'bob' }, 300);

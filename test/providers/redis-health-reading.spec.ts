@@ -51,6 +51,7 @@ describe("the health watch's reading on one Redis server", () => {
     await operators.publish(
       node(JOBS),
       Array.from({ length: JOBS }, (_, index) => entry(index)),
+      { lease: 1, unhealthy: {} },
     );
     // The first reading knows no job yet, and the server no script (EVAL after NOSCRIPT).
     expect((await operators.clusterReading(LIMIT)).readings.size).toBe(JOBS);
@@ -60,7 +61,7 @@ describe("the health watch's reading on one Redis server", () => {
     expect(await recorder.take()).toEqual(['evalsha']);
     expect([reading.nodes.length, reading.jobs.length, reading.readings.size]).toEqual([1, JOBS, JOBS]);
 
-    await operators.publish(node(JOBS + 1), [entry(JOBS)]);
+    await operators.publish(node(JOBS + 1), [entry(JOBS)], { lease: 1, unhealthy: {} });
     await recorder.take();
     expect((await operators.clusterReading(LIMIT)).readings.has(`lock-${JOBS}`)).toBe(true);
     expect(await recorder.take()).toEqual(['evalsha', 'evalsha']);

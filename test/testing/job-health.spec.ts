@@ -7,6 +7,7 @@ import { SchedulerLock, type LockEvent } from '../../lib/index.js';
 import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/testing/index.js';
 import { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
 import { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-provider.js';
+import { ClusterPresence } from '../../lib/nest/cluster-presence.js';
 
 /** The 2 s occurrences start here; the nodes start 100 ms before the first. */
 const T0 = Date.parse('2027-01-01T00:00:00Z');
@@ -231,4 +232,79 @@ describe('job health on three nodes of a */2 s job, on fake time', () => {
     jest.setSystemTime(T0 + 2_600);
     expect((await node.checkHealth())[0]).toMatchObject({ state: 'late', late: at(2), unhealthy: true });
   });
+});
+
+describe('the health turn: one node of three reads the cluster health each interval, on fake time', () => {
+  const INTERVAL = 1_000;
+  const startTurnNodes = async () => {
+    const nodes = await Promise.all(
+      ['node-1', 'node-2', 'node-3'].map(async (node) => {
+        const moduleRef = await compileKitNode(store, node, [Jobs], {
+          heartbeatInterval: INTERVAL,
+          health: { grace: '500ms', failingAfter: 2 },
+        });
+        open.push(moduleRef);
+        return SchedulerLockTest.node(moduleRef);
+      }),
+    );
+    // A first read loads `cron` (a dynamic import, real I/O) before the fake intervals start.
+    await nodes[0].admin.listHealth();
+    return nodes;
+  };
+
+  it('makes one heartbeat call per node per interval, and one health reading per interval', async () => {
+    await startTurnNodes();
+    const publish = jest.spyOn(InMemoryOperatorProvider.prototype, 'publish');
+    const reading = jest.spyOn(InMemoryOperatorProvider.prototype, 'clusterReading');
+    try {
+      // The heartbeats at start, on the next turn of the event loop, then five intervals.
+      await jest.advanceTimersByTimeAsync(0);
+      for (let interval = 0; interval < 5; interval++) {
+        publish.mockClear();
+        reading.mockClear();
+        await jest.advanceTimersByTimeAsync(INTERVAL);
+        expect(publish.mock.calls.map(([node]) => node.node).sort()).toEqual(['node-1', 'node-2', 'node-3']);
+        expect(reading).toHaveBeenCalledTimes(1);
+      }
+    } finally {
+      publish.mockRestore();
+      reading.mockRestore();
+    }
+  });
+
+  it.each(['stops', 'goes silent'])(
+    'emits failing and healthy once for the cluster when the holder %s in between',
+    async (how) => {
+      const nodes = await startTurnNodes();
+      const seen = healthEvents(nodes);
+      const advanceTo = (ms: number) => jest.advanceTimersByTimeAsync(T0 + ms - Date.now());
+      const tickOn = async (live: TestNode[], ms: number) => {
+        await advanceTo(ms);
+        for (const node of live) await node.tick('every-2s');
+      };
+      failures = 2;
+      // Runs at 0 s and 2 s fail: the holder's check at 2.9 s finds the job failing.
+      await tickOn(nodes, 10);
+      await tickOn(nodes, 2_010);
+      await advanceTo(3_000);
+      expect(seen).toHaveLength(1);
+      const holder = nodes.findIndex((node) => seen[0] === `${node.node} failing 2`);
+      expect(holder).toBeGreaterThanOrEqual(0);
+      if (how === 'stops') {
+        await open[holder].close();
+      } else {
+        // No more heartbeat, as if it crashed: its lease runs out, and another node takes the turn with what it left.
+        nodes[holder].get(ClusterPresence).stop();
+      }
+      // The run at 4 s succeeds: the node holding the turn now says healthy, once.
+      await tickOn(
+        nodes.filter((_, index) => index !== holder),
+        4_010,
+      );
+      await advanceTo(7_000);
+      expect(seen).toHaveLength(2);
+      expect(seen[1]).toMatch(/^node-\d healthy$/);
+      expect(seen[1]).not.toBe(`${nodes[holder].node} healthy`);
+    },
+  );
 });

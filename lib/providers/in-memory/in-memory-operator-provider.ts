@@ -14,12 +14,22 @@ import {
   watchedJobs,
   type ClusterReading,
   type HealthReportClaim,
+  type HealthTurn,
+  type HealthTurnBid,
+  type UnhealthyJobs,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
 } from '../../operators/operator-provider.js';
 import { pauseState, operatorEntry, triggerRequest } from '../../operators/operator-records.js';
 import type { InMemoryLocks } from './in-memory-locks.js';
+
+/** The health turn before any bid: free, keeping no unhealthy job. */
+const NO_HEALTH_TURN: { readonly node: string; readonly until: number; readonly unhealthy: UnhealthyJobs } = {
+  node: '',
+  until: 0,
+  unhealthy: {},
+};
 
 /**
  * The operator store in this process's memory, beside an {@link InMemoryLockProvider}'s locks: the whole
@@ -38,15 +48,24 @@ export class InMemoryOperatorProvider implements OperatorProvider {
   private readonly histories = new Map<string, HistoryEntry[]>();
   /** `<lock name>|<occurrence>` → when its missed report was claimed (epoch ms). */
   private readonly healthReports = new Map<string, number>();
+  /** Who holds the health turn, until when (epoch ms), and the unhealthy jobs it keeps. */
+  private healthTurn = NO_HEALTH_TURN;
 
   constructor(
     private readonly locks: InMemoryLocks,
     private readonly historyLimit: number,
   ) {}
 
-  async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
+  async publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null> {
     this.nodesByName.set(node.node, node);
     for (const job of jobs) this.catalogue.set(job.jobName, job);
+    const now = Date.now();
+    const turn = this.healthTurn;
+    const held = turn.node === node.node && turn.until > now;
+    if (!held && turn.until > now) return null;
+    // A node that takes the turn keeps the former holder's unhealthy jobs; it writes its own from its next bid on.
+    this.healthTurn = { node: node.node, until: now + bid.lease, unhealthy: held ? bid.unhealthy : turn.unhealthy };
+    return { taken: !held, unhealthy: this.healthTurn.unhealthy };
   }
 
   async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {
@@ -163,14 +182,15 @@ export class InMemoryOperatorProvider implements OperatorProvider {
   }
 
   /**
-   * @internal Forgets every skip count, trigger, pause, history entry and missed report. The nodes and the
-   * catalogue stay: they describe the apps still running, which publish them only when they change.
+   * @internal Forgets every skip count, trigger, pause, history entry, missed report and the health turn. The nodes
+   * and the catalogue stay: they describe the apps still running, which publish them only when they change.
    */
   clearRecords(): void {
     const records = [this.skipCounts, this.triggers, this.triggerResults, this.pauses, this.histories];
     for (const kept of [...records, this.healthReports]) {
       kept.clear();
     }
+    this.healthTurn = NO_HEALTH_TURN;
   }
 
   /** @internal Whether an operator has paused the job that locks `lockName`. */

@@ -13,6 +13,8 @@ import type {
 import type {
   ClusterReading,
   HealthReportClaim,
+  HealthTurn,
+  HealthTurnBid,
   LockState,
   OperatorProvider,
 } from '../../operators/operator-provider.js';
@@ -42,9 +44,11 @@ export class PostgresOperatorProvider implements OperatorProvider {
     this.statements = operatorStatements(tables);
   }
 
-  async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
-    const values = [node.node, node.lastSeen.getTime(), storedJson(node), JSON.stringify(jobs)];
-    await this.session.run(this.statements.publish, values);
+  async publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null> {
+    const { lease, unhealthy } = bid;
+    const values = [node.node, node.lastSeen.getTime(), storedJson(node), JSON.stringify(jobs), lease, unhealthy];
+    const [turn] = await this.session.run<HealthTurn>(this.statements.publish, values);
+    return turn ?? null;
   }
 
   async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {

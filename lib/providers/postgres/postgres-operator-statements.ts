@@ -9,21 +9,36 @@ import { appendHistory, HELD, ms, NOW, statement } from './postgres-statements.j
 const EMPTY_LOCK = `$1, '', '', 'epoch'::timestamptz, 'epoch'::timestamptz, 0, 1`;
 const LOCK_COLUMNS = '(name, owner, locked_by, locked_at, lock_until, fencing_token, history_seq)';
 
+/** Whether the health turn's row `t` is bidder `$1`'s still: its bid keeps the turn rather than takes it. */
+const KEPT = `t.locked_by = $1 AND t.lease_until > ${NOW}`;
+
 /** The operator store's statements for one set of tables. Operator actions go into the history. */
 export function operatorStatements(tables: PostgresTables) {
-  const { locks, history, jobs, nodes, skips, triggers, triggerResults, healthReports } = tables;
+  const { locks, history, jobs, nodes, skips, triggers, triggerResults, healthReports, healthTurn } = tables;
   /** The operator entry `$2` into `$1`'s history, behind the step `step` that bumped its lock row's `history_seq`. */
   const steered = (step: string) =>
     appendHistory(history, `(SELECT name, seq, $2::jsonb AS entry FROM ${step}) AS steered`, '$3::integer');
   return {
-    /** `$1` node, `$2` lastSeen, `$3` the node (JSON), `$4` catalogue entries (JSON array). */
+    /**
+     * `$1` node, `$2` lastSeen, `$3` the node (JSON), `$4` catalogue entries (JSON array), `$5` the health turn's
+     * lease (ms), `$6` the node's unhealthy jobs (JSON). A row while the node holds the turn: the unhealthy jobs
+     * it keeps. A node that takes the turn keeps the former holder's, and writes its own from its next bid on.
+     */
     publish: statement(`
       WITH node AS (
         INSERT INTO ${nodes} (locked_by, last_seen, node) VALUES ($1, $2, $3)
         ON CONFLICT (locked_by) DO UPDATE SET last_seen = excluded.last_seen, node = excluded.node
+      ), catalogue AS (
+        INSERT INTO ${jobs} (job_name, job) SELECT job->>'jobName', job FROM jsonb_array_elements($4::jsonb) job
+        ON CONFLICT (job_name) DO UPDATE SET job = excluded.job
       )
-      INSERT INTO ${jobs} (job_name, job) SELECT job->>'jobName', job FROM jsonb_array_elements($4::jsonb) job
-      ON CONFLICT (job_name) DO UPDATE SET job = excluded.job`),
+      INSERT INTO ${healthTurn} AS t (turn, locked_by, held_since, lease_until, unhealthy)
+      VALUES (true, $1, now(), ${NOW} + ${ms('$5')}, '{}'::jsonb)
+      ON CONFLICT (turn) DO UPDATE SET locked_by = excluded.locked_by, lease_until = excluded.lease_until,
+        held_since = CASE WHEN ${KEPT} THEN t.held_since ELSE now() END,
+        unhealthy = CASE WHEN ${KEPT} THEN $6::jsonb ELSE t.unhealthy END
+      WHERE t.locked_by = $1 OR t.lease_until <= ${NOW}
+      RETURNING t.held_since = now() AS taken, t.unhealthy`),
     /** Arrays: lock name, reason, count. */
     addSkips: statement(`
       INSERT INTO ${skips} AS s (name, reason, count)

@@ -24,6 +24,8 @@ export interface PostgresTables {
   readonly triggerResults: string;
   /** The claims of missed occurrences' reports, by lock name and occurrence (kept 30 days). */
   readonly healthReports: string;
+  /** One row: who reads the cluster's health, since and until when, and the unhealthy jobs it left. */
+  readonly healthTurn: string;
 }
 
 /** The tables of `name`, checked to be plain identifiers. */
@@ -45,6 +47,7 @@ export function postgresTables({ schema, tablePrefix }: PostgresTableName): Post
     triggers: table('triggers'),
     triggerResults: table('trigger_results'),
     healthReports: table('health_reports'),
+    healthTurn: table('health_turn'),
   };
 }
 
@@ -91,6 +94,13 @@ export function tablesDdl(tables: PostgresTables): string[] {
   at bigint NOT NULL,
   reported_at timestamptz NOT NULL,
   PRIMARY KEY (name, kind, at)
+)`,
+    `CREATE TABLE IF NOT EXISTS ${tables.healthTurn} (
+  turn boolean PRIMARY KEY CHECK (turn),
+  locked_by text NOT NULL,
+  held_since timestamptz NOT NULL,
+  lease_until timestamptz NOT NULL,
+  unhealthy jsonb NOT NULL
 )`,
     `CREATE TABLE IF NOT EXISTS ${tables.locks} (
   name text PRIMARY KEY,

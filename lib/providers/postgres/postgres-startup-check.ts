@@ -15,6 +15,7 @@ function neededPrivileges(tables: PostgresTables): [table: string, privilege: st
     [tables.history, readWrite],
     [tables.jobs, readWrite],
     [tables.skips, readWrite],
+    [tables.healthTurn, readWrite],
     [tables.nodes, withDelete],
     [tables.triggers, withDelete],
     [tables.triggerResults, withDelete],

@@ -16,13 +16,16 @@ export interface JobKeys {
  * `…:missed:<occurrence>` (the claim of a missed occurrence's report).
  * For the cluster view: `<prefix>:nodes` (hash: node → node), `<prefix>:jobs` (hash: job name → catalogue
  * entry), `<prefix>:skips` (hash: `<lock>|<reason>` → count), `<prefix>:triggers` (hash: job name → request),
- * `<prefix>:trigger:<id>` (a trigger's result).
+ * `<prefix>:trigger:<id>` (a trigger's result), `<prefix>:{health-turn}` (who reads the cluster's health, expiring)
+ * and `…:unhealthy` (the unhealthy jobs its holder left, in the same slot).
  */
 export class RedisKeys {
   readonly nodes: string;
   readonly catalogue: string;
   readonly skips: string;
   readonly triggers: string;
+  readonly healthTurn: string;
+  readonly unhealthyJobs: string;
   /** By lock name: those of the jobs the app runs and operators look at, as few as its job list. */
   private readonly jobKeysByName = new Map<string, JobKeys>();
 
@@ -31,6 +34,8 @@ export class RedisKeys {
     this.catalogue = `${prefix}:jobs`;
     this.skips = `${prefix}:skips`;
     this.triggers = `${prefix}:triggers`;
+    this.healthTurn = `${prefix}:{health-turn}`;
+    this.unhealthyJobs = `${this.healthTurn}:unhealthy`;
   }
 
   /** The key of a lock name (built on every call: `executeWithLock` names need not be few). */

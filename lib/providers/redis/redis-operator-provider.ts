@@ -14,6 +14,8 @@ import {
   TRIGGER_RESULT_TTL,
   type ClusterReading,
   type HealthReportClaim,
+  type HealthTurn,
+  type HealthTurnBid,
   type LockState,
   type OperatorProvider,
   type TriggerQueueing,
@@ -47,13 +49,21 @@ export class RedisOperatorProvider implements OperatorProvider {
 
   // Nodes: heartbeat, catalogue, skip counts, triggers.
 
-  /** Publishes this node and the jobs it runs (only those changed since the last call are written). */
-  async publish(node: ClusterNode, jobs: readonly CatalogueJob[]): Promise<void> {
-    // Two commands, not a MULTI: the two keys may live on different Cluster nodes.
-    const writes: Promise<unknown>[] = [this.client.hset(this.keys.nodes, node.node, storedJson(node))];
+  /**
+   * Publishes this node and the jobs it runs (only those changed since the last call are written), and bids for
+   * the health turn: up to three commands sent together, not a MULTI, as their keys may live on different
+   * Cluster nodes.
+   */
+  async publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null> {
     const fields = jobs.flatMap((job) => [job.jobName, JSON.stringify(job)]);
+    const writes: Promise<unknown>[] = [this.client.hset(this.keys.nodes, node.node, storedJson(node))];
     if (fields.length > 0) writes.push(this.client.hset(this.keys.catalogue, ...fields));
-    await this.send(Promise.all(writes));
+    // The script's failures are said in Redis's terms already.
+    const [turn] = await Promise.all([
+      this.scripts.bidHealthTurn(this.keys, node.node, bid.lease, JSON.stringify(bid.unhealthy)),
+      this.send(Promise.all(writes)),
+    ]);
+    return turn && { taken: turn[0] === 1, unhealthy: JSON.parse(turn[1]) };
   }
 
   /** Adds skips counted by a node since its last heartbeat: lock name → reason → count. */

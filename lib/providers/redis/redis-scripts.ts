@@ -49,6 +49,7 @@ const REQUEST_TRIGGER = new LuaScript('request-trigger.lua');
 const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
 const READ_LOCKS = new LuaScript('read-locks.lua');
 const READ_CLUSTER = new LuaScript('read-cluster.lua');
+const BID_HEALTH_TURN = new LuaScript('bid-health-turn.lua');
 
 /**
  * The `lua/` scripts of one client, each called one way: a typed method here. The scripts of scheduled jobs'
@@ -153,6 +154,16 @@ export class RedisScripts {
    */
   removeTrigger(triggersKey: string, jobName: string, id: string): Promise<boolean> {
     return REMOVE_TRIGGER.run(this.client, 1, [triggersKey, jobName, id], (removed: number) => removed === 1);
+  }
+
+  /**
+   * bid-health-turn.lua: takes or keeps the health turn for `node` for `lease` ms, leaving `unhealthy` (JSON) while
+   * it held the turn already. Resolves to whether it took the turn (1) or kept it (0) and the unhealthy jobs the
+   * turn keeps (JSON), or to `null` while another node holds it.
+   */
+  bidHealthTurn(keys: RedisKeys, node: string, lease: number, unhealthy: string): Promise<[0 | 1, string] | null> {
+    const keysThenArguments = [keys.healthTurn, keys.unhealthyJobs, node, lease, unhealthy];
+    return BID_HEALTH_TURN.run(this.client, 2, keysThenArguments, (turn: [0 | 1, string] | null) => turn);
   }
 
   /**

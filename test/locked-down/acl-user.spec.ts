@@ -372,7 +372,8 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
           prefix,
           LOCK_USER_COMMANDS.filter((command) => command !== 'set'),
         ),
-      'refused (SET \\(run by acquire-job\\.lua\\)|a command acquire-job\\.lua runs \\(one of MGET, TIME, GET, SET\\)) for user "locks": ERR ',
+      // The first script that runs SET: the heartbeat's (its health turn) or the first tick's.
+      'refused (SET \\(run by (acquire-job|bid-health-turn)\\.lua\\)|a command (acquire-job\\.lua runs \\(one of MGET, TIME, GET, SET\\)|bid-health-turn\\.lua runs \\(one of GET, SET\\))) for user "locks": ERR ',
     ],
   ])(
     "with startupCheck 'warn', an app whose user is %s logs one line naming the endpoint and what was refused, and runs once allowed",
@@ -388,7 +389,7 @@ describe('a Redis user allowed only the lock commands, on the key prefix only', 
       const app = await expectTicksSkippedWithOneLine(
         startApp,
         new RegExp(
-          `^${endpoint}${refusal}.*; the locked ticks that need it are skipped until the user's ACL allows it$`,
+          `^${endpoint}${refusal}.*; calls that need it fail, and locked ticks are skipped, until the user's ACL allows it$`,
         ),
       );
 

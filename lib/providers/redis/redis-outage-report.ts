@@ -32,7 +32,7 @@ export class RedisOutageReport implements ProviderOutageMonitor {
   /** The connection is ready, as far as the client's events tell. */
   private connected: boolean;
   private readonly lines: OutageLines;
-  /** The refusals logged on this connection, by user and what was refused. */
+  /** The users whose refusal was logged on this connection: one line per user, as one ACL is at fault. */
   private readonly refusals = new Set<string>();
 
   constructor(
@@ -112,9 +112,10 @@ export class RedisOutageReport implements ProviderOutageMonitor {
   }
 
   private refused(refusal: RedisCommandRefusedError): void {
-    const refusalKey = `${refusal.user}\n${refusal.refused}`;
-    if (this.refusals.has(refusalKey)) return;
-    this.refusals.add(refusalKey);
-    this.logger.error(`${refusal.message}; the locked ticks that need it are skipped until the user's ACL allows it`);
+    if (this.refusals.has(refusal.user)) return;
+    this.refusals.add(refusal.user);
+    this.logger.error(
+      `${refusal.message}; calls that need it fail, and locked ticks are skipped, until the user's ACL allows it`,
+    );
   }
 }

@@ -104,10 +104,11 @@ export class PostgresSession {
 
   private async createMissingTable(): Promise<void> {
     // Looked up first: CREATE TABLE IF NOT EXISTS needs the CREATE privilege even when the table exists.
-    // The health reports came after the others: a schema made before them gets them at the next start.
+    // The health reports and the health turn came after the others: a schema made before them gets them at the
+    // next start.
     const [{ present }] = await this.query(
-      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS present',
-      [this.tableNames.locks, this.tableNames.healthReports],
+      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND to_regclass($3) IS NOT NULL AS present',
+      [this.tableNames.locks, this.tableNames.healthReports, this.tableNames.healthTurn],
       rowsOf<{ present: boolean }>,
     );
     if (present) return;

@@ -124,26 +124,27 @@ describe('PostgresLockProvider on the shared PostgreSQL', () => {
     }
   });
 
-  it('adds the tables that came later (health reports, health turn) to a schema made before them, at its next start', async () => {
-    const schema = uniqueSchema('older-schema');
-    await createSchema(fixture.admin, schema);
-    try {
-      const first = fixture.connect({ schema });
-      await first.createTables();
-      for (const table of [first.tables.healthReports, first.tables.healthTurn]) {
-        await fixture.admin.query(`DROP TABLE ${table}`);
+  it.each(['healthReports', 'healthTurn'] as const)(
+    'adds a table that came later (%s) to a schema made before it, at its next start',
+    async (later) => {
+      const schema = uniqueSchema('older-schema');
+      await createSchema(fixture.admin, schema);
+      try {
+        const first = fixture.connect({ schema });
+        await first.createTables();
+        await fixture.admin.query(`DROP TABLE ${first.tables[later]}`);
+        const next = fixture.connect({ schema });
+        await next.createTables();
+        const { rows } = await fixture.admin.query<{ present: boolean }>(
+          'SELECT to_regclass($1) IS NOT NULL AS present',
+          [next.tables[later]],
+        );
+        expect(rows[0].present).toBe(true);
+      } finally {
+        await dropSchema(fixture.admin, schema);
       }
-      const next = fixture.connect({ schema });
-      await next.createTables();
-      const { rows } = await fixture.admin.query<{ present: boolean }>(
-        'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS present',
-        [next.tables.healthReports, next.tables.healthTurn],
-      );
-      expect(rows[0].present).toBe(true);
-    } finally {
-      await dropSchema(fixture.admin, schema);
-    }
-  });
+    },
+  );
 
   it('refuses a schema or table prefix that is not a plain identifier, and a pool that is none', () => {
     const pool = postgresPool();

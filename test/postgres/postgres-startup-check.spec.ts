@@ -91,14 +91,14 @@ describe('the startup check of PostgresLockProvider', () => {
     }
   });
 
-  it('fails the startup for a user without the privileges, listing what to grant; the README grants make it pass', async () => {
+  it('fails the startup for a user without the privileges, listing what to grant; the documented grants make it pass', async () => {
     const error = await startupFailure(role);
     expect(error).toBeInstanceOf(LockProviderMisconfiguredError);
     expect((error as Error).message).toContain(`refused user "${role}" the privileges SELECT on "${fixture.schema}"`);
     expect((error as Error).message).toContain(`DELETE on "${fixture.schema}"."scheduler_lock_nodes"`);
 
-    // The README's GRANT lines, for this schema.
-    const tables = ['locks', 'history', 'jobs', 'skips'].map((t) => `"${fixture.schema}".scheduler_lock_${t}`);
+    // The GRANT lines of docs/postgresql.md, for this schema.
+    const tables = ['locks', 'history', 'jobs', 'skips', 'health_turn'].map((t) => `"${fixture.schema}".scheduler_lock_${t}`);
     const withDelete = ['nodes', 'triggers', 'trigger_results', 'health_reports'].map(
       (t) => `"${fixture.schema}".scheduler_lock_${t}`,
     );

@@ -98,7 +98,9 @@ describe('the startup check of PostgresLockProvider', () => {
     expect((error as Error).message).toContain(`DELETE on "${fixture.schema}"."scheduler_lock_nodes"`);
 
     // The GRANT lines of docs/postgresql.md, for this schema.
-    const tables = ['locks', 'history', 'jobs', 'skips', 'health_turn'].map((t) => `"${fixture.schema}".scheduler_lock_${t}`);
+    const tables = ['locks', 'history', 'jobs', 'skips', 'health_turn'].map(
+      (t) => `"${fixture.schema}".scheduler_lock_${t}`,
+    );
     const withDelete = ['nodes', 'triggers', 'trigger_results', 'health_reports'].map(
       (t) => `"${fixture.schema}".scheduler_lock_${t}`,
     );

@@ -61,7 +61,6 @@ export function lockChecks(fencingTokens: boolean): Check[] {
     },
     {
       name: 'lets a lock expire after lockAtMostFor (a short lock is gone after twice its time), and not before',
-      concurrent: true,
       async run({ provider, other, shortLock, clockTolerance }) {
         const name = uniqueLockName();
         const requestedAt = performance.now();
@@ -88,7 +87,6 @@ export function lockChecks(fencingTokens: boolean): Check[] {
     },
     {
       name: 'keeps a released lock until lockAtLeastFor since it was taken, and frees it then',
-      concurrent: true,
       async run({ provider, other, clockTolerance }) {
         const name = uniqueLockName();
         const lockAtLeastFor = 2_000;

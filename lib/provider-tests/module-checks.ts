@@ -41,12 +41,10 @@ async function assertTwoLockedTicks(app: ContractApp, job: string): Promise<void
 export const moduleChecks: CheckDefinition<LockProvider>[] = [
   {
     name: 'runs a @Cron job under its lock on every tick, releasing it after each',
-    concurrent: true,
     run: (nodes) => throughTheModule(nodes, (app) => assertTwoLockedTicks(app, app.names.cron)),
   },
   {
     name: 'runs an @Interval job under its lock on every tick, releasing it after each',
-    concurrent: true,
     run: (nodes) => throughTheModule(nodes, (app) => assertTwoLockedTicks(app, app.names.interval)),
   },
   {
@@ -61,7 +59,6 @@ export const moduleChecks: CheckDefinition<LockProvider>[] = [
   },
   {
     name: 'skips ticks while another node holds the lock, and runs again once it is released',
-    concurrent: true,
     run: (nodes) =>
       throughTheModule(nodes, async (app) => {
         const job = app.names.interval;

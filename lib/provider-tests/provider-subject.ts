@@ -43,8 +43,8 @@ export interface ProviderCheck {
   readonly section: string;
   readonly name: string;
   /**
-   * The check mostly waits (on an app's schedule, or for its own names' leases to pass) and touches no name of
-   * another check: it may run alongside other checks (see `TestRunner.concurrent`).
+   * The check waits on an app's schedule and times nothing itself: it may run alongside other checks (see
+   * `TestRunner.concurrent`).
    */
   readonly concurrent: boolean;
   run(): Promise<void>;

@@ -78,7 +78,6 @@ export const retryChecks: Check[] = [
   },
   {
     name: 'doubles the backoff with each attempt',
-    concurrent: true,
     async run({ provider, other, clockTolerance }) {
       const name = await failedOnce(provider);
       const backoff = 300;

@@ -25,7 +25,7 @@ class ComplaintLog {
 
 /**
  * Nest's `logger` option replaces one logger for the whole process, so apps of checks that run at once share it.
- * Each line goes to the live apps whose job names it contains, or to every live app when it names none.
+ * Each line goes to the apps whose job names it contains, or to every live app when it names none.
  */
 const liveLogs = new Set<ComplaintLog>();
 const complaintRouter: LoggerService = {
@@ -34,9 +34,12 @@ const complaintRouter: LoggerService = {
   warn: (message: unknown, ...context: unknown[]) => routeComplaint('warn', message, context),
 };
 
+/** Every app's log, closed ones too: a line an app logs after its close stays its own. */
+const everyLog: ComplaintLog[] = [];
+
 function routeComplaint(level: 'error' | 'warn', message: unknown, context: unknown[]): void {
   const line = `${level}: ${String(message)} ${context.map(String).join(' ')}`.trim();
-  const named = [...liveLogs].filter((log) => log.names.some((name) => line.includes(name)));
+  const named = everyLog.filter((log) => log.names.some((name) => line.includes(name)));
   for (const log of named.length > 0 ? named : liveLogs) log.complaints.push(line);
 }
 
@@ -63,6 +66,7 @@ export async function startKitApp<J>(
 
   const log = new ComplaintLog(names);
   liveLogs.add(log);
+  everyLog.push(log);
   try {
     const context = await NestFactory.createApplicationContext(KitAppModule, {
       logger: complaintRouter,

@@ -58,7 +58,11 @@ try {
       problems.push(`${current}: console error: ${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => problems.push(`${current}: page error: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`${current}: request failed: ${request.url()}`));
+  // A prefetch that the next page's navigation cancels fails as ERR_ABORTED; a missing file answers 404 (below).
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText;
+    if (reason !== 'net::ERR_ABORTED') problems.push(`${current}: request failed: ${request.url()} (${reason})`);
+  });
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`${current}: ${response.status()} for ${response.url()}`);
   });

@@ -5,7 +5,7 @@ import { LockingTaskExecutor } from '../core/executor/locking-task-executor.js';
 import { JobHealthWatch } from './job-health-watch.js';
 import { LeaderElections } from './leader-elections.js';
 import type { CatalogueJob, ClusterNode } from '../operators/cluster-records.js';
-import type { HealthTurn, OperatorProvider } from '../operators/operator-provider.js';
+import type { HealthTurn, HealthTurnBid, OperatorProvider } from '../operators/operator-provider.js';
 import { OperatorTriggers } from './operator-triggers.js';
 import { RegisteredJobs } from './registered-jobs.js';
 import { PACKAGE_VERSION } from './package-version.generated.js';
@@ -74,45 +74,55 @@ export class ClusterPresence {
   /** @internal Publishes this node now (also every `heartbeatInterval`), and bids for the health turn. */
   async heartbeat(): Promise<void> {
     if (this.stopped) return;
-    const store = this.store!;
-    const entries = [...this.registered.names()].flatMap((jobName) => this.catalogueEntry(jobName) ?? []);
-    const changed = entries
-      .map((entry) => ({ entry, json: JSON.stringify(entry) }))
-      .filter(({ entry, json }) => this.published.get(entry.jobName) !== json);
-    const node = this.node(entries.map((entry) => entry.jobName));
-    const sentAt = performance.now();
-    let turn: HealthTurn | null | undefined;
-    try {
-      turn = await store.publish(
-        node,
-        changed.map(({ entry }) => entry),
-        this.health.bid(),
-      );
-      for (const { entry, json } of changed) this.published.set(entry.jobName, json);
-      // Stopped meanwhile: the app may have closed the store's connections (a pool ended at shutdown).
-      if (this.stopped) return;
-      await store.addSkips(this.executor.drainSkips());
-      if (this.stopped) return;
-      if (++this.heartbeats % FORGET_EVERY === 0) await store.forgetNodes(new Date(Date.now() - FORGET_AFTER_MS));
-      this.faults.storeAnswered('heartbeat');
-    } catch (error) {
-      // The next heartbeat sends what this one could not.
-      this.faults.storeFailed('heartbeat', `Heartbeat not sent: ${(error as Error).message}`, error, sentAt);
-    }
-    // A bid not answered leaves the watch as it was: the turn may still be this node's.
-    if (turn !== undefined && !this.stopped) this.health.turn(turn);
+    const turn = await this.send(this.health.bid(), 'Heartbeat not sent');
+    // A bid not answered leaves the watch as it was: the turn may still be this node's. Stopped meanwhile: the app
+    // may have closed the store's connections (a pool ended at shutdown).
+    if (turn === undefined || this.stopped) return;
+    this.health.turn(turn);
+    if (++this.heartbeats % FORGET_EVERY === 0) await this.forgetGoneNodes();
   }
 
   /** Hands the health turn back as this node stops, if it holds it, with what its last check found. */
   async handBackTurn(): Promise<void> {
     const bid = this.health.handBack();
-    if (!bid) return;
+    // Not answered: its lease runs out instead, and another node takes the turn then.
+    if (bid) await this.send(bid, 'Health turn not handed back');
+  }
+
+  /**
+   * The one call of this node's periodic work: its record, its jobs' catalogue entries that changed, the skips
+   * counted since the last call, and `bid`. Resolves to the store's answer to the bid, or to `undefined` when the
+   * store failed (logged as `failure`): the next call sends what this one could not, its skips too.
+   */
+  private async send(bid: HealthTurnBid, failure: string): Promise<HealthTurn | null | undefined> {
+    const entries = [...this.registered.names()].flatMap((jobName) => this.catalogueEntry(jobName) ?? []);
+    const changed = entries
+      .map((entry) => ({ entry, json: JSON.stringify(entry) }))
+      .filter(({ entry, json }) => this.published.get(entry.jobName) !== json);
+    const node = this.node(entries.map((entry) => entry.jobName));
+    const skips = this.executor.drainSkips();
     const sentAt = performance.now();
     try {
-      await this.store!.publish(this.node([...this.registered.names()]), [], bid);
+      const jobs = changed.map(({ entry }) => entry);
+      const turn = await this.store!.publish(node, jobs, skips, bid);
+      for (const { entry, json } of changed) this.published.set(entry.jobName, json);
+      this.faults.storeAnswered('heartbeat');
+      return turn;
     } catch (error) {
-      // Its lease runs out instead: another node takes the turn then.
-      this.faults.storeFailed('heartbeat', `Health turn not handed back: ${(error as Error).message}`, error, sentAt);
+      this.executor.putBackSkips(skips);
+      this.faults.storeFailed('heartbeat', `${failure}: ${(error as Error).message}`, error, sentAt);
+      return undefined;
+    }
+  }
+
+  /** Forgets the nodes gone for {@link FORGET_AFTER_MS}, every {@link FORGET_EVERY} heartbeats. */
+  private async forgetGoneNodes(): Promise<void> {
+    const sentAt = performance.now();
+    try {
+      await this.store!.forgetNodes(new Date(Date.now() - FORGET_AFTER_MS));
+    } catch (error) {
+      // The next round forgets them.
+      this.faults.storeFailed('heartbeat', `Gone nodes not forgotten: ${(error as Error).message}`, error, sentAt);
     }
   }
 

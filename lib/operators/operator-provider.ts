@@ -1,4 +1,4 @@
-import type { SkipReason } from '../core/task/task-result.js';
+import type { SkipCounts } from '../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -42,12 +42,16 @@ export interface OperatorProvider {
   // Written by the nodes.
 
   /**
-   * Publishes a node's heartbeat and the catalogue entries of its jobs that changed since the last one, and bids
-   * for the health turn: resolves to the turn when this node holds it now, else to `null`.
+   * Publishes a node's heartbeat and the catalogue entries of its jobs that changed since the last one, adds the
+   * skips it counted since then to the skip counts, and bids for the health turn, in one round trip: resolves to
+   * the turn when this node holds it now, else to `null`.
    */
-  publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null>;
-  /** Adds skips a node counted since its last heartbeat: lock name → reason → count. */
-  addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void>;
+  publish(
+    node: ClusterNode,
+    jobs: readonly CatalogueJob[],
+    skips: SkipCounts,
+    bid: HealthTurnBid,
+  ): Promise<HealthTurn | null>;
   /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node, and none once withdrawn. */
   takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]>;
   /** Records what became of a trigger, for the operator waiting for it (kept for a few minutes). */

@@ -90,7 +90,7 @@ export const healthReportChecks: CheckDefinition<OperatorLockProvider>[] = [
       const names = stores.map(() => uniqueLockName('turn-node'));
       const job = uniqueLockName('job');
       const bid = (index: number, lease: number, unhealthy: UnhealthyJobs = {}) =>
-        stores[index].publish(heartbeat(names[index]), [], { lease, unhealthy });
+        stores[index].publish(heartbeat(names[index]), [], new Map(), { lease, unhealthy });
       const holders = (turns: readonly (HealthTurn | null)[]) => turns.flatMap((turn, index) => (turn ? [index] : []));
       // An app of another check on the store may hold the turn for a while: its nodes bid until one of them has it.
       const deadline = performance.now() + 20_000;

@@ -69,10 +69,15 @@ export const lockStateChecks: Check[] = [
       const entries = [held, ran, untouched, unrun].map((lockName) => catalogueEntry(`${lockName}-job`, lockName));
       // Seen two hours ago: gone for the console, and forgotten by the next forgetNodes().
       const watcher = { ...NODE, node: uniqueLockName('watcher'), lastSeen: new Date(Date.now() - 7_200_000) };
-      await operators.publish({ ...watcher, jobs: entries.slice(0, 3).map((entry) => entry.jobName) }, entries, {
-        lease: 1,
-        unhealthy: {},
-      });
+      await operators.publish(
+        { ...watcher, jobs: entries.slice(0, 3).map((entry) => entry.jobName) },
+        entries,
+        new Map(),
+        {
+          lease: 1,
+          unhealthy: {},
+        },
+      );
 
       const { nodes, jobs, readings } = await operators.clusterReading(1);
       const read = nodes.find((found) => found.node === watcher.node);

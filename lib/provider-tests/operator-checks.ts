@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import type { SkipReason } from '../core/task/task-result.js';
 import type { HistoryEntry, RunHistoryEntry } from '../operators/cluster-records.js';
 import type { JobLockProvider, OperatorLockProvider } from '../operators/operator-abilities.js';
 import { won } from './job-lock-checks.js';
@@ -147,8 +148,10 @@ export const operatorChecks: Check[] = [
         elections: ['feed'],
       });
       const entry = catalogueEntry(job, `${job}-lock`);
-      await provider.operatorProvider().publish(node(gone, now - 2 * HOUR), [entry], { lease: 1, unhealthy: {} });
-      await other.operatorProvider().publish(node(live, now), [], { lease: 1, unhealthy: {} });
+      await provider
+        .operatorProvider()
+        .publish(node(gone, now - 2 * HOUR), [entry], new Map(), { lease: 1, unhealthy: {} });
+      await other.operatorProvider().publish(node(live, now), [], new Map(), { lease: 1, unhealthy: {} });
       const operators = other.operatorProvider();
       const mine = async () => (await operators.nodes()).filter(({ node }) => [live, gone].includes(node));
       assert.deepEqual((await mine()).map(({ node }) => node).sort(), [gone, live].sort());
@@ -172,24 +175,29 @@ export const operatorChecks: Check[] = [
     },
   },
   {
-    name: 'adds up the skips each node counts, per lock and reason',
+    name: 'adds up the skips each node sends with its heartbeat, per lock and reason',
     async run({ provider, other }) {
-      const name = uniqueLockName('skips');
+      const [first, second] = [uniqueLockName('skips'), uniqueLockName('skips')];
+      const heartbeat = (store: OperatorLockProvider, skips: Record<string, Partial<Record<SkipReason, number>>>) => {
+        const node = uniqueLockName('skipping-node');
+        const at = new Date();
+        const record = { node, version: '1', startedAt: at, lastSeen: at, jobs: [], elections: [] };
+        const counts = Object.entries(skips).map(([lock, reasons]) => [lock, new Map(Object.entries(reasons))]);
+        const bid = { lease: 1, unhealthy: {} };
+        return store
+          .operatorProvider()
+          .publish(record, [], new Map(counts as [string, Map<SkipReason, number>][]), bid);
+      };
+      // Sent at once: each bid may win or lose the turn, and its skips count either way.
       await Promise.all([
-        provider.operatorProvider().addSkips(new Map([[name, new Map([['paused', 2]])]])),
-        other.operatorProvider().addSkips(
-          new Map([
-            [
-              name,
-              new Map([
-                ['paused', 1],
-                ['locked', 4],
-              ]),
-            ],
-          ]),
-        ),
+        heartbeat(provider, { [first]: { paused: 2 } }),
+        heartbeat(other, { [first]: { paused: 1, locked: 4 }, [second]: { 'already-ran': 1 } }),
+        heartbeat(other, {}),
       ]);
-      assert.deepEqual({ ...(await provider.operatorProvider().skips()).get(name) }, { paused: 3, locked: 4 });
+      await heartbeat(provider, { [second]: { 'already-ran': 2 } });
+      const counts = await other.operatorProvider().skips();
+      assert.deepEqual({ ...counts.get(first) }, { paused: 3, locked: 4 });
+      assert.deepEqual({ ...counts.get(second) }, { 'already-ran': 3 });
     },
   },
 ];

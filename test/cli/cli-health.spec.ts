@@ -51,7 +51,7 @@ beforeEach(async () => {
   store = new InMemoryLockProvider({ node: 'node-1' }).operatorProvider() as InMemoryOperatorProvider;
   const at = new Date(T0 - 100);
   const node = { node: 'node-1', version: '1', startedAt: at, lastSeen: at, jobs: [JOB.jobName], elections: [] };
-  await store.publish(node, [JOB], { lease: 1, unhealthy: {} });
+  await store.publish(node, [JOB], new Map(), { lease: 1, unhealthy: {} });
 });
 afterEach(() => jest.useRealTimers());
 
@@ -75,6 +75,7 @@ describe('nest-scheduler-lock health: a probe exit code', () => {
     await store.publish(
       { node: 'old', version: '1', startedAt: at, lastSeen: at, jobs: [], elections: [] },
       [{ ...JOB, jobName: 'removed', lockName: 'removed' }],
+      new Map(),
       { lease: 1, unhealthy: {} },
     );
     jest.setSystemTime(T0 + 60_000);

@@ -24,7 +24,7 @@ describe('nest-scheduler-lock --json', () => {
     const at = new Date();
     await new RedisLockProvider(redis, { keyPrefix: prefix })
       .operatorProvider()
-      .publish({ node, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [], elections: [] }, [], {
+      .publish({ node, version: '0.0.0', startedAt: at, lastSeen: at, jobs: [], elections: [] }, [], new Map(), {
         lease: 1,
         unhealthy: {},
       });

@@ -185,6 +185,7 @@ describe('nest-scheduler-lock trigger of a job whose nodes do not take it', () =
           lease: null,
         },
       ],
+      new Map(),
       { lease: 1, unhealthy: {} },
     );
     return store;

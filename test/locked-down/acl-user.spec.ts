@@ -179,11 +179,11 @@ async function useEveryProviderCall(provider: RedisLockProvider): Promise<void> 
   };
   const entry = { jobName: 'job', lockName: 'job', kind: 'interval', schedule: '100', occurrence: false } as const;
   const unset = { timeZone: null, lease: null };
-  await store.publish(node, [{ ...entry, ...unset, lockAtMostFor: 10_000, lockAtLeastFor: 0 }], {
+  const skips = new Map([['job', new Map([['locked', 1] as const])]]);
+  await store.publish(node, [{ ...entry, ...unset, lockAtMostFor: 10_000, lockAtLeastFor: 0 }], skips, {
     lease: 1,
     unhealthy: {},
   });
-  await store.addSkips(new Map([['job', new Map([['locked', 1] as const])]]));
   const admin = new ClusterAdmin(store, 60_000);
   expect(await admin.getJob('job')).toMatchObject({ lastRun: { outcome: 'succeeded' }, skips: { locked: 1 } });
   const note = { actor: 'ops' };

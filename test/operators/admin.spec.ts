@@ -225,7 +225,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       timeZone: null,
       lease: null,
     } as const;
-    await ghostStore.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }], {
+    await ghostStore.publish(node, [{ ...ghost, lockAtMostFor: 60_000, lockAtLeastFor: 0 }], new Map(), {
       lease: 1,
       unhealthy: {},
     });

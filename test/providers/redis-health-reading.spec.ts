@@ -51,6 +51,7 @@ describe("the health watch's reading on one Redis server", () => {
     await operators.publish(
       node(JOBS),
       Array.from({ length: JOBS }, (_, index) => entry(index)),
+      new Map(),
       { lease: 1, unhealthy: {} },
     );
     // The first reading knows no job yet, and the server no script (EVAL after NOSCRIPT).
@@ -61,7 +62,7 @@ describe("the health watch's reading on one Redis server", () => {
     expect(await recorder.take()).toEqual(['evalsha']);
     expect([reading.nodes.length, reading.jobs.length, reading.readings.size]).toEqual([1, JOBS, JOBS]);
 
-    await operators.publish(node(JOBS + 1), [entry(JOBS)], { lease: 1, unhealthy: {} });
+    await operators.publish(node(JOBS + 1), [entry(JOBS)], new Map(), { lease: 1, unhealthy: {} });
     await recorder.take();
     expect((await operators.clusterReading(LIMIT)).readings.has(`lock-${JOBS}`)).toBe(true);
     expect(await recorder.take()).toEqual(['evalsha', 'evalsha']);

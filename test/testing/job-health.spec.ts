@@ -8,6 +8,7 @@ import { SchedulerLockTest, TestLockProvider, type TestNode } from '../../lib/te
 import { InMemoryLockProvider } from '../../lib/providers/in-memory/in-memory-lock-provider.js';
 import { InMemoryOperatorProvider } from '../../lib/providers/in-memory/in-memory-operator-provider.js';
 import { ClusterPresence } from '../../lib/nest/cluster-presence.js';
+import type { OperatorProvider } from '../../lib/operators/operator-provider.js';
 
 /** The 2 s occurrences start here; the nodes start 100 ms before the first. */
 const T0 = Date.parse('2027-01-01T00:00:00Z');
@@ -65,17 +66,56 @@ function healthEvents(nodes: TestNode[]): string[] {
   return seen;
 }
 
-/** The in-memory operator store's method calls while `check` runs (spies that call through), sorted; its result. */
+/** The operator store port's methods, whose calls a test counts (not the lock path's helpers, `isPaused`, `record`). */
+const STORE_METHODS = Object.keys({
+  publish: 0,
+  takeTriggers: 0,
+  reportTrigger: 0,
+  forgetNodes: 0,
+  claimHealthReports: 0,
+  nodes: 0,
+  jobs: 0,
+  job: 0,
+  history: 0,
+  lockState: 0,
+  clusterReading: 0,
+  skips: 0,
+  pause: 0,
+  resume: 0,
+  requestTrigger: 0,
+  withdrawTrigger: 0,
+  triggerResult: 0,
+  unlock: 0,
+} satisfies Record<keyof OperatorProvider, 0>) as (keyof OperatorProvider)[];
+
+/** Spies that call through on the in-memory store's port methods: the calls since the last `clear()`. */
+function spyOnStore() {
+  const spies = STORE_METHODS.map(
+    (method) => [method, jest.spyOn(InMemoryOperatorProvider.prototype, method)] as const,
+  );
+  const publish = spies.find(([method]) => method === 'publish')![1] as jest.Spied<OperatorProvider['publish']>;
+  return {
+    /** The methods called, sorted; `publish` named with the node that sent it. */
+    calls: () =>
+      [
+        ...spies.flatMap(([method, spy]) =>
+          method === 'publish' ? [] : Array<string>(spy.mock.calls.length).fill(method),
+        ),
+        ...publish.mock.calls.map(([node]) => `publish ${node.node}`),
+      ].sort(),
+    clear: () => spies.forEach(([, spy]) => spy.mockClear()),
+    restore: () => spies.forEach(([, spy]) => spy.mockRestore()),
+  };
+}
+
+/** The in-memory operator store's port calls while `check` runs, sorted; its result. */
 async function storeCalls<T>(check: () => Promise<T>): Promise<[string[], T]> {
-  const methods = Object.getOwnPropertyNames(InMemoryOperatorProvider.prototype).filter(
-    (name) => name !== 'constructor',
-  ) as (keyof InMemoryOperatorProvider)[];
-  const spies = methods.map((method) => [method, jest.spyOn(InMemoryOperatorProvider.prototype, method)] as const);
+  const store = spyOnStore();
   try {
     const result = await check();
-    return [spies.flatMap(([method, spy]) => Array<string>(spy.mock.calls.length).fill(method)).sort(), result];
+    return [store.calls(), result];
   } finally {
-    for (const [, spy] of spies) spy.mockRestore();
+    store.restore();
   }
 }
 
@@ -252,24 +292,56 @@ describe('the health turn: one node of three reads the cluster health each inter
     return nodes;
   };
 
-  it('makes one heartbeat call per node per interval, and one health reading per interval', async () => {
-    await startTurnNodes();
-    const publish = jest.spyOn(InMemoryOperatorProvider.prototype, 'publish');
-    const reading = jest.spyOn(InMemoryOperatorProvider.prototype, 'clusterReading');
+  it('makes one heartbeat call per node per interval, with its skips, and one health reading per interval', async () => {
+    const nodes = await startTurnNodes();
+    const calls = spyOnStore();
+    // The scheduler's own ticks of the job skip too: every skip counts.
+    const skipped: string[] = [];
+    for (const node of nodes) {
+      node.events.events$.subscribe((event: LockEvent) => event.type === 'skipped' && skipped.push(event.reason));
+    }
     try {
       // The heartbeats at start, on the next turn of the event loop, then five intervals.
       await jest.advanceTimersByTimeAsync(0);
       for (let interval = 0; interval < 5; interval++) {
-        publish.mockClear();
-        reading.mockClear();
+        // Each node ticks the job: one runs an occurrence, the others skip it and count the skip.
+        for (const node of nodes) await node.tick('every-2s');
+        calls.clear();
         await jest.advanceTimersByTimeAsync(INTERVAL);
-        expect(publish.mock.calls.map(([node]) => node.node).sort()).toEqual(['node-1', 'node-2', 'node-3']);
-        expect(reading).toHaveBeenCalledTimes(1);
+        // Besides the trigger poll's takeTriggers, every second whatever the heartbeatInterval.
+        expect(calls.calls()).toEqual([
+          'clusterReading',
+          'publish node-1',
+          'publish node-2',
+          'publish node-3',
+          ...Array(3).fill('takeTriggers'),
+        ]);
       }
     } finally {
-      publish.mockRestore();
-      reading.mockRestore();
+      calls.restore();
     }
+    // Two skips at least per interval (three when the occurrence ran in the one before), each in the store's count.
+    expect(skipped.length).toBeGreaterThanOrEqual(10);
+    const { skips } = (await nodes[0].admin.getJob('every-2s'))!;
+    expect(Object.values(skips).reduce((sum, count) => sum + count, 0)).toBe(skipped.length);
+  });
+
+  it('sends the skips a failed heartbeat drained with the next one', async () => {
+    const [node] = await startTurnNodes();
+    const held = await store.hold('every-2s');
+    for (let tick = 0; tick < 3; tick++) expect(await node.tick('every-2s')).toMatchObject({ reason: 'locked' });
+    await held.release();
+    const publish = jest.spyOn(InMemoryOperatorProvider.prototype, 'publish');
+    publish.mockRejectedValueOnce(new Error('store down'));
+    try {
+      await node.publish();
+      expect(publish).toHaveBeenCalledTimes(1);
+      expect((await node.admin.getJob('every-2s'))?.skips).toEqual({});
+      await node.publish();
+    } finally {
+      publish.mockRestore();
+    }
+    expect((await node.admin.getJob('every-2s'))?.skips).toEqual({ locked: 3 });
   });
 
   it.each(['stops', 'goes silent'])(

@@ -27,7 +27,7 @@ import type { RunInProgress } from './run-health.js';
 import { leaseRenewer } from './run-instrumentation.js';
 import { RunRelease } from './run-release.js';
 import { UnusedLocks } from './unused-locks.js';
-import type { SkipReason, TaskResult } from '../task/task-result.js';
+import type { SkipCounts, SkipReason, TaskResult } from '../task/task-result.js';
 
 /** Descriptive fields a locked job adds to its events. */
 interface RunLabels {
@@ -192,6 +192,11 @@ export class LockingTaskExecutor {
   /** @internal The skips counted since the last call, by lock name and reason (for the cluster view). */
   drainSkips(): Map<string, Map<SkipReason, number>> {
     return this.events.drainSkips();
+  }
+
+  /** @internal Counts again skips drained but not sent (the store failed): the next drain has them too. */
+  putBackSkips(skips: SkipCounts): void {
+    this.events.putBackSkips(skips);
   }
 
   /**

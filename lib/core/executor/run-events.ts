@@ -1,7 +1,7 @@
 import type { ActiveLock } from './active-lock.js';
 import type { LockEvent, LockEvents } from '../task/lock-events.js';
 import type { SkippedRun } from './lock-acquisition.js';
-import type { SkipReason } from '../task/task-result.js';
+import type { SkipCounts, SkipReason } from '../task/task-result.js';
 
 /** The fields every event of a run carries before its lock is taken. */
 type EventBase = Pick<LockEvent, 'lockName' | 'jobName' | 'node' | 'at' | 'fencingToken'>;
@@ -41,10 +41,10 @@ export class RunEvents {
     return result;
   }
 
-  private count(reason: SkipReason, lockName: string): void {
+  private count(reason: SkipReason, lockName: string, skips = 1): void {
     let reasons = this.skips.get(lockName);
     if (!reasons) this.skips.set(lockName, (reasons = new Map()));
-    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    reasons.set(reason, (reasons.get(reason) ?? 0) + skips);
   }
 
   /** The skips counted since the last call, by lock name and reason. */
@@ -52,6 +52,13 @@ export class RunEvents {
     const skips = this.skips;
     this.skips = new Map();
     return skips;
+  }
+
+  /** Counts again `skips` drained but not sent (the store failed): the next drain has them too. */
+  putBackSkips(skips: SkipCounts): void {
+    for (const [lockName, reasons] of skips) {
+      for (const [reason, count] of reasons) this.count(reason, lockName, count);
+    }
   }
 
   /** An event of `active`'s run, built by `build` only when someone listens. */

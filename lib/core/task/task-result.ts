@@ -5,6 +5,9 @@
  */
 export type SkipReason = 'locked' | 'provider-error' | 'shutdown' | 'already-ran' | 'paused' | 'follower';
 
+/** Skips a node counted, as its heartbeat sends them: lock name → reason → count. */
+export type SkipCounts = ReadonlyMap<string, ReadonlyMap<SkipReason, number>>;
+
 /** The outcome of {@link LockingTaskExecutor.executeWithLock}. */
 export type TaskResult<T> =
   | { readonly executed: true; readonly result: T }

@@ -1,4 +1,4 @@
-import type { SkipReason } from '../../core/task/task-result.js';
+import type { SkipCounts } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -56,9 +56,19 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     private readonly historyLimit: number,
   ) {}
 
-  async publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null> {
+  async publish(
+    node: ClusterNode,
+    jobs: readonly CatalogueJob[],
+    skips: SkipCounts,
+    bid: HealthTurnBid,
+  ): Promise<HealthTurn | null> {
     this.nodesByName.set(node.node, node);
     for (const job of jobs) this.catalogue.set(job.jobName, job);
+    for (const [lock, reasons] of skips) {
+      const byReason = { ...this.skipCounts.get(lock) };
+      for (const [reason, count] of reasons) byReason[reason] = (byReason[reason] ?? 0) + count;
+      this.skipCounts.set(lock, byReason);
+    }
     const now = Date.now();
     const turn = this.healthTurn;
     const held = turn.node === node.node && turn.until > now;
@@ -66,14 +76,6 @@ export class InMemoryOperatorProvider implements OperatorProvider {
     // A node that takes the turn keeps the former holder's unhealthy jobs; it writes its own from its next bid on.
     this.healthTurn = { node: node.node, until: now + bid.lease, unhealthy: held ? bid.unhealthy : turn.unhealthy };
     return { taken: !held, unhealthy: this.healthTurn.unhealthy };
-  }
-
-  async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {
-    for (const [lock, reasons] of counts) {
-      const byReason = { ...this.skipCounts.get(lock) };
-      for (const [reason, count] of reasons) byReason[reason] = (byReason[reason] ?? 0) + count;
-      this.skipCounts.set(lock, byReason);
-    }
   }
 
   async takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]> {

@@ -1,5 +1,5 @@
 import { forceUnlockMarker, readOwnerValue } from '../../core/provider/owner-value.js';
-import type { SkipReason } from '../../core/task/task-result.js';
+import type { SkipCounts } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -44,20 +44,18 @@ export class PostgresOperatorProvider implements OperatorProvider {
     this.statements = operatorStatements(tables);
   }
 
-  async publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null> {
+  async publish(
+    node: ClusterNode,
+    jobs: readonly CatalogueJob[],
+    skips: SkipCounts,
+    bid: HealthTurnBid,
+  ): Promise<HealthTurn | null> {
     const { lease, unhealthy } = bid;
+    const rows = [...skips].flatMap(([lock, reasons]) => [...reasons].map(([reason, count]) => [lock, reason, count]));
+    const skipColumns = [0, 1, 2].map((column) => rows.map((row) => row[column]));
     const values = [node.node, node.lastSeen.getTime(), storedJson(node), JSON.stringify(jobs), lease, unhealthy];
-    const [turn] = await this.session.run<HealthTurn>(this.statements.publish, values);
+    const [turn] = await this.session.run<HealthTurn>(this.statements.publish, [...values, ...skipColumns]);
     return turn ?? null;
-  }
-
-  async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {
-    const rows = [...counts].flatMap(([lock, reasons]) => [...reasons].map(([reason, count]) => [lock, reason, count]));
-    if (rows.length === 0) return;
-    await this.session.run(
-      this.statements.addSkips,
-      [0, 1, 2].map((column) => rows.map((row) => row[column])),
-    );
   }
 
   async takeTriggers(jobNames: ReadonlySet<string>): Promise<TriggerRequest[]> {

@@ -21,8 +21,9 @@ export function operatorStatements(tables: PostgresTables) {
   return {
     /**
      * `$1` node, `$2` lastSeen, `$3` the node (JSON), `$4` catalogue entries (JSON array), `$5` the health turn's
-     * lease (ms), `$6` the node's unhealthy jobs (JSON). A row while the node holds the turn: the unhealthy jobs
-     * it keeps. A node that takes the turn keeps the former holder's, and writes its own from its next bid on.
+     * lease (ms), `$6` the node's unhealthy jobs (JSON), arrays `$7` lock name, `$8` reason, `$9` count: its skips.
+     * A row while the node holds the turn: the unhealthy jobs it keeps. A node that takes the turn keeps the
+     * former holder's, and writes its own from its next bid on.
      */
     publish: statement(`
       WITH node AS (
@@ -31,6 +32,10 @@ export function operatorStatements(tables: PostgresTables) {
       ), catalogue AS (
         INSERT INTO ${jobs} (job_name, job) SELECT job->>'jobName', job FROM jsonb_array_elements($4::jsonb) job
         ON CONFLICT (job_name) DO UPDATE SET job = excluded.job
+      ), skipped AS (
+        INSERT INTO ${skips} AS s (name, reason, count)
+        SELECT * FROM unnest($7::text[], $8::text[], $9::bigint[]) ORDER BY 1, 2
+        ON CONFLICT (name, reason) DO UPDATE SET count = s.count + excluded.count
       )
       INSERT INTO ${healthTurn} AS t (turn, locked_by, held_since, lease_until, unhealthy)
       VALUES (true, $1, now(), ${NOW} + ${ms('$5')}, '{}'::jsonb)
@@ -39,11 +44,6 @@ export function operatorStatements(tables: PostgresTables) {
         unhealthy = CASE WHEN ${KEPT} THEN $6::jsonb ELSE t.unhealthy END
       WHERE t.locked_by = $1 OR t.lease_until <= ${NOW}
       RETURNING t.held_since = now() AS taken, t.unhealthy`),
-    /** Arrays: lock name, reason, count. */
-    addSkips: statement(`
-      INSERT INTO ${skips} AS s (name, reason, count)
-      SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ORDER BY 1, 2
-      ON CONFLICT (name, reason) DO UPDATE SET count = s.count + excluded.count`),
     /** Arrays: lock name, kind, time (epoch ms). Returns those claimed here; the jobs' old claims go. */
     claimHealthReports: statement(`
       WITH expired AS (

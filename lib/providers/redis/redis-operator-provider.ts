@@ -1,6 +1,6 @@
 import { forceUnlockMarker, readOwnerValue } from '../../core/provider/owner-value.js';
 import { readLockValue } from './fenced-value.js';
-import type { SkipReason } from '../../core/task/task-result.js';
+import type { SkipCounts } from '../../core/task/task-result.js';
 import type {
   CatalogueJob,
   ClusterNode,
@@ -50,30 +50,29 @@ export class RedisOperatorProvider implements OperatorProvider {
   // Nodes: heartbeat, catalogue, skip counts, triggers.
 
   /**
-   * Publishes this node and the jobs it runs (only those changed since the last call are written), and bids for
-   * the health turn: up to three commands sent together, not a MULTI, as their keys may live on different
-   * Cluster nodes.
+   * Publishes this node and the jobs it runs (only those changed since the last call are written), adds its skips,
+   * and bids for the health turn: commands sent together, one round trip, not a MULTI, as their keys may live on
+   * different Cluster nodes. The skips are one script call, however many locks and reasons.
    */
-  async publish(node: ClusterNode, jobs: readonly CatalogueJob[], bid: HealthTurnBid): Promise<HealthTurn | null> {
+  async publish(
+    node: ClusterNode,
+    jobs: readonly CatalogueJob[],
+    skips: SkipCounts,
+    bid: HealthTurnBid,
+  ): Promise<HealthTurn | null> {
     const fields = jobs.flatMap((job) => [job.jobName, JSON.stringify(job)]);
     const writes: Promise<unknown>[] = [this.client.hset(this.keys.nodes, node.node, storedJson(node))];
     if (fields.length > 0) writes.push(this.client.hset(this.keys.catalogue, ...fields));
-    // The script's failures are said in Redis's terms already.
+    const counts = [...skips].flatMap(([lock, reasons]) =>
+      [...reasons].flatMap(([reason, count]) => [`${lock}|${reason}`, count]),
+    );
+    // The scripts' failures are said in Redis's terms already.
     const [turn] = await Promise.all([
       this.scripts.bidHealthTurn(this.keys, node.node, bid.lease, JSON.stringify(bid.unhealthy)),
       this.send(Promise.all(writes)),
+      counts.length > 0 && this.scripts.addSkips(this.keys.skips, counts),
     ]);
     return turn && { taken: turn[0] === 1, unhealthy: JSON.parse(turn[1]) };
-  }
-
-  /** Adds skips counted by a node since its last heartbeat: lock name → reason → count. */
-  async addSkips(counts: ReadonlyMap<string, ReadonlyMap<SkipReason, number>>): Promise<void> {
-    if (counts.size === 0) return;
-    const writing = this.client.multi();
-    for (const [lock, reasons] of counts) {
-      for (const [reason, count] of reasons) writing.hincrby(this.keys.skips, `${lock}|${reason}`, count);
-    }
-    await this.send(writing.exec());
   }
 
   /** Takes the pending triggers of `jobNames`: each one is taken by exactly one node, and none once withdrawn. */

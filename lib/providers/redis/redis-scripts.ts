@@ -50,6 +50,7 @@ const REMOVE_TRIGGER = new LuaScript('remove-trigger.lua');
 const READ_LOCKS = new LuaScript('read-locks.lua');
 const READ_CLUSTER = new LuaScript('read-cluster.lua');
 const BID_HEALTH_TURN = new LuaScript('bid-health-turn.lua');
+const ADD_SKIPS = new LuaScript('add-skips.lua');
 
 /**
  * The `lua/` scripts of one client, each called one way: a typed method here. The scripts of scheduled jobs'
@@ -164,6 +165,11 @@ export class RedisScripts {
   bidHealthTurn(keys: RedisKeys, node: string, lease: number, unhealthy: string): Promise<[0 | 1, string] | null> {
     const keysThenArguments = [keys.healthTurn, keys.unhealthyJobs, node, lease, unhealthy];
     return BID_HEALTH_TURN.run(this.client, 2, keysThenArguments, (turn: [0 | 1, string] | null) => turn);
+  }
+
+  /** add-skips.lua: adds each count of `fieldsAndCounts` (`<lock>|<reason>`, count, …) to the hash `skipsKey`. */
+  addSkips(skipsKey: string, fieldsAndCounts: readonly (string | number)[]): Promise<number> {
+    return ADD_SKIPS.call(this.client, 1, [skipsKey, ...fieldsAndCounts]);
   }
 
   /**

@@ -36,13 +36,13 @@ export interface LockProviderSubject<P extends LockProvider = LockProvider> {
    */
   readonly clockTolerance?: number;
   /**
-   * The kit's time source: `now()` in ms (monotonic, like `performance.now()`), and `sleep(ms)`, which resolves
-   * once `ms` have passed. Every wait and time reading of the kit goes through it; default the process's real
-   * clock. When the store reads the process's clock (an in-memory store), a test may run the kit on fake timers:
-   * with Jest's, `now: () => performance.now()` and `sleep: (ms) => jest.advanceTimersByTimeAsync(ms)`. Waits
-   * overlap (the fuzz workers, two apps), so a fake `sleep` advances the clock for one call at a time; and the
-   * checks run one after the other (no `concurrent` in the `TestRunner`). Dates the kit gives the store
-   * (occurrences, heartbeats) come from `Date`, which Jest's fake timers set too.
+   * The kit's clock: `now()` in ms (monotonic, as `performance.now()`), and `sleep(ms)`, which resolves once `ms`
+   * have passed. Every wait and time reading of the kit goes through it; default: the process's real clock.
+   * When the store reads the process's clock (an in-memory store), a test may run the kit on fake timers. With
+   * Jest's, `now` reads `performance.now()` and `sleep` calls `jest.advanceTimersByTimeAsync(ms)`, one call after
+   * the other: the kit's waits overlap (the fuzz workers, two apps), and overlapping advances could set the clock
+   * back. The checks then run one at a time (no `concurrent` in the `TestRunner`). The dates the kit gives the
+   * store (occurrences, heartbeats) come from `Date`, which Jest's fake timers move too.
    */
   readonly clock?: {
     now(): number;

@@ -84,8 +84,9 @@ export const recoveryChecks: Check[] = [
     async run({ provider, other, clockTolerance, clock }) {
       const { name } = await diedRun(clock, provider);
       const grace = 200;
-      assert.deepEqual(await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, grace), { refused: 'running' });
+      // Taken before the first look: the store starts the grace when that look finds the lock gone, no earlier.
       const graceFrom = clock.now();
+      assert.deepEqual(await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, grace), { refused: 'running' });
       const { value: recovered, at } = await pollUntil(
         clock,
         async () => {

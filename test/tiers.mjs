@@ -64,6 +64,7 @@ const FILE_TIERS = {
   'postgres/postgres-pgbouncer-prepared.spec.ts': 'system',
   'providers/batched-job-scripts.spec.ts': 'system',
   'providers/code-tables.spec.ts': 'unit',
+  'providers/in-memory-lock-provider.spec.ts': 'unit',
   'providers/provider-options.spec.ts': 'unit',
   'providers/redis-endpoint.spec.ts': 'unit',
   'providers/redis-health-reading.spec.ts': 'system',
@@ -71,7 +72,6 @@ const FILE_TIERS = {
   'providers/startup-check.spec.ts': 'system',
   'terminus/health-indicator.spec.ts': 'unit',
   'testing/check-ins.spec.ts': 'integration',
-  'testing/test-lock-store-kit.spec.ts': 'integration',
   'types/entry-points.spec.ts': 'system',
 };
 

@@ -1,6 +1,8 @@
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { LockProvider } from '../core/provider/lock-provider.js';
 import { lockConfig } from './lock-probes.js';
+import type { LockProviderSubject } from './provider-subject.js';
+import { REAL_CLOCK } from './timing.js';
 
 /** The shape of ShedLock's `FuzzTester`: workers alternate between two names; worker 0 does few iterations. */
 export interface FuzzPlan {
@@ -21,12 +23,14 @@ export interface FuzzOutcome {
 /**
  * ShedLock's `FuzzTester`: each worker, on its own provider (`connect()`), repeatedly takes its lock
  * (retrying while it is held), does a racy read → sleep 1 ms → write of a plain counter, and unlocks.
- * Any two workers inside the same lock at once lose an update, so the counts come out short.
+ * Any two workers inside the same lock at once lose an update, so the counts come out short. The workers sleep on
+ * `clock` (see {@link LockProviderSubject.clock}; default the real one).
  */
 export async function fuzzLockProvider(
   connect: () => LockProvider | Promise<LockProvider>,
   names: readonly [string, string],
   plan: FuzzPlan = SHEDLOCK_FUZZ_PLAN,
+  clock: LockProviderSubject['clock'] = REAL_CLOCK,
 ): Promise<FuzzOutcome> {
   const perName = <T>(value: () => T): Record<string, T> => Object.fromEntries(names.map((name) => [name, value()]));
   const counted = perName(() => 0);
@@ -52,7 +56,7 @@ export async function fuzzLockProvider(
         try {
           tokensInEntryOrder[name].push(lock.fencingToken);
           const seen = counted[name];
-          await sleep(1);
+          await clock.sleep(1);
           counted[name] = seen + 1;
           done += 1;
         } finally {

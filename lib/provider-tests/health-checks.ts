@@ -85,7 +85,7 @@ export const healthReportChecks: CheckDefinition<OperatorLockProvider>[] = [
   },
   {
     name: 'gives the health turn to one of several nodes at once, and to another once its holder stops',
-    async run({ provider, other, connect, clockTolerance }) {
+    async run({ provider, other, connect, clockTolerance, clock }) {
       const stores = [provider, other, await connect()].map((node) => node.operatorProvider());
       const names = stores.map(() => uniqueLockName('turn-node'));
       const job = uniqueLockName('job');
@@ -93,8 +93,9 @@ export const healthReportChecks: CheckDefinition<OperatorLockProvider>[] = [
         stores[index].publish(heartbeat(names[index]), [], new Map(), { lease, unhealthy });
       const holders = (turns: readonly (HealthTurn | null)[]) => turns.flatMap((turn, index) => (turn ? [index] : []));
       // An app of another check on the store may hold the turn for a while: its nodes bid until one of them has it.
-      const deadline = performance.now() + 20_000;
+      const deadline = clock.now() + 20_000;
       const { value: first } = await pollUntil(
+        clock,
         async () => {
           const turns = await Promise.all(stores.map((_, index) => bid(index, TURN_LEASE)));
           return holders(turns).length > 0 ? turns : undefined;
@@ -109,12 +110,12 @@ export const healthReportChecks: CheckDefinition<OperatorLockProvider>[] = [
 
       // Its next bid keeps the turn and leaves its unhealthy jobs; the others still get none.
       const kept = await Promise.all(stores.map((_, index) => bid(index, TURN_LEASE, { [job]: 'failing' })));
-      const keptAt = performance.now();
+      const keptAt = clock.now();
       assert.deepEqual(holders(kept), [holder], 'the holders of the second bids');
       assert.deepEqual(kept[holder], { taken: false, unhealthy: { [job]: 'failing' } }, 'a turn kept');
 
       // The holder stops: once its lease ran out, one of the others takes the turn, with what the holder left.
-      await sleepUntil(keptAt + TURN_LEASE + clockTolerance);
+      await sleepUntil(clock, keptAt + TURN_LEASE + clockTolerance);
       const rest = [0, 1, 2].filter((index) => index !== holder);
       const next = await Promise.all(rest.map((index) => bid(index, TURN_LEASE)));
       const nextHolders = holders(next).map((position) => rest[position]);

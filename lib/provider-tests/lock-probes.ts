@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { LockConfiguration } from '../core/provider/lock-configuration.js';
 import type { LockProvider, SimpleLock } from '../core/provider/lock-provider.js';
 import type { CatalogueJob } from '../operators/cluster-records.js';
+import type { KitClock } from './provider-subject.js';
 import { pollUntil, type Polled } from './timing.js';
 
 /** Long enough that no lock of a check expires unless the check means it to. */
@@ -54,15 +55,16 @@ export async function isLocked(provider: LockProvider, name: string): Promise<bo
 }
 
 /**
- * Takes `configuration`'s lock as soon as it is free, polling until `deadline` (`performance.now()`).
+ * Takes `configuration`'s lock as soon as it is free, polling until `deadline` (a `clock.now()` value).
  * `at` tells when it was first found free, so a check can also show it was NOT free earlier.
  */
 export function lockWhenFree(
+  clock: KitClock,
   provider: LockProvider,
   configuration: LockConfiguration,
   deadline: number,
 ): Promise<Polled<SimpleLock>> {
-  return pollUntil(() => provider.lock(configuration), deadline, 10, `lock "${configuration.name}" free`);
+  return pollUntil(clock, () => provider.lock(configuration), deadline, 10, `lock "${configuration.name}" free`);
 }
 
 /** Fails unless `tokens` are integers, each greater than the one before. */

@@ -13,7 +13,7 @@ import type { CheckDefinition, CheckNodes } from './provider-subject.js';
  */
 async function throughTheModule(nodes: CheckNodes, body: (app: ContractApp) => Promise<void>): Promise<void> {
   const { startContractApp } = await loadKitModules();
-  const app = await startContractApp(nodes.provider, nodes.other);
+  const app = await startContractApp(nodes.provider, nodes.other, nodes.clock);
   try {
     await body(app);
   } finally {
@@ -63,7 +63,12 @@ export const moduleChecks: CheckDefinition<LockProvider>[] = [
       throughTheModule(nodes, async (app) => {
         const job = app.names.interval;
         // Between two runs: a run holds the lock while it looks at it from the other node.
-        const { value: held } = await lockWhenFree(nodes.other, lockConfig(job), performance.now() + 5_000);
+        const { value: held } = await lockWhenFree(
+          nodes.clock,
+          nodes.other,
+          lockConfig(job),
+          nodes.clock.now() + 5_000,
+        );
         const [skipped] = await app.jobs.events(jobEvent('skipped', job), 1, `skipped events of ${job}`);
         assert.equal(skipped.type === 'skipped' && skipped.reason, 'locked');
         const releasedBefore = app.jobs.recorded.filter(jobEvent('released', job)).length;

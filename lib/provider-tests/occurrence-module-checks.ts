@@ -16,7 +16,8 @@ import type { KitApp } from './module/contract-app.js';
 import type { LockEventRecorder } from './module/contract-jobs.js';
 import type { OccurrenceJobKind, OccurrenceRun } from './module/occurrence-jobs.js';
 import { claimed, finish, jobConfig } from './occurrence-probes.js';
-import type { CheckDefinition } from './provider-subject.js';
+import type { CheckDefinition, KitClock } from './provider-subject.js';
+import { awaitUntil } from './timing.js';
 
 /** An hour, in ms. */
 const HOUR = 3_600_000;
@@ -28,6 +29,7 @@ type Apps = KitApp<LockEventRecorder>[];
  * them and fails if one logged an error. Nest is loaded here, as in the module checks.
  */
 async function inApps(
+  clock: KitClock,
   nodes: readonly LockProvider[],
   kind: OccurrenceJobKind,
   name: string,
@@ -36,7 +38,7 @@ async function inApps(
 ): Promise<void> {
   const { startKitApp, occurrenceJob } = await loadKitModules();
   const Jobs = occurrenceJob(kind, name, runs);
-  const apps = await Promise.all(nodes.map((node) => startKitApp(node, Jobs, [name])));
+  const apps = await Promise.all(nodes.map((node) => startKitApp(node, Jobs, [name], clock)));
   try {
     await body(apps);
     // Before the apps close: a tick that their shutdown cuts short may log its release failing.
@@ -92,13 +94,14 @@ function watchRecordReads<P extends OccurrenceLockProvider & JobRecordReader>(no
  * catch-up claim ended (ran or skipped).
  */
 async function catchUpsDecided(
+  clock: KitClock,
   apps: Apps,
   name: string,
   watched: readonly { read: Promise<unknown>; claims: number }[],
 ): Promise<void> {
   await Promise.all(
     apps.map(async (app, index) => {
-      await watched[index].read;
+      await awaitUntil(clock, watched[index].read, clock.now() + 10_000, `the catch-up's read of ${name}`);
       await turn(); // the catch-up claims, if it does, right after the read
       if (watched[index].claims > 0) await app.jobs.events(tickEnded(name), 1, `the end of the catch-up of ${name}`);
     }),
@@ -110,9 +113,9 @@ export const occurrenceModuleChecks: CheckDefinition<OccurrenceLockProvider>[] =
   {
     name: 'runs each occurrence of a @Cron job once across two apps; the other skips it (already-ran or locked)',
     concurrent: true,
-    async run({ provider, other }) {
+    async run({ provider, other, clock }) {
       const [name, runs] = [uniqueLockName('cron'), [] as OccurrenceRun[]];
-      await inApps([provider, other], 'everySecond', name, runs, async (apps) => {
+      await inApps(clock, [provider, other], 'everySecond', name, runs, async (apps) => {
         const twoRan = (event: LockEvent) => tickEnded(name)(event) && runs.length >= 2;
         await Promise.all(apps.map((app) => app.jobs.events(tickEnded(name), 2, `tick ends of ${name}`)));
         await apps[0].jobs.events(twoRan, 1, `a tick end of ${name} after two runs`);
@@ -131,11 +134,11 @@ export const occurrenceModuleChecks: CheckDefinition<OccurrenceLockProvider>[] =
   {
     name: 'skips a tick whose occurrence another node claimed already, as already-ran, though its lock is free',
     concurrent: true,
-    async run({ provider, other }) {
+    async run({ provider, other, clock }) {
       const [name, runs] = [uniqueLockName('cron'), [] as OccurrenceRun[]];
       // Another node ran the occurrence an hour ahead: every earlier one counts as run.
       await finish(claimed(await other.lockOccurrence(jobConfig(name), new Date(Date.now() + HOUR))), 'succeeded');
-      await inApps([provider], 'everySecond', name, runs, async ([app]) => {
+      await inApps(clock, [provider], 'everySecond', name, runs, async ([app]) => {
         await app.jobs.events(tickEnded(name), 2, `tick ends of ${name}`);
         assert.deepEqual(skipReasons([app], name), ['already-ran', 'already-ran']);
         assert.deepEqual(runs, []);
@@ -149,7 +152,7 @@ export const catchUpChecks: CheckDefinition<OccurrenceLockProvider & JobRecordRe
   {
     name: 'catches up the latest missed occurrence once, across two apps starting together (catchUp)',
     concurrent: true,
-    async run({ provider, other }) {
+    async run({ provider, other, clock }) {
       const [name, runs] = [uniqueLockName('catch-up'), [] as OccurrenceRun[]];
       const year = new Date().getFullYear();
       const [missed, ranBefore] = [new Date(year, 0, 1).getTime(), new Date(year - 1, 0, 1).getTime()];
@@ -157,12 +160,14 @@ export const catchUpChecks: CheckDefinition<OccurrenceLockProvider & JobRecordRe
       await finish(claimed(await other.lockOccurrence(jobConfig(name), new Date(ranBefore))), 'succeeded');
       const nodes = [provider, other].map((node) => watchRecordReads(node, name));
       await inApps(
+        clock,
         nodes.map((node) => node.provider),
         'yearly',
         name,
         runs,
         async (apps) => {
           await catchUpsDecided(
+            clock,
             apps,
             name,
             nodes.map((node) => node.watched),
@@ -182,11 +187,11 @@ export const catchUpChecks: CheckDefinition<OccurrenceLockProvider & JobRecordRe
   {
     name: 'does not catch up a job that never ran (no record)',
     concurrent: true,
-    async run({ provider }) {
+    async run({ provider, clock }) {
       const [name, runs] = [uniqueLockName('catch-up'), [] as OccurrenceRun[]];
       const { provider: node, watched } = watchRecordReads(provider, name);
-      await inApps([node], 'yearly', name, runs, async (apps) => {
-        await catchUpsDecided(apps, name, [watched]);
+      await inApps(clock, [node], 'yearly', name, runs, async (apps) => {
+        await catchUpsDecided(clock, apps, name, [watched]);
         assert.equal(await watched.read, undefined, 'the record the catch-up read');
         assert.deepEqual([watched.claims, runs], [0, []], 'claims and runs of a job that never ran');
       });
@@ -199,12 +204,12 @@ export const rerunChecks: CheckDefinition<RecoveringLockProvider>[] = [
   {
     name: "re-runs once, on one of two apps, the occurrence of a node that died (onCrash: 'rerun'), naming it",
     concurrent: true,
-    async run({ provider, other, connect }) {
+    async run({ provider, other, connect, clock }) {
       const [name, runs] = [uniqueLockName('rerun'), [] as OccurrenceRun[]];
       const dead = await connect('dead-node');
       // With a lease (where the store renews them), watchers look every 100 ms: the re-run comes well before the next.
       const kind = canRenewLeases(provider) ? 'rerunLeased' : 'rerun';
-      await inApps([provider, other], kind, name, runs, async ([app]) => {
+      await inApps(clock, [provider, other], kind, name, runs, async ([app]) => {
         // Once the apps run, a node claims the next occurrence at least a second away with a 300 ms lock, and dies.
         // On a busy machine the apps may claim it first: the dead node then takes the next one they have not.
         let occurrence = Math.ceil((Date.now() + 1_000) / 3_000) * 3_000;

@@ -8,6 +8,7 @@ import type {
 } from '../core/provider/lock-provider.js';
 import { canReadJobRecords } from '../core/provider/provider-abilities.js';
 import { HELD_FOR_THE_TEST, lockConfig } from './lock-probes.js';
+import type { KitClock } from './provider-subject.js';
 import { pollUntil, sleepUntil } from './timing.js';
 
 /** An occurrence and the one after it, for claims made outside a scheduler. */
@@ -35,12 +36,13 @@ export function finish(lock: SimpleLock, outcome: RunOutcome): Promise<void> {
  * as its job record says, or after twice its time for a provider that has no records to read.
  */
 export async function lockGone(
+  clock: KitClock,
   provider: LockProvider,
   name: string,
   takenAt: number,
   lockAtMostFor: number,
 ): Promise<void> {
-  if (!canReadJobRecords(provider)) return sleepUntil(takenAt + 2 * lockAtMostFor);
+  if (!canReadJobRecords(provider)) return sleepUntil(clock, takenAt + 2 * lockAtMostFor);
   const deadline = takenAt + lockAtMostFor + 1_000;
-  await pollUntil(async () => (await provider.readJobRecord(name))?.held === false || undefined, deadline);
+  await pollUntil(clock, async () => (await provider.readJobRecord(name))?.held === false || undefined, deadline);
 }

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { inspect } from 'node:util';
 import { LockNotHeldError, type LockProvider, type SimpleLock } from '../core/provider/lock-provider.js';
-import { fuzzLockProvider } from './fuzz.js';
+import { fuzzLockProvider, SHEDLOCK_FUZZ_PLAN } from './fuzz.js';
 import {
   assertStrictlyIncreasing,
   HELD_FOR_THE_TEST,
@@ -17,11 +17,11 @@ import { sleepUntil } from './timing.js';
 type Check = CheckDefinition<LockProvider>;
 
 /** Takes a fresh name for `shortLock` and resolves to the lock once it has expired. */
-async function expiredLock({ provider, shortLock }: CheckNodes): Promise<{ name: string; lock: SimpleLock }> {
+async function expiredLock({ provider, shortLock, clock }: CheckNodes): Promise<{ name: string; lock: SimpleLock }> {
   const name = uniqueLockName();
   const lock = await mustLock(provider, lockConfig(name, shortLock));
   // Nothing announces an expiry; the claim is about time, so wait it out. The reply bounds the expiry.
-  await sleepUntil(performance.now() + 2 * shortLock);
+  await sleepUntil(clock, clock.now() + 2 * shortLock);
   return { name, lock };
 }
 
@@ -29,8 +29,13 @@ async function expiredLock({ provider, shortLock }: CheckNodes): Promise<{ name:
 async function expiredOwnerAndNewOwner(nodes: CheckNodes) {
   const name = uniqueLockName();
   const expired = await mustLock(nodes.provider, lockConfig(name, nodes.shortLock));
-  const expiredBy = performance.now() + nodes.shortLock;
-  const { value: current } = await lockWhenFree(nodes.other, lockConfig(name), expiredBy + nodes.shortLock);
+  const expiredBy = nodes.clock.now() + nodes.shortLock;
+  const { value: current } = await lockWhenFree(
+    nodes.clock,
+    nodes.other,
+    lockConfig(name),
+    expiredBy + nodes.shortLock,
+  );
   return { name, expired, current };
 }
 
@@ -97,9 +102,9 @@ export function ownershipChecks(fencingTokens: boolean, singleUseLocks: boolean)
     },
     {
       name: 'never lets two workers into one lock at once (ShedLock fuzz test: 8 workers, own nodes, exact counts)',
-      async run({ connect }) {
+      async run({ connect, clock }) {
         const names = [uniqueLockName('fuzz-a'), uniqueLockName('fuzz-b')] as const;
-        const outcome = await fuzzLockProvider(connect, names);
+        const outcome = await fuzzLockProvider(connect, names, SHEDLOCK_FUZZ_PLAN, clock);
         assert.deepEqual(outcome.counted, outcome.expected, 'workers inside one lock at once lost updates');
         if (!fencingTokens) return;
         for (const tokens of Object.values(outcome.tokensInEntryOrder)) assertStrictlyIncreasing(tokens);
@@ -140,7 +145,7 @@ const singleUseChecks: Check[] = [
 
 const fencingCheck: Check = {
   name: 'gives each acquisition of a name a greater fencing token, across nodes and across expiry',
-  async run({ provider, other, shortLock }) {
+  async run({ provider, other, shortLock, clock }) {
     const name = uniqueLockName();
     const tokens: (number | undefined)[] = [];
     for (const node of [provider, other, provider]) {
@@ -149,9 +154,9 @@ const fencingCheck: Check = {
       await lock.unlock();
     }
     const expiring = await mustLock(provider, lockConfig(name, shortLock));
-    const expiredBy = performance.now() + shortLock;
+    const expiredBy = clock.now() + shortLock;
     tokens.push(expiring.fencingToken);
-    const { value: afterExpiry } = await lockWhenFree(other, lockConfig(name), expiredBy + shortLock);
+    const { value: afterExpiry } = await lockWhenFree(clock, other, lockConfig(name), expiredBy + shortLock);
     tokens.push(afterExpiry.fencingToken);
     await afterExpiry.unlock();
     assertStrictlyIncreasing(tokens);

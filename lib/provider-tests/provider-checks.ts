@@ -29,8 +29,9 @@ import { operatorChecks } from './operator-checks.js';
 import { ownershipChecks } from './ownership-checks.js';
 import { ownerChecks } from './owner-checks.js';
 import { lockStoreChecks } from './lock-store-checks.js';
-import { runOnNodes, type CheckDefinition, type LockProviderSubject, type ProviderCheck } from './provider-subject.js';
+import type { CheckDefinition, LockProviderSubject, ProviderCheck } from './provider-subject.js';
 import { recoveryChecks } from './recovery-checks.js';
+import { runOnNodes } from './run-on-nodes.js';
 import { retryChecks } from './retry-checks.js';
 import { renewalChecks, storeChecks } from './renewal-checks.js';
 

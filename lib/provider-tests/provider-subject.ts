@@ -35,7 +35,23 @@ export interface LockProviderSubject<P extends LockProvider = LockProvider> {
    * its own clock, or rounds them); default 5.
    */
   readonly clockTolerance?: number;
+  /**
+   * The kit's clock: `now()` in ms (monotonic, as `performance.now()`), and `sleep(ms)`, which resolves once `ms`
+   * have passed. Every wait and time reading of the kit goes through it; default: the process's real clock.
+   * When the store reads the process's clock (an in-memory store), a test may run the kit on fake timers. With
+   * Jest's, `now` reads `performance.now()` and `sleep` calls `jest.advanceTimersByTimeAsync(ms)`, one call after
+   * the other: the kit's waits overlap (the fuzz workers, two apps), and overlapping advances could set the clock
+   * back. The checks then run one at a time (no `concurrent` in the `TestRunner`). The dates the kit gives the
+   * store (occurrences, heartbeats) come from `Date`, which Jest's fake timers move too.
+   */
+  readonly clock?: {
+    now(): number;
+    sleep(ms: number): Promise<void>;
+  };
 }
+
+/** What the kit reads the time from and waits on: see {@link LockProviderSubject.clock}. */
+export type KitClock = NonNullable<LockProviderSubject['clock']>;
 
 /** One named check of the kit: `run()` resolves when the provider passed, and rejects with why not. */
 export interface ProviderCheck {
@@ -62,6 +78,8 @@ export interface CheckNodes<P extends LockProvider = LockProvider> {
   close(node: P): Promise<void>;
   readonly shortLock: number;
   readonly clockTolerance: number;
+  /** The subject's {@link LockProviderSubject.clock}, or the real one. */
+  readonly clock: KitClock;
 }
 
 /** A check before it is given its nodes. */
@@ -70,33 +88,4 @@ export interface CheckDefinition<P extends LockProvider = LockProvider> {
   /** See {@link ProviderCheck.concurrent}; default `false`. */
   readonly concurrent?: boolean;
   run(nodes: CheckNodes<P>): Promise<void>;
-}
-
-/**
- * Runs `check` on fresh nodes of `subject`, narrowed to the ability `has` checks for, and closes every
- * node it made afterwards, whether the check passed or not.
- */
-export async function runOnNodes<P extends LockProvider>(
-  subject: LockProviderSubject,
-  has: (provider: LockProvider) => provider is P,
-  check: CheckDefinition<P>,
-): Promise<void> {
-  const made: LockProvider[] = [];
-  const connect = async (nodeName?: string): Promise<P> => {
-    const node = await subject.create(nodeName);
-    made.push(node);
-    if (!has(node)) throw new Error(`${subject.name}: a node create() made lacks the ability its class has`);
-    return node;
-  };
-  const close = async (node: LockProvider) => {
-    const index = made.indexOf(node);
-    if (index >= 0) await subject.cleanup?.(made.splice(index, 1)[0]);
-  };
-  try {
-    const [provider, other] = [await connect(), await connect()];
-    const timing = { shortLock: subject.shortLock ?? 50, clockTolerance: subject.clockTolerance ?? 5 };
-    await check.run({ provider, other, connect, close, ...timing });
-  } finally {
-    await Promise.all(made.map(async (node) => subject.cleanup?.(node)));
-  }
 }

@@ -3,7 +3,7 @@ import type { JobRecord } from '../core/provider/lock-provider.js';
 import { canReadJobRecords, type RecoveringLockProvider } from '../core/provider/provider-abilities.js';
 import { uniqueLockName } from './lock-probes.js';
 import { claimed, finish, jobConfig, lockGone, NEXT_OCCURRENCE, OCCURRENCE } from './occurrence-probes.js';
-import type { CheckDefinition } from './provider-subject.js';
+import type { CheckDefinition, KitClock } from './provider-subject.js';
 import { pollUntil } from './timing.js';
 
 type Check = CheckDefinition<RecoveringLockProvider>;
@@ -12,11 +12,11 @@ type Check = CheckDefinition<RecoveringLockProvider>;
 const DYING_RUN = 30;
 
 /** Claims a fresh job's occurrence on `provider` for {@link DYING_RUN} ms and resolves once its lock is gone. */
-async function diedRun(provider: RecoveringLockProvider) {
+async function diedRun(clock: KitClock, provider: RecoveringLockProvider) {
   const name = uniqueLockName('job');
-  const takenAt = performance.now();
+  const takenAt = clock.now();
   const lock = claimed(await provider.lockOccurrence(jobConfig(name, DYING_RUN), OCCURRENCE));
-  await lockGone(provider, name, takenAt, DYING_RUN);
+  await lockGone(clock, provider, name, takenAt, DYING_RUN);
   return { name, lock };
 }
 
@@ -42,12 +42,13 @@ export const recoveryChecks: Check[] = [
   },
   {
     name: 're-runs an occurrence whose run died (lock gone, record running) once, naming the previous holder',
-    async run({ provider, other }) {
+    async run({ provider, other, clock }) {
       const name = uniqueLockName('job');
-      const takenAt = performance.now();
+      const takenAt = clock.now();
       claimed(await provider.lockOccurrence(jobConfig(name, DYING_RUN), OCCURRENCE)); // its node "dies"
       const diedRunBy = canReadJobRecords(provider) ? (await provider.readJobRecord(name))?.node : undefined;
       const { value: recovered } = await pollUntil(
+        clock,
         async () => {
           const claim = await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, 0);
           return 'lock' in claim ? claim : undefined;
@@ -65,8 +66,8 @@ export const recoveryChecks: Check[] = [
   },
   {
     name: 'waits the grace once the lock is gone: a run whose node comes back within it records its outcome',
-    async run({ provider, other }) {
-      const { name, lock } = await diedRun(provider); // its release "failed": the store was unreachable
+    async run({ provider, other, clock }) {
+      const { name, lock } = await diedRun(clock, provider); // its release "failed": the store was unreachable
       const grace = 60_000;
       for (let look = 0; look < 2; look += 1) {
         assert.deepEqual(await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, grace), { refused: 'running' });
@@ -80,15 +81,20 @@ export const recoveryChecks: Check[] = [
   },
   {
     name: 're-runs once the grace has passed since a recovery first found the lock gone',
-    async run({ provider, other, clockTolerance }) {
-      const { name } = await diedRun(provider);
+    async run({ provider, other, clockTolerance, clock }) {
+      const { name } = await diedRun(clock, provider);
       const grace = 200;
+      // Taken before the first look: the store starts the grace when that look finds the lock gone, no earlier.
+      const graceFrom = clock.now();
       assert.deepEqual(await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, grace), { refused: 'running' });
-      const graceFrom = performance.now();
-      const { value: recovered, at } = await pollUntil(async () => {
-        const claim = await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, grace);
-        return 'lock' in claim ? claim : undefined;
-      }, graceFrom + 2_000);
+      const { value: recovered, at } = await pollUntil(
+        clock,
+        async () => {
+          const claim = await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, grace);
+          return 'lock' in claim ? claim : undefined;
+        },
+        graceFrom + 2_000,
+      );
       assert.ok(at - graceFrom >= grace - 2 * clockTolerance, `re-run ${at - graceFrom} ms into a ${grace} ms grace`);
       assert.equal(recovered.attempt, 2);
       await recovered.lock.unlock();
@@ -96,8 +102,8 @@ export const recoveryChecks: Check[] = [
   },
   {
     name: 'gives up after maxAttempts, marking the occurrence crashed',
-    async run({ provider, other }) {
-      const { name } = await diedRun(provider);
+    async run({ provider, other, clock }) {
+      const { name } = await diedRun(clock, provider);
       const given = await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 1, 0);
       assert.deepEqual(given, { refused: 'settled', state: 'crashed' });
       await assertRecord(other, name, { state: 'crashed', held: false });
@@ -105,8 +111,8 @@ export const recoveryChecks: Check[] = [
   },
   {
     name: 'does not let a stale holder overwrite the record of the run that took over',
-    async run({ provider, other }) {
-      const { name, lock: stale } = await diedRun(provider);
+    async run({ provider, other, clock }) {
+      const { name, lock: stale } = await diedRun(clock, provider);
       const recovered = claimed(await other.recoverOccurrence(jobConfig(name), OCCURRENCE, 2, 0));
       await assert.rejects(finish(stale, 'succeeded'), { name: 'LockNotHeldError', reason: 'not-owner' });
       await assertRecord(provider, name, { state: 'running', attempt: 2 });

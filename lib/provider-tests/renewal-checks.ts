@@ -8,14 +8,14 @@ import { sleepUntil } from './timing.js';
 export const renewalChecks: CheckDefinition<LeaseRenewingLockProvider>[] = [
   {
     name: 'renews several leases in one call: each is held past its first expiry, and its lock object stays usable',
-    async run({ provider, other, shortLock }) {
+    async run({ provider, other, shortLock, clock }) {
       const lease = 4 * shortLock;
       const names = [uniqueLockName('lease'), uniqueLockName('lease'), uniqueLockName('lease')];
       const locks = await Promise.all(names.map((name) => mustLock(provider, lockConfig(name, lease))));
-      const firstExpiryBy = performance.now() + lease;
+      const firstExpiryBy = clock.now() + lease;
       const outcomes = await provider.renewLeases(locks.map((lock) => ({ lock, ttl: HELD_FOR_THE_TEST })));
       assert.deepEqual(outcomes, ['renewed', 'renewed', 'renewed']);
-      await sleepUntil(firstExpiryBy + shortLock);
+      await sleepUntil(clock, firstExpiryBy + shortLock);
       for (const name of names) assert.equal(await isLocked(other, name), true, `the lease of ${name} ran out`);
       // Unlike extend(), a renewal leaves the lock objects as they were: they release their locks.
       for (const lock of locks) await lock.unlock();
@@ -24,15 +24,15 @@ export const renewalChecks: CheckDefinition<LeaseRenewingLockProvider>[] = [
   },
   {
     name: 'tells each lost lease apart, in order: renewed, expired, not-owner, and renews none of the lost ones',
-    async run({ provider, other, shortLock }) {
+    async run({ provider, other, shortLock, clock }) {
       const [kept, expired, taken] = [uniqueLockName('kept'), uniqueLockName('expired'), uniqueLockName('taken')];
       const keptLock = await mustLock(provider, lockConfig(kept));
       const expiredLock = await mustLock(provider, lockConfig(expired, shortLock));
       const takenLock = await mustLock(provider, lockConfig(taken, shortLock));
       // The store set both expiries before its last reply, so the reply bounds them.
-      const expiredBy = performance.now() + shortLock;
-      const { value: thief } = await lockWhenFree(other, lockConfig(taken), expiredBy + shortLock);
-      await sleepUntil(expiredBy + shortLock);
+      const expiredBy = clock.now() + shortLock;
+      const { value: thief } = await lockWhenFree(clock, other, lockConfig(taken), expiredBy + shortLock);
+      await sleepUntil(clock, expiredBy + shortLock);
 
       const outcomes = await provider.renewLeases(
         [keptLock, expiredLock, takenLock].map((lock) => ({ lock, ttl: HELD_FOR_THE_TEST })),

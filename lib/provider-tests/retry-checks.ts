@@ -57,18 +57,22 @@ export const retryChecks: Check[] = [
   },
   {
     name: "waits the backoff after a failed attempt, by the store's clock",
-    async run({ provider, other, clockTolerance }) {
+    async run({ provider, other, clockTolerance, clock }) {
       // Taken before the attempt fails: the store's clock reads no earlier when it records the failure.
-      const failedAt = performance.now();
+      const failedAt = clock.now();
       const name = await failedOnce(provider);
       assert.deepEqual(await other.retryOccurrence(jobConfig(name), OCCURRENCE, 2, LONG_BACKOFF), {
         refused: 'running',
       });
       const backoff = 200;
-      const { value: retry, at } = await pollUntil(async () => {
-        const claim = await other.retryOccurrence(jobConfig(name), OCCURRENCE, 2, backoff);
-        return 'lock' in claim ? claim : undefined;
-      }, failedAt + 2_000);
+      const { value: retry, at } = await pollUntil(
+        clock,
+        async () => {
+          const claim = await other.retryOccurrence(jobConfig(name), OCCURRENCE, 2, backoff);
+          return 'lock' in claim ? claim : undefined;
+        },
+        failedAt + 2_000,
+      );
       assert.ok(
         at - failedAt >= backoff - 2 * clockTolerance,
         `retried ${at - failedAt} ms into a ${backoff} ms backoff`,
@@ -78,17 +82,21 @@ export const retryChecks: Check[] = [
   },
   {
     name: 'doubles the backoff with each attempt',
-    async run({ provider, other, clockTolerance }) {
+    async run({ provider, other, clockTolerance, clock }) {
       const name = await failedOnce(provider);
       const backoff = 300;
       const second = claimed(await other.retryOccurrence(jobConfig(name), OCCURRENCE, 3, 0));
-      const failedAt = performance.now();
+      const failedAt = clock.now();
       await finish(second, 'failed');
       // Attempt 3 waits 2 × the backoff after attempt 2 failed, not the backoff.
-      const { at } = await pollUntil(async () => {
-        const claim = await provider.retryOccurrence(jobConfig(name), OCCURRENCE, 3, backoff);
-        return 'lock' in claim ? claim : undefined;
-      }, failedAt + 2_000);
+      const { at } = await pollUntil(
+        clock,
+        async () => {
+          const claim = await provider.retryOccurrence(jobConfig(name), OCCURRENCE, 3, backoff);
+          return 'lock' in claim ? claim : undefined;
+        },
+        failedAt + 2_000,
+      );
       const waited = at - failedAt;
       assert.ok(waited >= 2 * backoff - 2 * clockTolerance, `attempt 3 ${waited} ms after attempt 2 failed`);
     },
@@ -110,12 +118,12 @@ export const retryChecks: Check[] = [
   },
   {
     name: 'shares the attempt count with re-runs: a crashed retry is re-run, and a failed re-run retried',
-    async run({ provider, other }) {
+    async run({ provider, other, clock }) {
       if (!canRecoverOccurrences(provider) || !canRecoverOccurrences(other)) return;
       const name = await failedOnce(provider);
-      const takenAt = performance.now();
+      const takenAt = clock.now();
       claimed(await other.retryOccurrence(jobConfig(name, DYING_RUN), OCCURRENCE, 4, 0)); // its node "dies"
-      await lockGone(provider, name, takenAt, DYING_RUN);
+      await lockGone(clock, provider, name, takenAt, DYING_RUN);
       const rerun = await provider.recoverOccurrence(jobConfig(name), OCCURRENCE, 4, 0);
       assert.ok('lock' in rerun && rerun.attempt === 3, `attempt 3 re-runs the crashed retry: ${'lock' in rerun}`);
       await finish(rerun.lock, 'failed');

@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import type { KitClock } from '../../lib/provider-tests/provider-subject.js';
 
 /** Whether Jest's fake timers are installed now: sinon's fake `setTimeout` carries its clock. */
 export function onFakeTimers(): boolean {
@@ -20,4 +21,20 @@ export async function runClockUntil<T>(promise: Promise<T>, stepMs = 10, limitMs
     await jest.advanceTimersByTimeAsync(stepMs);
   }
   return watched;
+}
+
+/**
+ * The conformance kit's clock on Jest's fake timers: `now()` reads the fake `performance.now()`, and `sleep()`
+ * advances the fake clock for one caller at a time, since overlapping advances could set it back.
+ */
+export function fakeKitClock(): KitClock {
+  let advancing: Promise<unknown> = Promise.resolve();
+  return {
+    now: () => performance.now(),
+    sleep(ms) {
+      const advance = advancing.then(() => jest.advanceTimersByTimeAsync(ms));
+      advancing = advance.catch(() => undefined);
+      return advance;
+    },
+  };
 }

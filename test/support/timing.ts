@@ -1,7 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-// The conformance kit's own waits, shared with every test.
-export { pollUntil, sleepUntil, type Polled } from '../../lib/provider-tests/timing.js';
+import { pollUntil as pollOnClock, REAL_CLOCK, type Polled } from '../../lib/provider-tests/timing.js';
+
+/** The conformance kit's own poll, on the real clock: see its `pollUntil`. */
+export function pollUntil<T>(
+  probe: () => Promise<T | undefined>,
+  deadline: number,
+  intervalMs?: number,
+  what?: string,
+): Promise<Polled<T>> {
+  return pollOnClock(REAL_CLOCK, probe, deadline, intervalMs, what);
+}
 
 /** Blocks the event loop, as a node busy with a thousand due ticks does. */
 export function blockFor(ms: number): void {

@@ -5,7 +5,8 @@ import { LockingTaskExecutor } from '../../core/executor/locking-task-executor.j
 import type { LockProvider } from '../../core/provider/lock-provider.js';
 import { SchedulerLockModule } from '../../nest/scheduler-lock.module.js';
 import { uniqueLockName } from '../lock-probes.js';
-import { contractJobs, type ContractJobNames, type ContractJobs } from './contract-jobs.js';
+import type { KitClock } from '../provider-subject.js';
+import { contractJobs, KIT_CLOCK, type ContractJobNames, type ContractJobs } from './contract-jobs.js';
 
 /** An app with `ScheduleModule` and `SchedulerLockModule` on the provider under test, and what it did. */
 export interface ContractApp {
@@ -52,15 +53,19 @@ export interface KitApp<J> {
   close(): Promise<void>;
 }
 
-/** Starts an app with `ScheduleModule` and `SchedulerLockModule` on `provider`, running `Jobs` (jobs `names`). */
+/**
+ * Starts an app with `ScheduleModule` and `SchedulerLockModule` on `provider`, running `Jobs` (jobs `names`), which
+ * wait on `clock`.
+ */
 export async function startKitApp<J>(
   provider: LockProvider,
   Jobs: Type<J>,
   names: readonly string[],
+  clock: KitClock,
 ): Promise<KitApp<J>> {
   @Module({
     imports: [ScheduleModule.forRoot(), SchedulerLockModule.forRoot({ provider, defaultLockAtMostFor: '10s' })],
-    providers: [Jobs],
+    providers: [Jobs, { provide: KIT_CLOCK, useValue: clock }],
   })
   class KitAppModule {}
 
@@ -82,14 +87,18 @@ export async function startKitApp<J>(
 
 /**
  * Starts an app whose locks are `provider`'s, with a cron, an interval and a timeout job of fresh names,
- * which look at their locks from `other`.
+ * which look at their locks from `other` and wait on `clock`.
  */
-export async function startContractApp(provider: LockProvider, other: LockProvider): Promise<ContractApp> {
+export async function startContractApp(
+  provider: LockProvider,
+  other: LockProvider,
+  clock: KitClock,
+): Promise<ContractApp> {
   const names = {
     cron: uniqueLockName('cron'),
     interval: uniqueLockName('interval'),
     timeout: uniqueLockName('timeout'),
   };
-  const app = await startKitApp(provider, contractJobs(names, other), Object.values(names));
+  const app = await startKitApp(provider, contractJobs(names, other), Object.values(names), clock);
   return { ...app, names, executor: app.context.get(LockingTaskExecutor) };
 }

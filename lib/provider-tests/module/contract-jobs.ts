@@ -1,11 +1,15 @@
 import { strict as assert } from 'node:assert';
-import { Injectable, type Type } from '@nestjs/common';
+import { Inject, Injectable, type Type } from '@nestjs/common';
 import { Cron, Interval, Timeout } from '@nestjs/schedule';
 import { currentLock } from '../../core/task/lock-context.js';
 import { LockEvents, type LockEvent } from '../../core/task/lock-events.js';
 import type { LockProvider } from '../../core/provider/lock-provider.js';
 import { SchedulerLock } from '../../nest/scheduler-lock.decorator.js';
 import { isLocked } from '../lock-probes.js';
+import type { KitClock } from '../provider-subject.js';
+
+/** The Nest token of the kit's clock in a kit app, which its jobs wait on. */
+export const KIT_CLOCK = Symbol('KIT_CLOCK');
 
 /** What a locked run saw: the name of the lock it ran under, and whether another node found that lock held. */
 export interface ObservedRun {
@@ -25,7 +29,7 @@ export interface RecordedLockEvents {
   readonly recorded: LockEvent[];
   /**
    * Resolves with the first `count` events matching `match` (`what`), counting those already recorded;
-   * fails after `ms` without them.
+   * fails after `ms` of the kit's clock without them.
    */
   events(match: (event: LockEvent) => boolean, count: number, what: string, ms?: number): Promise<LockEvent[]>;
 }
@@ -39,34 +43,26 @@ export interface ContractJobs extends RecordedLockEvents {
 @Injectable()
 export class LockEventRecorder implements RecordedLockEvents {
   readonly recorded: LockEvent[] = [];
-  private readonly waiting = new Set<() => void>();
 
   // Built before the app schedules anything: no event of a first tick is missed.
-  constructor(lockEvents: LockEvents) {
-    lockEvents.events$.subscribe((event) => {
-      this.recorded.push(event);
-      for (const wake of this.waiting) wake();
-    });
+  constructor(
+    lockEvents: LockEvents,
+    @Inject(KIT_CLOCK) private readonly clock: KitClock,
+  ) {
+    lockEvents.events$.subscribe((event) => this.recorded.push(event));
   }
 
-  events(match: (event: LockEvent) => boolean, count: number, what: string, ms = 10_000): Promise<LockEvent[]> {
-    return new Promise((resolve, reject) => {
-      const found = () => this.recorded.filter(match);
-      const settle = (outcome: () => void) => {
-        clearTimeout(timer);
-        this.waiting.delete(look);
-        outcome();
-      };
-      const look = () => {
-        if (found().length >= count) settle(() => resolve(found().slice(0, count)));
-      };
-      const timer = setTimeout(() => {
-        const message = `expected ${count} ${what} within ${ms} ms, saw ${found().length}`;
-        settle(() => reject(new assert.AssertionError({ message })));
-      }, ms);
-      this.waiting.add(look);
-      look();
-    });
+  // Looks on the kit's clock: a fake one moves only while the kit sleeps on it.
+  async events(match: (event: LockEvent) => boolean, count: number, what: string, ms = 10_000): Promise<LockEvent[]> {
+    const deadline = this.clock.now() + ms;
+    for (;;) {
+      const found = this.recorded.filter(match);
+      if (found.length >= count) return found.slice(0, count);
+      if (this.clock.now() >= deadline) {
+        throw new assert.AssertionError({ message: `expected ${count} ${what} within ${ms} ms, saw ${found.length}` });
+      }
+      await this.clock.sleep(10);
+    }
   }
 }
 

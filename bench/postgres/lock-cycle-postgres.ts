@@ -11,7 +11,14 @@ import {
 import { median, medianUncertainty, quantile } from '../support/stats.js';
 import { markdownTable } from '../support/table.js';
 import { measureThroughput } from '../support/throughput.js';
-import { floorContender, OURS_LABEL, oursContender, type PostgresContender } from './postgres-contenders.js';
+import {
+  floorContender,
+  FLOOR_LABEL,
+  OURS_LABEL,
+  oursContender,
+  type PostgresContender,
+} from './postgres-contenders.js';
+import { CpuPerOperation } from './cpu-per-operation.js';
 import { countingPool } from './statement-counter.js';
 
 /**
@@ -99,12 +106,17 @@ export async function benchPostgresLockCycle(): Promise<boolean> {
       usage.set(contender.label, { ...counted, names: [...kinds] });
     }
 
+    const postmaster = await server.pid();
+    const cpu = new CpuPerOperation();
     const cases: PairedCase[] = CASES.flatMap(([label, op]) =>
       CONCURRENCIES.map((concurrency) => ({
         label: `${label}, c=${concurrency}`,
         entrants: contenders.map((c) => ({
           label: c.label,
-          measure: () => measureThroughput((worker) => op(c, worker), concurrency, SLICE_MS),
+          measure: () =>
+            cpu.measure(`${label}, c=${concurrency}`, c.label, postmaster, () =>
+              measureThroughput((worker) => op(c, worker), concurrency, SLICE_MS),
+            ),
         })),
       })),
     );
@@ -159,6 +171,10 @@ export async function benchPostgresLockCycle(): Promise<boolean> {
       'target',
     ];
     console.log(markdownTable(headers, rows));
+    console.log(
+      `\nCPU per operation over all slices (Node: this process; server: the cluster's processes, from /proc)\n`,
+    );
+    console.log(cpu.table(FLOOR_LABEL));
     console.log(`\n${loadAverage()} at the end of the run`);
     console.log("\nStatements (round trips) per operation, counted on the pool's connections, sequential\n");
     const usageRows = [...usage].map(([label, u]) => usageRow(label, u));

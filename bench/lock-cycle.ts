@@ -35,7 +35,7 @@ import {
   type PairedCase,
   type PairedResult,
 } from './support/paired-rounds.js';
-import { median, quantile } from './support/stats.js';
+import { median, medianUncertainty, quantile } from './support/stats.js';
 import { markdownTable } from './support/table.js';
 import { measureThroughput } from './support/throughput.js';
 
@@ -47,6 +47,14 @@ const BENCH_REPEAT = numberFromEnv('BENCH_REPEAT', 1);
  * paired ratios ignores, rather than a whole contender's long slice.
  */
 const SLICE_MS = numberFromEnv('BENCH_SLICE_MS', 100);
+/**
+ * In the target run, after {@link BENCH_SECONDS}, more rounds until every target cell's median is known to ± this
+ * (95 %), for at most BENCH_MAX_SECONDS in all: the printed figure is then what another run on the machine measures.
+ */
+const PRECISION = numberFromEnv('BENCH_PRECISION', 0.02);
+const MAX_SECONDS = numberFromEnv('BENCH_MAX_SECONDS', 3 * BENCH_SECONDS);
+/** How often, in blocks of the balanced order, the precision is checked. */
+const CHECK_EVERY_BLOCKS = 3;
 const WARMUP_ROUNDS = 2;
 const CONCURRENCIES = [1, 64] as const;
 const TTL_MS = 30_000;
@@ -224,25 +232,43 @@ function targetVerdict(ratio: number): string {
   return `≥ ${TARGET.toFixed(2)}: ${ratio.toFixed(3)} ${verdict(ratio)}`;
 }
 
-/** One target cell of one run: the median of ours ÷ fenced floor over the paired rounds, and their IQR. */
+/**
+ * One target cell of one run: the median of ours ÷ fenced floor over the paired rounds, their IQR, and how far the
+ * median may be off (half its 95 % interval).
+ */
 interface TargetCell {
   readonly caseLabel: string;
   readonly ratio: number;
   readonly iqr: string;
+  readonly uncertainty: number;
 }
 
 function targetCells(results: readonly PairedResult[]): TargetCell[] {
   return results.filter(isTargetCell).map((r) => {
     const toFloor = ratiosToFencedFloor(r, results);
     if (!toFloor) throw new Error(`no fenced floor in case "${r.caseLabel}"`);
-    return { caseLabel: r.caseLabel, ratio: median(toFloor), iqr: range(toFloor, 3) };
+    const uncertainty = medianUncertainty(toFloor);
+    return { caseLabel: r.caseLabel, ratio: median(toFloor), iqr: range(toFloor, 3), uncertainty };
   });
+}
+
+/** Whether the run has every target cell's median to {@link PRECISION}; true for a run without targets. */
+function precise(results: readonly PairedResult[]): boolean {
+  return targetCells(results).every((cell) => cell.uncertainty <= PRECISION);
 }
 
 /** The target cells on their own, so the verdict needs no reading of the big table. */
 function targetSummary(cells: readonly TargetCell[]): string {
-  const rows = cells.map(({ caseLabel, ratio, iqr }) => [caseLabel, ratio.toFixed(3), iqr, verdict(ratio)]);
-  const headers = ['target cell', `${TARGET_CONTENDER} ÷ fenced floor (median of paired)`, 'IQR', `≥ ${TARGET}`];
+  const rows = cells.map(({ caseLabel, ratio, iqr, uncertainty }) => {
+    return [caseLabel, ratio.toFixed(3), iqr, `± ${uncertainty.toFixed(3)}`, verdict(ratio)];
+  });
+  const headers = [
+    'target cell',
+    `${TARGET_CONTENDER} ÷ fenced floor (median of paired)`,
+    'IQR',
+    'median ± (95 %)',
+    `≥ ${TARGET}`,
+  ];
   return markdownTable(headers, rows);
 }
 
@@ -322,20 +348,33 @@ async function measure(runName: RunName): Promise<void> {
     const block = williamsBlockLength(contenders.length);
     const affordable = Math.floor((BENCH_SECONDS * 1000) / (slicesPerRound * SLICE_MS)) - WARMUP_ROUNDS;
     const rounds = Math.max(block, affordable - (affordable % block));
+    const maxRounds = run.target
+      ? Math.max(rounds, Math.floor((MAX_SECONDS * 1000) / (slicesPerRound * SLICE_MS)))
+      : rounds;
     console.error(
-      `${runName}: ${rounds} rounds (+${WARMUP_ROUNDS} warm-up) of ${slicesPerRound} slices of ${SLICE_MS} ms`,
+      `${runName}: ${rounds}–${maxRounds} rounds (+${WARMUP_ROUNDS} warm-up) of ${slicesPerRound} slices of ${SLICE_MS} ms`,
     );
-    const results = await runPairedRounds(benchCases, rounds, WARMUP_ROUNDS, (round) => {
-      if (round >= 0 && (round + 1) % 5 === 0) console.error(`${runName}: round ${round + 1}/${rounds} done`);
-    });
+    const more = { block: CHECK_EVERY_BLOCKS * block, maxRounds, until: precise };
+    const results = await runPairedRounds(
+      benchCases,
+      rounds,
+      WARMUP_ROUNDS,
+      (round) => {
+        if (round >= 0 && (round + 1) % 5 === 0) console.error(`${runName}: round ${round + 1} done`);
+      },
+      more,
+    );
+    const measured = results[0].samples.length;
 
     console.log(
-      `\n## ${run.title}\n\n${environment}; ${rounds} paired rounds of ${SLICE_MS} ms slices, TTL ${TTL_MS} ms\n`,
+      `\n## ${run.title}\n\n${environment}; ${measured} paired rounds of ${SLICE_MS} ms slices, TTL ${TTL_MS} ms\n`,
     );
     console.log(throughputTable(run, results));
     if (run.target) {
       const cells = targetCells(results);
-      console.log(`\nTarget: ${TARGET_CONTENDER} ≥ ${TARGET}× the fenced floor, ratios of slices of the same round\n`);
+      const settled = precise(results) ? 'reached' : `not reached in ${maxRounds} rounds`;
+      console.log(`\nTarget: ${TARGET_CONTENDER} ≥ ${TARGET}× the fenced floor, ratios of slices of the same round`);
+      console.log(`Precision: every target median to ± ${PRECISION} (95 % interval), ${settled}\n`);
       console.log(targetSummary(cells));
       process.send?.(cells);
     }

@@ -1,11 +1,24 @@
 import { startPrivatePostgres } from '../../test/support/private-postgres.js';
 import { type CommandUsage, measureUsage, warmUp } from '../support/command-usage.js';
 import { describeMachine, loadAverage, numberFromEnv } from '../support/environment.js';
-import { pairedRatios, runPairedRounds, williamsBlockLength, type PairedCase } from '../support/paired-rounds.js';
-import { median, quantile } from '../support/stats.js';
+import {
+  pairedRatios,
+  runPairedRounds,
+  williamsBlockLength,
+  type PairedCase,
+  type PairedResult,
+} from '../support/paired-rounds.js';
+import { median, medianUncertainty, quantile } from '../support/stats.js';
 import { markdownTable } from '../support/table.js';
 import { measureThroughput } from '../support/throughput.js';
-import { floorContender, OURS_LABEL, oursContender, type PostgresContender } from './postgres-contenders.js';
+import {
+  floorContender,
+  FLOOR_LABEL,
+  OURS_LABEL,
+  oursContender,
+  type PostgresContender,
+} from './postgres-contenders.js';
+import { CpuPerOperation } from './cpu-per-operation.js';
 import { countingPool } from './statement-counter.js';
 
 /**
@@ -17,6 +30,14 @@ import { countingPool } from './statement-counter.js';
  * release and skip.
  */
 const BENCH_SECONDS = numberFromEnv('BENCH_SECONDS', 45);
+/**
+ * After {@link BENCH_SECONDS}, more rounds until every cell's median ratio is known to ± this (95 %), for at
+ * most BENCH_MAX_SECONDS in all: the printed figure is then what another run on the machine measures.
+ */
+const PRECISION = numberFromEnv('BENCH_PRECISION', 0.02);
+const MAX_SECONDS = numberFromEnv('BENCH_MAX_SECONDS', 3 * BENCH_SECONDS);
+/** How often, in rounds, the precision is checked. */
+const CHECK_EVERY = 10;
 const SLICE_MS = numberFromEnv('BENCH_SLICE_MS', 100);
 const WARMUP_ROUNDS = 2;
 const CONCURRENCIES = [1, 16] as const;
@@ -85,12 +106,17 @@ export async function benchPostgresLockCycle(): Promise<boolean> {
       usage.set(contender.label, { ...counted, names: [...kinds] });
     }
 
+    const postmaster = await server.pid();
+    const cpu = new CpuPerOperation();
     const cases: PairedCase[] = CASES.flatMap(([label, op]) =>
       CONCURRENCIES.map((concurrency) => ({
         label: `${label}, c=${concurrency}`,
         entrants: contenders.map((c) => ({
           label: c.label,
-          measure: () => measureThroughput((worker) => op(c, worker), concurrency, SLICE_MS),
+          measure: () =>
+            cpu.measure(`${label}, c=${concurrency}`, c.label, postmaster, () =>
+              measureThroughput((worker) => op(c, worker), concurrency, SLICE_MS),
+            ),
         })),
       })),
     );
@@ -98,10 +124,21 @@ export async function benchPostgresLockCycle(): Promise<boolean> {
     const block = williamsBlockLength(contenders.length);
     const affordable = Math.floor((BENCH_SECONDS * 1000) / (slicesPerRound * SLICE_MS)) - WARMUP_ROUNDS;
     const rounds = Math.max(block, affordable - (affordable % block));
-    progress(`${rounds} rounds (+${WARMUP_ROUNDS} warm-up) of ${slicesPerRound} slices of ${SLICE_MS} ms`);
-    const results = await runPairedRounds(cases, rounds, WARMUP_ROUNDS, (round) => {
-      if (round >= 0 && (round + 1) % 10 === 0) progress(`round ${round + 1}/${rounds} done`);
-    });
+    const maxRounds = Math.max(rounds, Math.floor((MAX_SECONDS * 1000) / (slicesPerRound * SLICE_MS)));
+    progress(`${rounds}–${maxRounds} rounds (+${WARMUP_ROUNDS} warm-up) of ${slicesPerRound} slices of ${SLICE_MS} ms`);
+    const precise = (results: readonly PairedResult[]) =>
+      results.every((r) => r.label !== OURS_LABEL || medianUncertainty(r.ratios) <= PRECISION);
+    const more = { block: CHECK_EVERY * block, maxRounds, until: precise };
+    const results = await runPairedRounds(
+      cases,
+      rounds,
+      WARMUP_ROUNDS,
+      (round) => {
+        if (round >= 0 && (round + 1) % 10 === 0) progress(`round ${round + 1} done`);
+      },
+      more,
+    );
+    const measured = results[0].samples.length;
 
     let met = true;
     const rows = results.map((r) => {
@@ -114,15 +151,30 @@ export async function benchPostgresLockCycle(): Promise<boolean> {
         Math.round(r.medianOpsPerSecond).toLocaleString('en-US'),
         r.medianRatio.toFixed(3),
         iqr(pairedRatios(r.samples, results.find((f) => f.caseLabel === r.caseLabel)!.samples), 3),
+        ours ? `± ${medianUncertainty(r.ratios).toFixed(3)}` : '',
         ours ? `≥ ${TARGET}: ${r.medianRatio.toFixed(3)} ${verdict}` : '',
       ];
     });
     console.log(`\n## PostgresLockProvider against ShedLock's statements\n`);
     console.log(
-      `${environment}; ${rounds} paired rounds of ${SLICE_MS} ms slices, TTL ${TTL_MS} ms, one pool of ${maxWorkers}\n`,
+      `${environment}; ${measured} paired rounds of ${SLICE_MS} ms slices, TTL ${TTL_MS} ms, one pool of ${maxWorkers}`,
     );
-    const headers = ['case', 'contender', 'ops/s (median)', '× floor (median of paired)', '× floor IQR', 'target'];
+    const settled = precise(results) ? 'reached' : `not reached in ${maxRounds} rounds`;
+    console.log(`Precision: every median ratio to ± ${PRECISION} (95 % interval), ${settled}\n`);
+    const headers = [
+      'case',
+      'contender',
+      'ops/s (median)',
+      '× floor (median of paired)',
+      '× floor IQR',
+      'median ± (95 %)',
+      'target',
+    ];
     console.log(markdownTable(headers, rows));
+    console.log(
+      `\nCPU per operation over all slices (Node: this process; server: the cluster's processes, from /proc)\n`,
+    );
+    console.log(cpu.table(FLOOR_LABEL));
     console.log(`\n${loadAverage()} at the end of the run`);
     console.log("\nStatements (round trips) per operation, counted on the pool's connections, sequential\n");
     const usageRows = [...usage].map(([label, u]) => usageRow(label, u));

@@ -27,12 +27,25 @@ export function postgresCpuMicros(postmaster: number): number {
   const own = statFields(postmaster);
   if (!own) throw new Error(`PostgreSQL postmaster ${postmaster} is not running`);
   let total = ticks(own, 11, 4);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = statFields(Number(entry));
+  for (const child of childrenOf(postmaster)) {
+    const fields = statFields(child);
     if (fields && Number(fields[1]) === postmaster) total += ticks(fields, 11, 2);
   }
   return (total * 1e6) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * The PIDs of `pid`'s children: the kernel's list when it keeps one (a few reads, where a scan of /proc takes tens
+ * of ms on a busy machine, between every two slices of the lock-cycle bench), else every PID of /proc.
+ */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number);
+  }
 }
 
 /** The CPU of a private PostgreSQL cluster (nothing else uses it) over a window, from /proc. */

@@ -32,16 +32,18 @@ export interface PairedResult {
  * other entrant equally often. That matters: a slice runs measurably faster after a mostly idle one
  * (redis-semaphore's failed attempts sleep 1 ms each), and a plain rotation would always give that
  * advantage to the same entrant. The first `warmupRounds` rounds are run and discarded (JIT,
- * connection pools, script caches).
+ * connection pools, script caches). With `more`, the run goes on past `rounds` until its `until` holds.
  */
 export async function runPairedRounds(
   cases: readonly PairedCase[],
   rounds: number,
   warmupRounds: number,
   onRound: (round: number) => void = () => undefined,
+  more?: MoreRounds,
 ): Promise<PairedResult[]> {
   const samples = cases.map((c) => c.entrants.map((): number[] => []));
-  for (let round = 0; round < warmupRounds + rounds; round++) {
+  let planned = warmupRounds + rounds;
+  for (let round = 0; round < planned; round++) {
     for (const [caseIndex, { entrants }] of cases.entries()) {
       for (const entrantIndex of williamsOrder(entrants.length, round)) {
         const opsPerSecond = await entrants[entrantIndex].measure();
@@ -49,7 +51,20 @@ export async function runPairedRounds(
       }
     }
     onRound(round - warmupRounds);
+    const room = more !== undefined && round + 1 - warmupRounds + more.block <= more.maxRounds;
+    if (room && round + 1 === planned && !more.until(pairedResults(cases, samples))) planned += more.block;
   }
+  return pairedResults(cases, samples);
+}
+
+/** Rounds beyond the first ones, a whole block at a time, until `until` holds or `maxRounds` are measured. */
+export interface MoreRounds {
+  readonly block: number;
+  readonly maxRounds: number;
+  until(results: readonly PairedResult[]): boolean;
+}
+
+function pairedResults(cases: readonly PairedCase[], samples: readonly (readonly number[][])[]): PairedResult[] {
   return cases.flatMap((c, caseIndex) => {
     const baseline = samples[caseIndex][0];
     return c.entrants.map((entrant, entrantIndex) => {

@@ -120,7 +120,11 @@ export class PostgresSession {
     }
   }
 
-  private async query<T>(
+  /**
+   * Runs `text` on a connection checked out for it. Callbacks, not `await`s: in the steady state (the pooler
+   * question answered, the connection's `statement_timeout` set) a statement costs one promise, as `pool.query` does.
+   */
+  private query<T>(
     text: string,
     values: readonly unknown[],
     answer: (result: QueryResult) => T,
@@ -128,57 +132,77 @@ export class PostgresSession {
     abandoned?: (backend: number) => void,
     calls = 1,
   ): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw this.failure(error);
-    }
-    // The pool listens to a client's errors only while it is idle. A connection reset during a statement also
-    // rejects the statement, which reports it; unheard, the client's 'error' event would crash the app.
-    client.on('error', ignoreClientError);
     const timeout = this.statementTimeout === false ? false : burstDeadline(this.statementTimeout, calls);
     // pg's query_timeout: undefined waits as long as the server takes (a pool whose timeouts are the app's).
     const query_timeout = timeout === false ? undefined : timeout + ANSWER_GRACE_MS;
     const prepared = this.namedStatements ? name : undefined;
-    let sent = false;
-    let backend = (client as PoolClient & { processID: number }).processID;
-    try {
-      const pooled = this.pooledAnswer ?? (this.pooledAnswer = await this.askPooled(client, query_timeout));
-      const statement: TimedQuery = { text, values: values as unknown[], name: prepared, query_timeout };
-      let result: QueryResult;
-      if (pooled && timeout !== false) {
-        sent = true;
-        result = await inOwnTransaction(client, timeout, statement, (pid) => (backend = pid));
-      } else {
-        if (!pooled && timeout !== false && this.timeouts.get(client) !== timeout) {
-          // A parameter, not SQL text: no option value is ever part of a statement.
-          const setTimeout = "SELECT set_config('statement_timeout', $1, false)";
-          await client.query({ text: setTimeout, values: [String(timeout)], query_timeout } as TimedQuery);
-          this.timeouts.set(client, timeout);
+    const statement: TimedQuery = { text, values: values as unknown[], name: prepared, query_timeout };
+    return new Promise<T>((resolve, reject) => {
+      this.pool.connect((connectError, client) => {
+        if (connectError || !client) return reject(this.failure(connectError));
+        // The pool listens to a client's errors only while it is idle. A connection reset during a statement also
+        // rejects the statement, which reports it; unheard, the client's 'error' event would crash the app.
+        client.on('error', ignoreClientError);
+        let sent = false;
+        let backend = (client as PoolClient & { processID: number }).processID;
+        const settle = (error: unknown, result?: QueryResult): void => {
+          client.off('error', ignoreClientError);
+          if (!error) {
+            client.release();
+            this.whenAnswered?.();
+            return resolve(answer(result!));
+          }
+          const failure = this.failure(error, timeout);
+          // A broken connection goes back destroyed; one whose statement was refused or timed out is fine.
+          const broken =
+            failure instanceof LockProviderUnavailableError && (error as { code?: string }).code !== '57014';
+          client.release(broken ? (error as Error) : undefined);
+          if (prepared !== undefined && foreignPreparedStatement(error)) {
+            // Behind a pooler without prepared statements: nothing ran; from now on every statement is unnamed.
+            this.namedStatements = false;
+            return resolve(this.query(text, values, answer, undefined, abandoned, calls));
+          }
+          // A statement the server refused or rolled back did nothing; one on a connection given up may yet run.
+          if (broken && sent) abandoned?.(backend);
+          reject(failure);
+        };
+        if (this.pooledAnswer === false && (timeout === false || this.timeouts.get(client) === timeout)) {
+          sent = true;
+          client.query(statement, settle);
+          return;
         }
-        sent = true;
-        result = await client.query(statement);
-      }
-      client.off('error', ignoreClientError);
-      client.release();
-      this.whenAnswered?.();
-      return answer(result);
-    } catch (error) {
-      const failure = this.failure(error, timeout);
-      // A broken connection goes back destroyed; one whose statement was refused or timed out is fine.
-      const broken = failure instanceof LockProviderUnavailableError && (error as { code?: string }).code !== '57014';
-      client.off('error', ignoreClientError);
-      client.release(broken ? (error as Error) : undefined);
-      if (prepared !== undefined && foreignPreparedStatement(error)) {
-        // Behind a pooler without prepared statements: nothing ran; from now on every statement is unnamed.
-        this.namedStatements = false;
-        return this.query(text, values, answer, undefined, abandoned, calls);
-      }
-      // A statement the server refused or rolled back did nothing; one on a connection given up may yet run.
-      if (broken && sent) abandoned?.(backend);
-      throw failure;
+        const onSent = () => (sent = true);
+        const onBackend = (pid: number) => (backend = pid);
+        this.firstOn(client, statement, timeout, onSent, onBackend).then((result) => settle(undefined, result), settle);
+      });
+    });
+  }
+
+  /**
+   * Sends `statement` on `client` the first time round: asks whether a pooler is in between, and sets the
+   * connection's `statement_timeout`, or runs the statement in a transaction of its own through a pooler.
+   */
+  private async firstOn(
+    client: PoolClient,
+    statement: TimedQuery,
+    timeout: number | false,
+    onSent: () => void,
+    onBackend: (pid: number) => void,
+  ): Promise<QueryResult> {
+    const { query_timeout } = statement;
+    const pooled = this.pooledAnswer ?? (this.pooledAnswer = await this.askPooled(client, query_timeout));
+    if (pooled && timeout !== false) {
+      onSent();
+      return inOwnTransaction(client, timeout, statement, onBackend);
     }
+    if (!pooled && timeout !== false && this.timeouts.get(client) !== timeout) {
+      // A parameter, not SQL text: no option value is ever part of a statement.
+      const setTimeout = "SELECT set_config('statement_timeout', $1, false)";
+      await client.query({ text: setTimeout, values: [String(timeout)], query_timeout } as TimedQuery);
+      this.timeouts.set(client, timeout);
+    }
+    onSent();
+    return client.query(statement);
   }
 
   /** Whether `client` goes through a pooler, asked once for all the statements waiting for the first answer. */

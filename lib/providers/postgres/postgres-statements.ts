@@ -44,8 +44,9 @@ export function claimRefusal<R extends ClaimRefusal>(
 /**
  * The fencing token of a new lock row, drawn at instant `at`: the database's clock in µs. A taken-over row counts
  * on from its last token (`l.fencing_token + 1`), so tokens grow while the database's clock does not go back.
+ * `date_part`'s double, not `extract`'s numeric: the same µs (2^53 holds them), and a skip computes it too.
  */
-export const fenceAt = (at: string) => `(extract(epoch FROM ${at}) * 1000000)::bigint`;
+export const fenceAt = (at: string) => `(date_part('epoch', ${at}) * 1000000)::bigint`;
 /**
  * Whether lock row `l` may be deleted at instant `at`: free, a plain lock's (no job record, pause or history), and
  * its token drawn over `settle` ms ago, so that no insert still running drew a token below it.

@@ -88,4 +88,6 @@ export interface ScaleNodeEnv {
   readonly BENCH_STORE: string;
   readonly BENCH_STORE_URL: string;
   readonly BENCH_KEY_PREFIX: string;
+  /** The jobs' cron expression; every second when unset. */
+  readonly BENCH_CRON?: string;
 }

@@ -19,6 +19,8 @@ export interface FleetOptions {
   readonly store: 'redis' | 'postgres';
   readonly storeUrl: string;
   readonly keyPrefix: string;
+  /** The jobs' cron expression; every second when unset. */
+  readonly cron?: string;
 }
 
 /** One node: its process and what it reported. */
@@ -134,6 +136,7 @@ function launchNode(name: string, options: FleetOptions): FleetNode {
         BENCH_STORE: options.store,
         BENCH_STORE_URL: options.storeUrl,
         BENCH_KEY_PREFIX: options.keyPrefix,
+        ...(options.cron === undefined ? {} : { BENCH_CRON: options.cron }),
       },
       onMessage: (message) => {
         if (message.type === 'ready') ready.resolve(message.emptyMemory);

@@ -21,6 +21,8 @@ export interface FleetOptions {
   readonly keyPrefix: string;
   /** The jobs' cron expression; every second when unset. */
   readonly cron?: string;
+  /** How late a tick may be and still run, ms; cron's 250 when unset. */
+  readonly lateTickThresholdMs?: number;
 }
 
 /** One node: its process and what it reported. */
@@ -137,6 +139,9 @@ function launchNode(name: string, options: FleetOptions): FleetNode {
         BENCH_STORE_URL: options.storeUrl,
         BENCH_KEY_PREFIX: options.keyPrefix,
         ...(options.cron === undefined ? {} : { BENCH_CRON: options.cron }),
+        ...(options.lateTickThresholdMs === undefined
+          ? {}
+          : { BENCH_CRON_THRESHOLD: String(options.lateTickThresholdMs) }),
       },
       onMessage: (message) => {
         if (message.type === 'ready') ready.resolve(message.emptyMemory);

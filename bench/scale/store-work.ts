@@ -11,6 +11,11 @@ const WARMUP_CYCLES = 1;
 const SETTLE_SECONDS = 10;
 /** The busy window starts this long before its burst. */
 const LEAD_SECONDS = 5;
+/**
+ * A tick this late still runs (cron skips one over 250 ms late by default): on starved cores the burst keeps
+ * its occurrences. Under a second, so a late tick never runs for the next one.
+ */
+const LATE_TICK_THRESHOLD_MS = 900;
 /** Most ticks per burst: the idle window (as long as the busy one) must fit between two bursts. */
 const MAX_TICKS = 15;
 
@@ -75,6 +80,7 @@ export async function runStoreWork(options: StoreWorkOptions): Promise<StoreWork
     storeUrl: options.storeUrl,
     keyPrefix: 'work',
     cron: burstCron(options.ticks),
+    lateTickThresholdMs: LATE_TICK_THRESHOLD_MS,
   });
   try {
     const warmup = Math.ceil((Date.now() + 1_000) / (CYCLE_SECONDS * 1_000)) * CYCLE_SECONDS;

@@ -24,7 +24,7 @@ function perJobTick(result: StoreWorkResult): PerJobTick {
   const jobTicks = result.once + result.twiceOrMore;
   const tickPart = (read: (usage: StoreUsage) => number | undefined) => {
     const [busy, idle] = [read(result.busy), read(result.idle)];
-    return busy === undefined || idle === undefined ? undefined : (busy - idle) / jobTicks;
+    return busy === undefined || idle === undefined || jobTicks === 0 ? undefined : (busy - idle) / jobTicks;
   };
   return {
     commands: tickPart((usage) => usage.commandsExecuted),
@@ -103,8 +103,14 @@ function verdicts(rows: readonly StoreWorkRow[], calls: string, time: string): s
     const execution = ratio((f) => f.executionMicros);
     const cpu = ratio((f) => f.cpuMicros);
     // Calls are counts, whatever the load; times on shared cores wander by more than 10 %, so they are shown, not judged.
-    const flat = commands === undefined ? cpu !== undefined && cpu <= FLAT_RATIO : commands <= FLAT_RATIO;
-    return `- ${result.nodes} nodes against ${fewest.nodes}: ${calls} × ${fixed(commands, 3)}, ${time} × ${fixed(execution, 3)}, CPU × ${fixed(cpu, 3)}: ${flat ? 'MET' : 'MISSED'}`;
+    const judged = commands ?? cpu;
+    const verdict =
+      judged === undefined
+        ? 'no verdict (no occurrence ran)'
+        : Math.abs(judged - 1) <= FLAT_RATIO - 1
+          ? 'MET'
+          : 'MISSED';
+    return `- ${result.nodes} nodes against ${fewest.nodes}: ${calls} × ${fixed(commands, 3)}, ${time} × ${fixed(execution, 3)}, CPU × ${fixed(cpu, 3)}: ${verdict}`;
   });
   return [`Leader's store work per job-tick within 10 % of ${fewest.nodes} node(s):`, ...lines];
 }

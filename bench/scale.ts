@@ -11,13 +11,16 @@
  *   phase on a server under callgrind; Redis only), node CPU per node per second, RSS per 1,000 jobs; then the
  *   issue's targets;
  * - the growth table: 100 / 1,000 / 5,000 jobs on one node and on two, and 1 / 5 / 20 nodes × 200 jobs;
- * - the leader table: the node rows again with every job on the leader of one election (`leader`), whose
- *   store work per job-tick must stay flat in the node count.
+ * - the leader table: 1 / 5 / 20 nodes × 100 jobs that fire 10 times in a row once a minute, every node
+ *   attempting each tick (`locked`) and each job on the leader of one election (`leader`): the store's
+ *   commands, script time and CPU per job-tick, its work over an idle window as long left out
+ *   (scale/store-work.ts). The counts do not move with the machine's load; the times do.
  *
  * Run: `npm run bench:scale [-- --store postgres]`. Env: BENCH_NODES=5, BENCH_JOBS=1000, BENCH_SECONDS=60 (measured seconds per
- * mode in the main table), BENCH_ROUNDS=2, BENCH_SCALE_PART=all|main|growth, BENCH_GROWTH_SECONDS=20,
+ * mode in the main table), BENCH_ROUNDS=2, BENCH_SCALE_PART=all|main|growth|leader, BENCH_GROWTH_SECONDS=20,
  * BENCH_GROWTH_JOBS=100,1000,5000, BENCH_GROWTH_NODES=1,5,20, BENCH_GROWTH_NODE_JOBS=200,
- * BENCH_INSTRUCTION_NODES=2, BENCH_INSTRUCTION_JOBS=100, BENCH_INSTRUCTION_SECONDS=5; BENCH_SHORT=1 for a
+ * BENCH_INSTRUCTION_NODES=2, BENCH_INSTRUCTION_JOBS=100, BENCH_INSTRUCTION_SECONDS=5, BENCH_LEADER_NODES=1,5,20,
+ * BENCH_LEADER_JOBS=100, BENCH_LEADER_TICKS=10; BENCH_SHORT=1 for a
  * smoke run with small defaults. Progress goes to stderr, the report to stdout.
  */
 import { cpus } from 'node:os';
@@ -30,19 +33,14 @@ import { combinePhases, runPhase, type PhaseResult } from './scale/phase.js';
 import { phaseMetrics } from './scale/phase-metrics.js';
 import { instructionMeter } from './scale/redis-meter.js';
 import { startScaleStore } from './scale/scale-store.js';
-import {
-  growthTable,
-  leaderTable,
-  mainTable,
-  targetLines,
-  type GrowthCell,
-  type InstructionCell,
-} from './scale/scale-tables.js';
+import { runStoreWork, type StoreWorkOptions, type StoreWorkResult } from './scale/store-work.js';
+import { storeWorkTable, type StoreWorkRow } from './scale/store-work-table.js';
+import { growthTable, mainTable, targetLines, type GrowthCell, type InstructionCell } from './scale/scale-tables.js';
 
 const SHORT = process.env.BENCH_SHORT === '1';
 const PART = process.env.BENCH_SCALE_PART ?? 'all';
-if (!['all', 'main', 'growth'].includes(PART))
-  throw new Error(`BENCH_SCALE_PART must be all, main or growth (got "${PART}")`);
+if (!['all', 'main', 'growth', 'leader'].includes(PART))
+  throw new Error(`BENCH_SCALE_PART must be all, main, growth or leader (got "${PART}")`);
 
 const NODES = numberFromEnv('BENCH_NODES', SHORT ? 2 : 5);
 const JOBS = numberFromEnv('BENCH_JOBS', SHORT ? 100 : 1_000);
@@ -55,6 +53,9 @@ const GROWTH_NODE_JOBS = numberFromEnv('BENCH_GROWTH_NODE_JOBS', SHORT ? 50 : 20
 const INSTRUCTION_NODES = numberFromEnv('BENCH_INSTRUCTION_NODES', SHORT ? 1 : 2);
 const INSTRUCTION_JOBS = numberFromEnv('BENCH_INSTRUCTION_JOBS', SHORT ? 20 : 100);
 const INSTRUCTION_SECONDS = numberFromEnv('BENCH_INSTRUCTION_SECONDS', SHORT ? 3 : 5);
+const LEADER_NODES = numberListFromEnv('BENCH_LEADER_NODES', SHORT ? [1, 3] : [1, 5, 20]);
+const LEADER_JOBS = numberFromEnv('BENCH_LEADER_JOBS', SHORT ? 20 : 100);
+const LEADER_TICKS = numberFromEnv('BENCH_LEADER_TICKS', SHORT ? 5 : 10);
 const CORES = cpus().length;
 /** How long the server under callgrind is measured idle, before its phase. */
 const IDLE_MS = 3_000;
@@ -164,11 +165,9 @@ async function runGrowthTable(): Promise<void> {
   for (const [index, setup] of setups.entries()) {
     try {
       const order: NodeMode[] = index % 2 === 0 ? ['unlocked', 'locked'] : ['locked', 'unlocked'];
-      // The node rows also run the jobs on the leader: its store work per job-tick against the node count.
-      if (setup.label === 'nodes') order.splice(1, 0, 'leader');
       const results: Partial<Record<NodeMode, PhaseResult>> = {};
       for (const mode of order) results[mode] = await phase(mode, setup.nodes, setup.jobs, GROWTH_SECONDS);
-      cells.push({ ...setup, unlocked: results.unlocked!, locked: results.locked!, leader: results.leader });
+      cells.push({ ...setup, unlocked: results.unlocked!, locked: results.locked! });
     } catch (error) {
       const failure = (error instanceof Error ? error.message : String(error)).split('\n')[0];
       progress(`  could not run: ${failure}`);
@@ -177,17 +176,53 @@ async function runGrowthTable(): Promise<void> {
   }
   console.log(`\n## Growth: one round per mode, ${GROWTH_SECONDS} s window each\n`);
   console.log(growthTable(cells, CORES, store.name));
-  const leaderCells = cells.filter((cell) => 'leader' in cell && cell.leader);
-  if (leaderCells.length) {
-    console.log(`\n## Jobs on the leader: ${store.name} work per job-tick against the node count\n`);
-    console.log(leaderTable(cells, store.name));
+}
+
+/** One leader-table phase, or why it could not run. */
+async function storeWork(
+  mode: StoreWorkOptions['mode'],
+  nodes: number,
+): Promise<StoreWorkResult | { failure: string }> {
+  progress(`${mode}: ${nodes} node(s) × ${LEADER_JOBS} jobs, a burst of ${LEADER_TICKS} ticks`);
+  try {
+    const result = await runStoreWork({
+      mode,
+      nodes,
+      jobs: LEADER_JOBS,
+      ticks: LEADER_TICKS,
+      store: store.kind,
+      storeUrl: store.url,
+      reset: store.reset,
+      meter: store.meter,
+    });
+    progress(`  once ${result.once}, twice+ ${result.twiceOrMore}, never ${result.never}, ${loadAverage()}`);
+    return result;
+  } catch (error) {
+    const failure = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    progress(`  could not run: ${failure}`);
+    return { failure };
   }
+}
+
+async function runLeaderTable(): Promise<void> {
+  const rows: StoreWorkRow[] = [];
+  for (const [index, nodes] of LEADER_NODES.entries()) {
+    // Alternating which mode goes first, as the other tables do.
+    const locked = index % 2 === 0 ? await storeWork('locked', nodes) : undefined;
+    const leader = await storeWork('leader', nodes);
+    rows.push({ nodes, locked: locked ?? (await storeWork('locked', nodes)), leader });
+  }
+  console.log(
+    `\n## Jobs on the leader: ${store.name} work per job-tick, ${LEADER_JOBS} jobs × a burst of ${LEADER_TICKS} ticks\n`,
+  );
+  console.log(storeWorkTable(rows, store.name));
 }
 
 try {
   console.log(`# Scale bench\n\n${await store.describe()} · ${loadAverage()} at the start`);
-  if (PART !== 'growth') await runMainTable();
-  if (PART !== 'main') await runGrowthTable();
+  if (PART === 'all' || PART === 'main') await runMainTable();
+  if (PART === 'all' || PART === 'growth') await runGrowthTable();
+  if (PART === 'all' || PART === 'leader') await runLeaderTable();
   console.log(`\n${loadAverage()} at the end`);
 } finally {
   await store.stop();

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import type pg from 'pg';
 import type { StoreMeter } from '../scale/store-meter.js';
 
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -58,6 +59,36 @@ export function postgresCpuMeter(postmaster: number): StoreMeter {
     async end() {
       if (start === undefined) throw new Error('postgresCpuMeter: end() before begin()');
       return { cpuMicros: postgresCpuMicros(postmaster) - start };
+    },
+  };
+}
+
+/** Statements and their execution time so far, from `pg_stat_statements`, the meter's own reads left out. */
+async function readStatements(admin: pg.Pool): Promise<{ calls: number; micros: number }> {
+  const { rows } = await admin.query<{ calls: string; ms: number }>(
+    "SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(total_exec_time), 0)::float8 AS ms FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'",
+  );
+  return { calls: Number(rows[0].calls), micros: rows[0].ms * 1_000 };
+}
+
+/**
+ * {@link postgresCpuMeter}, with the statements the cluster executed and their time, from `pg_stat_statements`
+ * (the cluster must preload it; `admin` creates the extension).
+ */
+export async function postgresStatementMeter(admin: pg.Pool, postmaster: number): Promise<StoreMeter> {
+  await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const cpu = postgresCpuMeter(postmaster);
+  let start: { calls: number; micros: number } | undefined;
+  return {
+    async begin() {
+      start = await readStatements(admin);
+      await cpu.begin();
+    },
+    async end() {
+      if (!start) throw new Error('postgresStatementMeter: end() before begin()');
+      const usage = await cpu.end();
+      const now = await readStatements(admin);
+      return { ...usage, commandsExecuted: now.calls - start.calls, executionMicros: now.micros - start.micros };
     },
   };
 }

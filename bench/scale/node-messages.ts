@@ -88,4 +88,8 @@ export interface ScaleNodeEnv {
   readonly BENCH_STORE: string;
   readonly BENCH_STORE_URL: string;
   readonly BENCH_KEY_PREFIX: string;
+  /** The jobs' cron expression; every second when unset. */
+  readonly BENCH_CRON?: string;
+  /** How late a tick may be and still run (cron's `threshold`, ms); cron's 250 when unset. */
+  readonly BENCH_CRON_THRESHOLD?: string;
 }

@@ -211,6 +211,7 @@ export function combinePhases(phases: readonly PhaseResult[]): PhaseResult {
       cpuMicros: sumOptional((usage) => usage.cpuMicros),
       commandsExecuted: sumOptional((usage) => usage.commandsExecuted),
       instructions: sumOptional((usage) => usage.instructions),
+      executionMicros: sumOptional((usage) => usage.executionMicros),
     },
     emptyMemory: phases.flatMap((p) => p.emptyMemory),
     memory: phases.flatMap((p) => p.memory),

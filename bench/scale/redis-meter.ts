@@ -5,17 +5,24 @@ import type { StoreMeter } from './store-meter.js';
 interface InfoReading {
   readonly cpuMicros: number;
   readonly commandsExecuted: number;
+  readonly executionMicros: number;
 }
+
+/** The commands that run a script: their usec holds the script's own commands (counted again by name). */
+const SCRIPT_COMMANDS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
 
 async function readInfo(admin: Redis): Promise<InfoReading> {
   const cpu = await admin.info('cpu');
   const seconds = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? Number.NaN);
   const cpuMicros = Math.round((seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6);
   let commandsExecuted = 0;
-  for (const [, name, calls] of (await admin.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) {
+  let executionMicros = 0;
+  const stats = (await admin.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g);
+  for (const [, name, calls, usec] of stats) {
     if (name !== 'info') commandsExecuted += Number(calls);
+    if (SCRIPT_COMMANDS.has(name)) executionMicros += Number(usec);
   }
-  return { cpuMicros, commandsExecuted };
+  return { cpuMicros, commandsExecuted, executionMicros };
 }
 
 /** CPU and commands from `INFO` of a private server (nothing else uses it), through `admin`. */
@@ -31,6 +38,7 @@ export function infoMeter(admin: Redis): StoreMeter {
       return {
         cpuMicros: now.cpuMicros - start.cpuMicros,
         commandsExecuted: now.commandsExecuted - start.commandsExecuted,
+        executionMicros: now.executionMicros - start.executionMicros,
       };
     },
   };

@@ -19,6 +19,10 @@ export interface FleetOptions {
   readonly store: 'redis' | 'postgres';
   readonly storeUrl: string;
   readonly keyPrefix: string;
+  /** The jobs' cron expression; every second when unset. */
+  readonly cron?: string;
+  /** How late a tick may be and still run, ms; cron's 250 when unset. */
+  readonly lateTickThresholdMs?: number;
 }
 
 /** One node: its process and what it reported. */
@@ -134,6 +138,10 @@ function launchNode(name: string, options: FleetOptions): FleetNode {
         BENCH_STORE: options.store,
         BENCH_STORE_URL: options.storeUrl,
         BENCH_KEY_PREFIX: options.keyPrefix,
+        ...(options.cron === undefined ? {} : { BENCH_CRON: options.cron }),
+        ...(options.lateTickThresholdMs === undefined
+          ? {}
+          : { BENCH_CRON_THRESHOLD: String(options.lateTickThresholdMs) }),
       },
       onMessage: (message) => {
         if (message.type === 'ready') ready.resolve(message.emptyMemory);

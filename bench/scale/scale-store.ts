@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { startPrivatePostgres } from '../../test/support/private-postgres.js';
 import { startPrivateRedisServer } from '../../test/support/redis-server.js';
-import { postgresCpuMeter } from '../postgres/postgres-meter.js';
+import { postgresStatementMeter } from '../postgres/postgres-meter.js';
 import { describeEnvironment, describeMachine } from '../support/environment.js';
 import { infoMeter } from './redis-meter.js';
 import type { StoreMeter } from './store-meter.js';
@@ -43,9 +43,12 @@ async function startRedis(): Promise<ScaleStore> {
   };
 }
 
-/** A private cluster (test/support/private-postgres.ts); its CPU is read from /proc (postgres-meter.ts). */
+/**
+ * A private cluster (test/support/private-postgres.ts): its CPU read from /proc, its statements from
+ * `pg_stat_statements` (postgres-meter.ts).
+ */
 async function startPostgres(): Promise<ScaleStore> {
-  const server = await startPrivatePostgres();
+  const server = await startPrivatePostgres({ preload: ['pg_stat_statements'] });
   const admin = new pg.Pool({ host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres', max: 1 });
   admin.on('error', () => undefined);
   return {
@@ -62,7 +65,7 @@ async function startPostgres(): Promise<ScaleStore> {
       );
       if (rows.length) await admin.query(`DROP TABLE ${rows.map((row) => row.name).join(', ')}`);
     },
-    meter: postgresCpuMeter(await server.pid()),
+    meter: await postgresStatementMeter(admin, await server.pid()),
     async stop() {
       await admin.end();
       await server.remove();

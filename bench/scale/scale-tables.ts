@@ -85,7 +85,9 @@ export function mainTable(
       '',
     ],
     [
-      "Redis commands executed / job-tick (scripts' included)",
+      store === 'Redis'
+        ? "Redis commands executed / job-tick (scripts' included)"
+        : `${store} ${commands} executed / job-tick`,
       fixed(u.storeCommandsPerJobTick, 2),
       fixed(l.storeCommandsPerJobTick, 2),
       '',
@@ -167,7 +169,9 @@ export function targetLines(
       `${fixed(l.scriptCallsPerNodeSecond, 1)}: ${verdict(l.scriptCallsPerNodeSecond <= 2)}; with the node's presence ` +
       `(heartbeat, trigger poll): ${fixed(l.roundTripsPerNodeSecond, 1)}`,
     `- ${store} CPU per job-tick (${setup}): ${fixed(l.storeCpuMicrosPerJobTick! - u.storeCpuMicrosPerJobTick!, 2)} µs over the idle server` +
-      (l.storeCommandsPerJobTick === undefined ? '' : `, ${fixed(l.storeCommandsPerJobTick, 2)} commands executed`) +
+      (l.storeCommandsPerJobTick === undefined
+        ? ''
+        : `, ${fixed(l.storeCommandsPerJobTick, 2)} ${store === 'Redis' ? 'commands' : 'statements'} executed`) +
       ('phase' in instructions
         ? `, ${count(instructionsPerJobTick(instructions))} instructions (${instructions.phase.nodes} × ${count(instructions.phase.jobs)} jobs)`
         : '') +
@@ -189,8 +193,6 @@ export type GrowthCell =
       readonly jobs: number;
       readonly unlocked: PhaseResult;
       readonly locked: PhaseResult;
-      /** The node rows: the same jobs on the leader of one election. */
-      readonly leader?: PhaseResult;
     }
   | { readonly label: string; readonly nodes: number; readonly jobs: number; readonly failure: string };
 
@@ -281,63 +283,4 @@ function memorySlopeLines(cells: readonly GrowthCell[]): string[] {
     );
   }
   return lines;
-}
-
-/** How far the leader's store work per job-tick may grow from its 1-node figure: the issue's "flat". */
-const LEADER_FLAT_RATIO = 1.1;
-
-/**
- * The node rows with their jobs on the leader: store CPU and commands per job-tick, every node attempting
- * (`locked`) against the leader alone, and whether the leader's figures stay within 10 % of the fewest nodes'.
- */
-export function leaderTable(cells: readonly GrowthCell[], store = 'Redis'): string {
-  const measured = cells.filter(
-    (cell): cell is Extract<GrowthCell, { locked: PhaseResult }> & { leader: PhaseResult } =>
-      'leader' in cell && cell.leader !== undefined,
-  );
-  const perJobTick = (cell: (typeof measured)[number], mode: 'locked' | 'leader') => {
-    const [m, u] = [phaseMetrics(cell[mode]), phaseMetrics(cell.unlocked)];
-    return { cpu: m.storeCpuMicrosPerJobTick! - u.storeCpuMicrosPerJobTick!, commands: m.storeCommandsPerJobTick };
-  };
-  const rows = measured.map((cell) => {
-    const [locked, leader] = [perJobTick(cell, 'locked'), perJobTick(cell, 'leader')];
-    const [, twice, never] = countsCells(cell.leader);
-    const commands = (value: number | undefined) => (value === undefined ? '—' : fixed(value, 2));
-    return [
-      String(cell.nodes),
-      count(cell.jobs),
-      `${fixed(locked.cpu, 2)} → ${fixed(leader.cpu, 2)}`,
-      `${commands(locked.commands)} → ${commands(leader.commands)}`,
-      `${twice} / ${never}`,
-      count(cell.leader.skips.follower ?? 0),
-      `${fixed(cell.locked.machineBusyPercent, 0)} / ${fixed(cell.leader.machineBusyPercent, 0)}`,
-    ];
-  });
-  const table = markdownTable(
-    [
-      'nodes',
-      'jobs / node',
-      `${store} CPU µs / job-tick over unlocked, every node → leader`,
-      `${store} commands / job-tick, every node → leader`,
-      'leader: twice+ / never',
-      'follower skips',
-      'machine busy %, every node / leader',
-    ],
-    rows,
-  );
-  if (measured.length < 2) return table;
-  const [fewest, ...more] = [...measured].sort((a, b) => a.nodes - b.nodes);
-  const base = perJobTick(fewest, 'leader');
-  const verdicts = more.map((cell) => {
-    const figures = perJobTick(cell, 'leader');
-    const cpu = figures.cpu / base.cpu;
-    const commands =
-      figures.commands === undefined || base.commands === undefined ? undefined : figures.commands / base.commands;
-    const flat = cpu <= LEADER_FLAT_RATIO && (commands === undefined || commands <= LEADER_FLAT_RATIO);
-    const commandText = commands === undefined ? '' : `, commands × ${fixed(commands, 2)}`;
-    return `- ${cell.nodes} nodes against ${fewest.nodes}: CPU × ${fixed(cpu, 2)}${commandText}: ${flat ? 'MET' : 'MISSED'}`;
-  });
-  return [table, '', `Leader's store work per job-tick within 10 % of ${fewest.nodes} node(s):`, ...verdicts].join(
-    '\n',
-  );
 }

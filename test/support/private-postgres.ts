@@ -53,11 +53,19 @@ async function trustDataDir(data: string): Promise<void> {
   await run('cp', ['-a', template, data]);
 }
 
+/** Options of {@link startPrivatePostgres}. */
+export interface PrivatePostgresOptions {
+  /** A SCRAM password every TCP connection must give; trust auth without it. */
+  readonly password?: string;
+  /** Libraries the server loads at start (`shared_preload_libraries`), e.g. `pg_stat_statements`. */
+  readonly preload?: readonly string[];
+}
+
 /**
  * A data dir in a temp dir (user `postgres`; trust auth, copied from the run's template, or with `password` a
  * SCRAM password that every TCP connection must give), then started on a free loopback port.
  */
-export async function startPrivatePostgres(options: { password?: string } = {}): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PrivatePostgres> {
   const dir = await mkdtemp(join(tmpdir(), 'nsl-pg-'));
   await chmod(dir, 0o777);
   const data = join(dir, 'data');
@@ -68,7 +76,8 @@ export async function startPrivatePostgres(options: { password?: string } = {}):
     await initdb(data, ['--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${passwordFile}`]);
   }
   const port = await freePort();
-  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const preload = options.preload?.length ? ` -c shared_preload_libraries=${options.preload.join(',')}` : '';
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off${preload}`;
   const pidOf = async () => Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   /** The server's processes: the postmaster and its children. */
   const processes = async () => {

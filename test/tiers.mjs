@@ -55,6 +55,7 @@ const FILE_TIERS = {
   'operators/health-check-at-shutdown.spec.ts': 'unit',
   'operators/health-store-outage.spec.ts': 'system',
   'operators/heartbeat-at-shutdown.spec.ts': 'unit',
+  'operators/in-memory-admin.spec.ts': 'unit',
   'operators/operator-note-fuzz.spec.ts': 'unit',
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
   'postgres/postgres-frozen-claims.spec.ts': 'system',

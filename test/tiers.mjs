@@ -72,7 +72,6 @@ const FILE_TIERS = {
   'providers/redis-lock-provider.spec.ts': 'system',
   'providers/startup-check.spec.ts': 'system',
   'terminus/health-indicator.spec.ts': 'unit',
-  'testing/check-ins.spec.ts': 'integration',
   'types/entry-points.spec.ts': 'system',
 };
 

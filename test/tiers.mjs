@@ -52,6 +52,7 @@ const FILE_TIERS = {
   'occurrence/cron-schedule.spec.ts': 'unit',
   'occurrence/finished-run-not-rerun.spec.ts': 'system',
   'occurrence/occurrence-module.spec.ts': 'unit',
+  'operators/admin.spec.ts': 'unit',
   'operators/health-check-at-shutdown.spec.ts': 'unit',
   'operators/health-store-outage.spec.ts': 'system',
   'operators/heartbeat-at-shutdown.spec.ts': 'unit',

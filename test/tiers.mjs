@@ -52,9 +52,11 @@ const FILE_TIERS = {
   'occurrence/cron-schedule.spec.ts': 'unit',
   'occurrence/finished-run-not-rerun.spec.ts': 'system',
   'occurrence/occurrence-module.spec.ts': 'unit',
+  'operators/admin.spec.ts': 'unit',
   'operators/health-check-at-shutdown.spec.ts': 'unit',
   'operators/health-store-outage.spec.ts': 'system',
   'operators/heartbeat-at-shutdown.spec.ts': 'unit',
+  'operators/in-memory-admin.spec.ts': 'unit',
   'operators/operator-note-fuzz.spec.ts': 'unit',
   'postgres/postgres-finished-run-not-rerun.spec.ts': 'system',
   'postgres/postgres-frozen-claims.spec.ts': 'system',
@@ -71,7 +73,6 @@ const FILE_TIERS = {
   'providers/redis-lock-provider.spec.ts': 'system',
   'providers/startup-check.spec.ts': 'system',
   'terminus/health-indicator.spec.ts': 'unit',
-  'testing/check-ins.spec.ts': 'integration',
   'types/entry-points.spec.ts': 'system',
 };
 

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import {
   InMemoryLockProvider,
   LockLostError,
@@ -10,18 +11,24 @@ import { ClusterAdmin } from '../../lib/provider/index.js';
 import { jobEvent } from '../support/lock-event-match.js';
 import { events, nextEvent } from '../support/lock-events.js';
 import { closeSchedulerApps, startSchedulerApp, type SchedulerApp } from '../support/scheduler-app.js';
-import { pollUntil } from '../support/timing.js';
 import { LongRun, operatorJobs } from './operator-jobs.js';
 import { InMemoryStore } from '../../lib/providers/in-memory/in-memory-store.js';
+import { pollUntil } from '../../lib/provider-tests/timing.js';
+import { fakeKitClock, runClockUntil } from '../support/fake-clock.js';
 
 const Jobs = operatorJobs(300);
 
 /** The store the nodes of a test share: the admin's logic across nodes, on a store the kit checks. */
 let store: InMemoryStore;
+// On fake time: the admin's logic across nodes is the subject, not time.
 beforeEach(() => {
+  jest.useFakeTimers();
   store = new InMemoryStore();
 });
-afterEach(() => closeSchedulerApps());
+afterEach(async () => {
+  await runClockUntil(closeSchedulerApps());
+  jest.useRealTimers();
+});
 
 /** The operator store of the test's cluster, as a node sees it. */
 const operatorProvider = () => new InMemoryLockProvider({ node: 'operator', store }).operatorProvider();
@@ -44,13 +51,14 @@ function startNode(node: string, providers: (typeof Jobs | typeof LongRun)[]): P
   });
 }
 
-/** What `probe` resolves to once `accept` takes it, looked at every 50 ms for up to 10 s. */
+/** What `probe` resolves to once `accept` takes it, looked at every 50 ms of fake time for up to 10 s. */
 async function until<T>(probe: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
   const accepted = async () => {
     const value = await probe();
     return accept(value) ? value : undefined;
   };
-  return (await pollUntil(accepted, performance.now() + 10_000, 50)).value;
+  const clock = fakeKitClock();
+  return (await pollUntil(clock, accepted, clock.now() + 10_000, 50)).value;
 }
 
 function runs(history: HistoryEntry[]): RunHistoryEntry[] {
@@ -105,7 +113,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     const operatorEvent = nextEvent(a.events$, (event) => event.type === 'operator');
 
     expect(await admin.pause('report', { actor: 'alice', reason: 'ledger maintenance' })).toBe(true);
-    expect(await operatorEvent).toMatchObject({
+    expect(await runClockUntil(operatorEvent)).toMatchObject({
       action: 'pause',
       jobName: 'report',
       lockName: 'report',
@@ -117,7 +125,7 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
         (event) => event.type === 'skipped' && event.jobName === 'report' && event.reason === 'paused',
         2,
       );
-    await Promise.all([pausedSkips(a), pausedSkips(b)]);
+    await runClockUntil(Promise.all([pausedSkips(a), pausedSkips(b)]));
     expect(await admin.getJob('report')).toMatchObject({
       paused: true,
       pause: { actor: 'alice', reason: 'ledger maintenance' },
@@ -126,12 +134,12 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     const startedSince = (app: SchedulerApp, from: number) =>
       app.recorded.slice(from).filter((event) => event.type === 'started' && event.jobName === 'report');
     const [fromA, fromB] = [a.recorded.length, b.recorded.length];
-    await events(a.events$, (event) => event.type === 'skipped' && event.reason === 'paused', 2);
+    await runClockUntil(events(a.events$, (event) => event.type === 'skipped' && event.reason === 'paused', 2));
     expect([...startedSince(a, fromA), ...startedSince(b, fromB)]).toEqual([]);
 
     const started = Promise.race([a, b].map((app) => nextEvent(app.events$, jobEvent('started', 'report'))));
     expect(await admin.resume('report', { actor: 'alice' })).toBe(true);
-    await started;
+    await runClockUntil(started);
     const history = await admin.history('report', 50);
     expect(history.filter((entry) => entry.type !== 'run')).toMatchObject([
       { type: 'resume', actor: 'alice' },
@@ -156,9 +164,9 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       nextEvent(b.events$, jobEvent('started', 'leap-day')).then(() => 'node-b'),
     ]);
 
-    const outcome = await admin.trigger('leap-day', { actor: 'bob', reason: 'rerun after the fix' });
+    const outcome = await runClockUntil(admin.trigger('leap-day', { actor: 'bob', reason: 'rerun after the fix' }));
     expect(outcome).toMatchObject({ triggered: true, result: { state: 'started' } });
-    const node = await startedOn;
+    const node = await runClockUntil(startedOn);
     const history = await until(
       () => admin.history('leap-day'),
       (entries) => runs(entries).length === 1,
@@ -178,8 +186,8 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
       () => admin.listNodes(),
       (found) => found.length === 2,
     );
-    const outcomes = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => admin.trigger('leap-day', { actor: `operator-${index}` })),
+    const outcomes = await runClockUntil(
+      Promise.all(Array.from({ length: 50 }, (_, index) => admin.trigger('leap-day', { actor: `operator-${index}` }))),
     );
 
     const started = outcomes.filter((outcome) => outcome.triggered);
@@ -231,11 +239,11 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     });
     const admin = new ClusterAdmin(ghostStore, 60_000);
 
-    const outcome = await admin.trigger('ghost', { actor: 'bob' }, 300);
+    const outcome = await runClockUntil(admin.trigger('ghost', { actor: 'bob' }, 300));
     expect(outcome).toEqual({ triggered: false, reason: 'not-taken', id: expect.any(String) });
     expect(await ghostStore.takeTriggers(new Set(['ghost']))).toEqual([]);
     // The next trigger is queued afresh, not refused as pending behind the withdrawn one.
-    expect(await admin.trigger('ghost', { actor: 'carol' }, 300)).toMatchObject({ reason: 'not-taken' });
+    expect(await runClockUntil(admin.trigger('ghost', { actor: 'carol' }, 300))).toMatchObject({ reason: 'not-taken' });
   });
 
   it('unlock of a free lock releases nothing, says so (formerNode null) and writes no history entry', async () => {
@@ -254,11 +262,11 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     const [a, b] = await cluster(LongRun);
     const admin = a.get(SchedulerLockAdmin);
     const longRuns = [a.get(LongRun), b.get(LongRun)];
-    await Promise.race(longRuns.map((job) => job.started.promise));
+    await runClockUntil(Promise.race(longRuns.map((job) => job.started.promise)));
     // Each node's one tick has come (one runs, the other is skipped): no late first tick takes the freed lock.
     const ticked = (app: SchedulerApp) =>
       nextEvent(app.history$, (event) => event.jobName === 'long-run' && ['started', 'skipped'].includes(event.type));
-    await Promise.all([a, b].map(ticked));
+    await runClockUntil(Promise.all([a, b].map(ticked)));
     await until(
       () => admin.listNodes(),
       (found) => found.length === 2,
@@ -266,13 +274,13 @@ describe('SchedulerLockAdmin: the cluster seen and steered from any node', () =>
     const holder = (await admin.getJob('long-run')).holdingNode;
     expect(['node-a', 'node-b']).toContain(holder);
 
-    expect(await admin.trigger('long-run', { actor: 'bob' })).toEqual({
+    expect(await runClockUntil(admin.trigger('long-run', { actor: 'bob' }))).toEqual({
       triggered: false,
       reason: 'running',
       holdingNode: holder,
     });
     expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerNode: holder });
-    const reason = await Promise.race(longRuns.map((job) => job.lost.promise));
+    const reason = await runClockUntil(Promise.race(longRuns.map((job) => job.lost.promise)));
     expect(reason).toBeInstanceOf(LockLostError);
     expect(reason).toMatchObject({ reason: 'not-owner' });
     expect((await admin.getJob('long-run')).holdingNode).toBeNull();

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import {
   InMemoryLockProvider,
   LockLostError,
@@ -18,14 +19,20 @@ import {
   type SchedulerApp,
   type SchedulerAppSetup,
 } from '../support/scheduler-app.js';
-import { pollUntil } from '../support/timing.js';
 import { LongRun, operatorJobs } from './operator-jobs.js';
+import { pollUntil } from '../../lib/provider-tests/timing.js';
+import { fakeKitClock, runClockUntil } from '../support/fake-clock.js';
 
 const Jobs = operatorJobs(200);
 
 /** The provider of each test's app: in memory (the kit checks each store's operator store). */
 const newProvider = () => new InMemoryLockProvider({ node: 'node-a' });
-afterEach(() => closeSchedulerApps());
+// On fake time: the admin and its records are the subject, not time (the page's fetch runs on Node's own timers).
+beforeEach(() => jest.useFakeTimers());
+afterEach(async () => {
+  await runClockUntil(closeSchedulerApps());
+  jest.useRealTimers();
+});
 
 /** An app on `provider` ({@link newProvider}'s unless given), publishing itself every 100 ms. */
 function startApp(
@@ -45,13 +52,14 @@ function startApp(
   });
 }
 
-/** What `probe` resolves to once `accept` takes it, looked at every 20 ms for up to 10 s. */
+/** What `probe` resolves to once `accept` takes it, looked at every 20 ms of fake time for up to 10 s. */
 async function until<T>(probe: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
   const accepted = async () => {
     const value = await probe();
     return accept(value) ? value : undefined;
   };
-  return (await pollUntil(accepted, performance.now() + 10_000, 20)).value;
+  const clock = fakeKitClock();
+  return (await pollUntil(clock, accepted, clock.now() + 10_000, 20)).value;
 }
 
 function runs(history: HistoryEntry[]): RunHistoryEntry[] {
@@ -100,13 +108,13 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
 
     expect(await admin.pause('report', { actor: 'alice', reason: 'ledger maintenance' })).toBe(true);
     expect(await admin.pause('report', { actor: 'alice' })).toBe(false);
-    expect(await operatorEvent).toMatchObject({ action: 'pause', jobName: 'report', actor: 'alice' });
+    expect(await runClockUntil(operatorEvent)).toMatchObject({ action: 'pause', jobName: 'report', actor: 'alice' });
     // A run that had its lock before the pause may still end; none starts after the first paused skip.
     const pausedSkip = (event: LockEvent) =>
       event.type === 'skipped' && event.jobName === 'report' && event.reason === 'paused';
-    await events(app.events$, pausedSkip, 1);
+    await runClockUntil(events(app.events$, pausedSkip, 1));
     const from = app.recorded.length;
-    await events(app.events$, pausedSkip, 2);
+    await runClockUntil(events(app.events$, pausedSkip, 2));
     const sincePause = app.recorded.slice(from).filter((event) => event.jobName === 'report');
     expect(sincePause.filter((event) => event.type === 'started')).toEqual([]);
     expect(await admin.getJob('report')).toMatchObject({
@@ -116,7 +124,7 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
 
     const started = nextEvent(app.events$, jobEvent('started', 'report'));
     expect(await admin.resume('report', { actor: 'alice' })).toBe(true);
-    await started;
+    await runClockUntil(started);
     expect((await admin.history('report')).filter((entry) => entry.type !== 'run')).toMatchObject([
       { type: 'resume', actor: 'alice' },
       { type: 'pause', actor: 'alice', reason: 'ledger maintenance' },
@@ -137,9 +145,9 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
     );
     const started = nextEvent(app.events$, jobEvent('started', 'leap-day'));
 
-    const outcome = await admin.trigger('leap-day', { actor: 'bob', reason: 'rerun after the fix' });
+    const outcome = await runClockUntil(admin.trigger('leap-day', { actor: 'bob', reason: 'rerun after the fix' }));
     expect(outcome).toMatchObject({ triggered: true, result: { node: 'node-a', state: 'started' } });
-    await started;
+    await runClockUntil(started);
     const history = await until(
       () => admin.history('leap-day'),
       (entries) => runs(entries).length === 1,
@@ -151,7 +159,7 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
   it('unlock: frees a held lock (trigger refused before), and the run sees its lock lost (not-owner)', async () => {
     const app = await startApp([LongRun]);
     const admin = app.get(SchedulerLockAdmin);
-    await app.get(LongRun).started.promise;
+    await runClockUntil(app.get(LongRun).started.promise);
     await until(
       () => admin.listNodes(),
       (found) => found.length === 1,
@@ -168,7 +176,7 @@ describe('SchedulerLockAdmin on the in-memory provider: the whole console withou
       holdingNode: 'node-a',
     });
     expect(await admin.unlock('long-run', { actor: 'carol', reason: 'stuck' })).toEqual({ formerNode: 'node-a' });
-    const reason = await app.get(LongRun).lost.promise;
+    const reason = await runClockUntil(app.get(LongRun).lost.promise);
     expect(reason).toBeInstanceOf(LockLostError);
     expect(reason).toMatchObject({ reason: 'not-owner' });
     expect((await admin.getJob('long-run')).holdingNode).toBeNull();

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import type { KitClock } from '../../lib/provider-tests/provider-subject.js';
+import { awaitUntil } from '../../lib/provider-tests/timing.js';
 
 /** Whether Jest's fake timers are installed now: sinon's fake `setTimeout` carries its clock. */
 export function onFakeTimers(): boolean {
@@ -7,20 +8,13 @@ export function onFakeTimers(): boolean {
 }
 
 /**
- * Runs Jest's fake clock `stepMs` at a time until `promise` settles, and settles like it: for a result that
- * timers and promises reach together (a run, an app's close). Rejects once `limitMs` of fake time passed.
- * On real timers it only waits for `promise`.
+ * Runs Jest's fake clock until `promise` settles, and settles like it: for a result that timers and promises
+ * reach together (a run, an app's close). Rejects once an hour of fake time passed. On real timers it only waits.
  */
-export async function runClockUntil<T>(promise: Promise<T>, stepMs = 10, limitMs = 3_600_000): Promise<T> {
+export function runClockUntil<T>(promise: Promise<T>): Promise<T> {
   if (!onFakeTimers()) return promise;
-  let settled = false;
-  const watched = promise.finally(() => (settled = true));
-  watched.catch(() => undefined); // awaited below; a rejection before then is not unhandled
-  for (let ran = 0; !settled; ran += stepMs) {
-    if (ran >= limitMs) throw new Error(`Not settled after ${limitMs} ms of fake time`);
-    await jest.advanceTimersByTimeAsync(stepMs);
-  }
-  return watched;
+  const clock = fakeKitClock();
+  return awaitUntil(clock, promise, clock.now() + 3_600_000, 'settled within an hour of fake time');
 }
 
 /**

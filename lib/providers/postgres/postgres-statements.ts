@@ -96,7 +96,8 @@ export function postgresStatements({ locks, history }: PostgresTables) {
      * Job locks (arrays: name, owner, node, ms, manual): per name `fencing_token` when taken, else the
      * `refusal` ({@link claimRefusal}). As in `claimOccurrences`: a new name's row is inserted, an existing one taken
      * by an `UPDATE`, so a refused lock holds no row lock; the refusal is judged on the statement's snapshot at
-     * `input.at` (a lock expiring during the statement reads `locked`, not `paused`).
+     * `input.at` (a lock expiring during the statement reads `locked`, not `paused`). `refused` is materialized:
+     * inlined, a generic plan (10 rows guessed per `unnest`) ran it once per name, quadratic in the batch.
      */
     lockJobs: statement(`
       WITH input AS (
@@ -113,7 +114,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
         FROM (SELECT * FROM input ORDER BY name) input
         WHERE l.name = input.name AND NOT ${held('input.at')} AND (l.paused IS NULL OR input.manual)
         RETURNING l.name, l.fencing_token
-      ), refused AS (
+      ), refused AS MATERIALIZED (
         SELECT l.name, CASE WHEN NOT ${held('input.at')} AND l.paused IS NOT NULL AND NOT input.manual
           THEN ${PAUSED} ELSE ${LOCKED} END AS refusal
         FROM ${locks} l JOIN input USING (name)
@@ -129,6 +130,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
      * inserted; an existing one is taken by an `UPDATE`, which locks only the rows it changes (in name order, as
      * planned). So a refused claim holds no row lock, and no release or other claim queues behind it. The
      * refusal is judged on the statement's snapshot at `input.at`; a row another node took meanwhile reads `locked`.
+     * `refused` is materialized, as in `lockJobs`.
      */
     claimOccurrences: statement(`
       WITH input AS (
@@ -151,7 +153,7 @@ export function postgresStatements({ locks, history }: PostgresTables) {
         WHERE l.name = input.name AND (l.occurrence IS NULL OR l.occurrence < input.occurrence)
           AND NOT ${held('input.at')} AND l.paused IS NULL
         RETURNING l.name, l.fencing_token
-      ), refused AS (
+      ), refused AS MATERIALIZED (
         SELECT l.name, l.occurrence, l.run_state, CASE
           WHEN l.occurrence >= input.occurrence THEN ${ALREADY_RAN}
           WHEN NOT ${held('input.at')} AND l.paused IS NOT NULL THEN ${PAUSED}

@@ -62,16 +62,18 @@ describe('PostgreSQL batch statements under a generic plan', () => {
 
   /** The rows the generic plan of `statement` handled for `values`, its changes rolled back. */
   async function rowsUnderGenericPlan(statement: Statement, values: unknown[]): Promise<number> {
+    let prepared = false;
     await client.query('BEGIN');
     try {
       await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
       await client.query(`PREPARE generic_plan AS ${statement.text}`);
+      prepared = true;
       const args = values.map((value) => literal(client, value)).join(', ');
       const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE generic_plan(${args})`);
       return rowsHandled(rows[0]['QUERY PLAN'][0].Plan);
     } finally {
       await client.query('ROLLBACK');
-      await client.query('DEALLOCATE generic_plan');
+      if (prepared) await client.query('DEALLOCATE generic_plan'); // a PREPARE outlives its transaction
     }
   }
 
